@@ -1,0 +1,97 @@
+package providers
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+// Geocoder turns a postal address into a canonical Location.
+//
+// Geocode returns ErrNoMatch (KindNotFound, code address_not_found) when the
+// upstream matched nothing, KindUpstream for an upstream error or an
+// unparseable answer, KindTimeout when ctx expired, KindCanceled when the
+// caller went away. Implementations are safe for concurrent use.
+type Geocoder interface {
+	Geocode(ctx context.Context, a Address) (Location, error)
+}
+
+// ReverseGeocoder finds the census geographies of a coordinate. The returned
+// Location has no address. Errors as for Geocoder; a point outside any county
+// is KindNotFound with code location_not_found.
+type ReverseGeocoder interface {
+	Reverse(ctx context.Context, p Point) (Location, error)
+}
+
+// FloodProvider reports the flood hazard at a point. A point with no mapped
+// polygon is not an error: it returns RiskUndetermined.
+type FloodProvider interface {
+	Flood(ctx context.Context, p Point) (*Flood, error)
+}
+
+// DemographicsProvider reports tract-level demographics.
+type DemographicsProvider interface {
+	Demographics(ctx context.Context, t Tract) (*Demographics, error)
+}
+
+// AmenitiesProvider lists points of interest within radiusMeters of p.
+type AmenitiesProvider interface {
+	Amenities(ctx context.Context, p Point, radiusMeters int) (*Amenities, error)
+}
+
+// WalkScoreProvider scores the walkability of a place. address may be empty.
+type WalkScoreProvider interface {
+	WalkScore(ctx context.Context, p Point, address string) (*WalkScore, error)
+}
+
+// HousingProvider reports tract-level housing figures.
+type HousingProvider interface {
+	Housing(ctx context.Context, t Tract) (*Housing, error)
+}
+
+// FairMarketRentProvider reports HUD fair market rents for a county, given
+// its five-digit FIPS code.
+type FairMarketRentProvider interface {
+	FairMarketRents(ctx context.Context, countyFIPS string) (*FairMarketRents, error)
+}
+
+// Settings is what a module's constructor receives: where its upstream is,
+// the HTTP client to reach it with (timeouts, retries and rate limits are
+// applied by decorators around the module, not by the module), and its own
+// options from config.yaml. A module rejects options it does not know.
+type Settings struct {
+	BaseURL string
+	Client  *http.Client
+	Options map[string]string
+	// Amenities is the (cached) amenities source, for modules such as
+	// osm-walk that derive their answer from amenity data. May be nil.
+	Amenities AmenitiesProvider
+	// Now returns the current time; nil means time.Now.
+	Now func() time.Time
+}
+
+// Option returns the named option or def when it is unset.
+func (s Settings) Option(name, def string) string {
+	if v, ok := s.Options[name]; ok && v != "" {
+		return v
+	}
+	return def
+}
+
+// CheckOptions returns a KindInvalid error naming the first option that is
+// not in known, so a typo in config.yaml fails start-up.
+func (s Settings) CheckOptions(known ...string) error {
+	for name := range s.Options {
+		ok := false
+		for _, k := range known {
+			if k == name {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return Errorf(KindInvalid, "invalid_config", "unknown option %q (known: %v)", name, known)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,99 @@
+package providers
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Property is one residential property record as stored and served. Empty
+// strings and nil pointers mean "unknown": a record created by reverse
+// geocoding may hold only its coordinates, county, FIPS code and tract.
+type Property struct {
+	ID            int64
+	StreetAddress string // building address, UPPER CASE, e.g. "1600 PENNSYLVANIA AVE NW"
+	Unit          string // secondary unit, normalized, e.g. "APT 4B"; part of the identity
+	City          string // UPPER CASE
+	State         string // two-letter USPS code
+	ZipCode       string // five digits
+	County        string // county name, e.g. "District of Columbia"
+	FIPSCode      string // five digits: state FIPS + county FIPS
+	CensusTract   string // six-digit tract code within the county, e.g. "006202"
+	Latitude      float64
+	Longitude     float64
+	PropertyType  *string // single_family, multi_family, condo, townhouse, mobile_home, other
+	Bedrooms      *int
+	Source        string // module that created the record, e.g. "census"
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+// Point returns the property's coordinates.
+func (p *Property) Point() Point { return Point{Lat: p.Latitude, Lng: p.Longitude} }
+
+// Tract returns the property's census tract, or ok=false when the record has none.
+func (p *Property) Tract() (t Tract, ok bool) {
+	if len(p.FIPSCode) != 5 || len(p.CensusTract) != 6 {
+		return Tract{}, false
+	}
+	return Tract{State: p.FIPSCode[:2], County: p.FIPSCode[2:], Tract: p.CensusTract}, true
+}
+
+// PropertyTypes lists the values PropertyType may hold.
+var PropertyTypes = []string{"single_family", "multi_family", "condo", "townhouse", "mobile_home", "other"}
+
+// Address is a postal address as a client sends it.
+type Address struct {
+	Street string
+	City   string
+	State  string
+	Zip    string
+}
+
+// Point is a WGS84 coordinate.
+type Point struct {
+	Lat float64
+	Lng float64
+}
+
+// Key returns the point rounded to five decimals (about 1 m), the natural
+// cache key for point-based data such as flood zones and amenities.
+func (p Point) Key() string {
+	return fmt.Sprintf("%.5f,%.5f", p.Lat, p.Lng)
+}
+
+// DistanceMeters returns the great-circle distance between p and q.
+func (p Point) DistanceMeters(q Point) float64 {
+	const r = 6371008.8 // mean Earth radius in metres
+	la1, la2 := p.Lat*math.Pi/180, q.Lat*math.Pi/180
+	dla := la2 - la1
+	dlo := (q.Lng - p.Lng) * math.Pi / 180
+	h := math.Sin(dla/2)*math.Sin(dla/2) + math.Cos(la1)*math.Cos(la2)*math.Sin(dlo/2)*math.Sin(dlo/2)
+	return 2 * r * math.Asin(math.Min(1, math.Sqrt(h)))
+}
+
+// Tract identifies a census tract: two-digit state, three-digit county and
+// six-digit tract codes. Its GEOID (11 digits) is the natural cache key for
+// tract-level data such as ACS figures.
+type Tract struct {
+	State  string
+	County string
+	Tract  string
+}
+
+// GEOID returns the 11-digit tract identifier.
+func (t Tract) GEOID() string { return t.State + t.County + t.Tract }
+
+// Location is what a geocoder returns: a matched, canonical address (empty
+// for reverse geocoding) with its coordinates and census geographies.
+type Location struct {
+	MatchedAddress string // canonical one-line address, e.g. "1600 PENNSYLVANIA AVE NW, WASHINGTON, DC, 20502"
+	Street         string // building address part of MatchedAddress
+	City           string
+	State          string
+	Zip            string
+	Point          Point
+	County         string // county name
+	FIPSCode       string // five digits
+	CensusTract    string // six digits
+}

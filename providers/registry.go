@@ -1,0 +1,114 @@
+package providers
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+)
+
+// Role is the job a module does for propertyd; config.yaml picks one module
+// by name for each role.
+type Role string
+
+// The roles a module can fill.
+const (
+	RoleGeocoder        Role = "geocoder"
+	RoleReverseGeocoder Role = "reverse_geocoder"
+	RoleFlood           Role = "flood"
+	RoleDemographics    Role = "demographics"
+	RoleAmenities       Role = "amenities"
+	RoleWalkScore       Role = "walkscore"
+	RoleHousing         Role = "housing"
+	RoleFairMarketRent  Role = "fair_market_rent"
+)
+
+// Module describes one provider module: its unique name, the roles it can
+// fill, the base URL of the real upstream, and its constructor. New returns a
+// value implementing the interface of each role in Roles.
+type Module struct {
+	Name           string
+	Roles          []Role
+	DefaultBaseURL string
+	New            func(Settings) (any, error)
+}
+
+// Registry maps module names to modules. The zero value is empty and ready
+// to use; it is safe for concurrent use. Tests build their own registries;
+// modules register in the package-level Default one.
+type Registry struct {
+	mu   sync.RWMutex
+	mods map[string]Module
+}
+
+// Default is the registry modules add themselves to in init.
+var Default = &Registry{}
+
+// Register adds m to the Default registry. It panics when the name is empty
+// or already taken, like database/sql.Register: both are programming errors.
+func Register(m Module) { Default.Register(m) }
+
+// Register adds m to r; see the package-level Register.
+func (r *Registry) Register(m Module) {
+	if m.Name == "" || m.New == nil {
+		panic("providers: Register with an empty name or nil constructor")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.mods == nil {
+		r.mods = map[string]Module{}
+	}
+	if _, dup := r.mods[m.Name]; dup {
+		panic("providers: Register called twice for module " + m.Name)
+	}
+	r.mods[m.Name] = m
+}
+
+// Lookup returns the module registered under name.
+func (r *Registry) Lookup(name string) (Module, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	m, ok := r.mods[name]
+	return m, ok
+}
+
+// Names returns the registered module names that can fill role, sorted;
+// all names when role is empty.
+func (r *Registry) Names(role Role) []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var out []string
+	for name, m := range r.mods {
+		if role == "" || m.can(role) {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (m Module) can(role Role) bool {
+	for _, r := range m.Roles {
+		if r == role {
+			return true
+		}
+	}
+	return false
+}
+
+// Build constructs the module registered under name for role. Unknown names
+// and modules that cannot fill the role fail with a message listing the
+// modules that can. When s.BaseURL is empty the module's default is used.
+func (r *Registry) Build(role Role, name string, s Settings) (any, error) {
+	m, ok := r.Lookup(name)
+	if !ok || !m.can(role) {
+		return nil, fmt.Errorf("unknown %s module %q (known: %v)", role, name, r.Names(role))
+	}
+	if s.BaseURL == "" {
+		s.BaseURL = m.DefaultBaseURL
+	}
+	v, err := m.New(s)
+	if err != nil {
+		return nil, fmt.Errorf("module %s: %w", name, err)
+	}
+	return v, nil
+}

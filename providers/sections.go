@@ -1,0 +1,132 @@
+package providers
+
+import "time"
+
+// Section names, as used in include= and in meta.sections.
+const (
+	SectionFlood        = "flood"
+	SectionDemographics = "demographics"
+	SectionAmenities    = "amenities"
+	SectionWalkScore    = "walkscore"
+	SectionHousing      = "housing"
+)
+
+// SectionNames lists every enrichment section in canonical order.
+var SectionNames = []string{SectionFlood, SectionWalkScore, SectionDemographics, SectionAmenities, SectionHousing}
+
+// Flood risk levels.
+const (
+	RiskHigh         = "high"
+	RiskModerate     = "moderate"
+	RiskLow          = "low"
+	RiskUndetermined = "undetermined"
+)
+
+// Flood is the FEMA flood hazard at a point. The include form of the section
+// renames zone and risk_level to zone_code and flood_risk_level (the gateway
+// does that); the standalone endpoint uses these names.
+type Flood struct {
+	Zone               *string  `json:"zone"`                      // FLD_ZONE, e.g. "AE"; null when no polygon is mapped
+	ZoneSubtype        *string  `json:"zone_subtype"`              // ZONE_SUBTY
+	RiskLevel          string   `json:"risk_level"`                // high, moderate, low, undetermined
+	SpecialFloodHazard *bool    `json:"special_flood_hazard_area"` // SFHA_TF
+	StaticBFE          *float64 `json:"base_flood_elevation_feet"` // STATIC_BFE; null for the -9999 sentinel
+	FIRMPanel          *string  `json:"firm_panel"`                // FIRM panel number
+	PanelEffectiveDate *string  `json:"firm_panel_effective_date"` // YYYY-MM-DD
+	Source             string   `json:"source"`
+}
+
+// Demographics holds tract-level ACS 5-year figures. Nil pointers are values
+// the Census Bureau suppressed or could not compute (its negative sentinels).
+type Demographics struct {
+	CensusTract           string   `json:"census_tract"`
+	StateFIPS             string   `json:"state_fips"`
+	CountyFIPS            string   `json:"county_fips"`
+	TotalPopulation       *int64   `json:"total_population"`
+	MedianHouseholdIncome *int64   `json:"median_household_income"`
+	MedianHomeValue       *int64   `json:"median_home_value"`
+	MedianGrossRent       *int64   `json:"median_gross_rent"`
+	VacancyRate           *float64 `json:"vacancy_rate"`
+	OwnerOccupiedPct      *float64 `json:"owner_occupied_pct"`
+	RenterOccupiedPct     *float64 `json:"renter_occupied_pct"`
+	MedianAge             *float64 `json:"median_age"`
+	AverageHouseholdSize  *float64 `json:"average_household_size"`
+	Source                string   `json:"source"`
+	Vintage               string   `json:"vintage"`
+}
+
+// AmenityCategories lists the category keys of Amenities, always all present.
+var AmenityCategories = []string{"schools", "hospitals", "grocery", "parks", "transit", "restaurants", "banks"}
+
+// Amenity is one point of interest near a property.
+type Amenity struct {
+	Name          string  `json:"name"`
+	Type          string  `json:"type"` // the OSM tag value, e.g. "school", "bus_stop"
+	DistanceMiles float64 `json:"distance_miles"`
+	Latitude      float64 `json:"latitude"`
+	Longitude     float64 `json:"longitude"`
+}
+
+// Amenities are the points of interest within a radius, by category, each
+// category sorted by distance. Every key of AmenityCategories is present.
+type Amenities struct {
+	RadiusMeters int                  `json:"radius_meters"`
+	Categories   map[string][]Amenity `json:"categories"`
+	TotalCount   int                  `json:"total_count"`
+	Source       string               `json:"source"`
+}
+
+// WalkScoreCategory is one category's part of a computed walk score.
+type WalkScoreCategory struct {
+	Weight  float64  `json:"weight"`
+	Count   int      `json:"count"`
+	Nearest *float64 `json:"nearest_miles"`
+	Points  float64  `json:"points"`
+}
+
+// WalkScore is a 0-100 walkability score with its band description.
+type WalkScore struct {
+	WalkScore    int                          `json:"walk_score"`
+	Description  string                       `json:"description"`
+	Method       string                       `json:"method"`
+	Source       string                       `json:"source"`
+	Breakdown    map[string]WalkScoreCategory `json:"breakdown,omitempty"`
+	TransitScore *int                         `json:"transit_score,omitempty"`
+	BikeScore    *int                         `json:"bike_score,omitempty"`
+}
+
+// Housing holds tract-level ACS 5-year housing figures, and HUD fair market
+// rents for the county when that module is configured. Shares are percentages.
+type Housing struct {
+	TotalHousingUnits *int64              `json:"total_housing_units"`
+	OccupiedUnits     *int64              `json:"occupied_units"`
+	MedianYearBuilt   *int64              `json:"median_year_built"`
+	MedianRooms       *float64            `json:"median_rooms"`
+	UnitsInStructure  map[string]*float64 `json:"units_in_structure_pct"` // single_family_detached, single_family_attached, units_2_4, units_5_19, units_20_plus, mobile_home
+	Bedrooms          map[string]*float64 `json:"bedrooms_pct"`           // "0".."4", "5_plus"
+	MedianGrossRent   *int64              `json:"median_gross_rent"`
+	MedianHomeValue   *int64              `json:"median_home_value"`
+	FairMarketRents   *FairMarketRents    `json:"fair_market_rents,omitempty"`
+	Source            string              `json:"source"`
+	Vintage           string              `json:"vintage"`
+}
+
+// FairMarketRents are HUD's fair market rents for a county by bedroom count.
+type FairMarketRents struct {
+	Year       string         `json:"year"`
+	AreaName   string         `json:"area_name"`
+	ByBedrooms map[string]int `json:"by_bedrooms"` // "0".."4"
+	Source     string         `json:"source"`
+}
+
+// SectionMeta describes how one section of a response was produced.
+type SectionMeta struct {
+	Status     string     `json:"status"` // ok, stale, unavailable
+	Source     string     `json:"source"`
+	Vintage    string     `json:"vintage,omitempty"`
+	FetchedAt  *time.Time `json:"fetched_at"`
+	ExpiresAt  *time.Time `json:"expires_at"`
+	Cache      string     `json:"cache"` // hit, miss
+	Error      string     `json:"error,omitempty"`
+	RetryAfter *int       `json:"retry_after,omitempty"` // seconds, when a breaker is open
+}

@@ -1,0 +1,84 @@
+package providers
+
+import (
+	"context"
+	"time"
+)
+
+// SearchFilter selects properties; zero-valued fields do not filter. Filters
+// combine with AND. Page is 1-based; results are ordered by id.
+type SearchFilter struct {
+	Zip          string
+	City         string // compared upper-cased
+	State        string // compared upper-cased
+	PropertyType string
+	MinBedrooms  *int
+	MaxBedrooms  *int
+	Page         int
+	PerPage      int
+}
+
+// NewProperty is a record to create, with the keys that identify it.
+type NewProperty struct {
+	Property Property
+	// Canonical is the normalized canonical address (geocoder match) without
+	// unit; together with Property.Unit it is unique. Empty for records made
+	// by reverse geocoding, which are identified by their coordinates only.
+	Canonical string
+	// Keys are normalized lookup keys (client spellings) that resolve to the
+	// record from now on. They must already include the unit.
+	Keys []string
+}
+
+// PropertyStore persists property records. Implementations are safe for
+// concurrent use; every write is in a transaction and durable when the
+// method returns.
+type PropertyStore interface {
+	// Property returns the record with id, or KindNotFound (property_not_found).
+	Property(ctx context.Context, id int64) (*Property, error)
+	// PropertyByKey returns the record a lookup key resolves to, or KindNotFound.
+	PropertyByKey(ctx context.Context, key string) (*Property, error)
+	// Nearest returns the record closest to p within radiusMeters, using a
+	// spatial index, or KindNotFound.
+	Nearest(ctx context.Context, p Point, radiusMeters float64) (*Property, error)
+	// Save creates np.Property unless a record with the same canonical
+	// address and unit exists (the unique constraint decides), and makes all
+	// np.Keys resolve to the resulting record. It returns that record and
+	// whether it was created by this call.
+	Save(ctx context.Context, np NewProperty) (*Property, bool, error)
+	// Search returns one page of matching records and the total match count.
+	// It returns KindInvalid for a page or per_page out of range.
+	Search(ctx context.Context, f SearchFilter) ([]Property, int, error)
+}
+
+// SectionRecord is one cached enrichment section value, as JSON.
+type SectionRecord struct {
+	Section   string // e.g. "flood"
+	Key       string // natural key of the data, e.g. a tract GEOID or a point
+	Data      []byte // the section as JSON
+	Source    string
+	Vintage   string
+	FetchedAt time.Time
+	ExpiresAt time.Time
+}
+
+// SectionStore persists enrichment section values, fresh or expired: an
+// expired value is still served (as stale) when the upstream fails.
+type SectionStore interface {
+	// Section returns the stored value for (section, key), expired or not,
+	// or KindNotFound.
+	Section(ctx context.Context, section, key string) (*SectionRecord, error)
+	// PutSection stores r, replacing any value for its (section, key).
+	PutSection(ctx context.Context, r SectionRecord) error
+}
+
+// Store is everything propertyd persists. The gateway and the providers see
+// only this interface, so a second backend (PostgreSQL for several instances)
+// can be added without touching them.
+type Store interface {
+	PropertyStore
+	SectionStore
+	// Ping reports whether the database answers.
+	Ping(ctx context.Context) error
+	Close() error
+}
