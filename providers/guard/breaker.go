@@ -1,0 +1,147 @@
+// Package guard holds the decorators that wrap every provider call from the
+// outside, so provider modules know their upstream's protocol and nothing
+// else: a circuit breaker with a per-call timeout (Breaker, Do) and an HTTP
+// transport with bounded, jittered retries and outbound pacing (Retry).
+package guard
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"time"
+
+	"github.com/propertyd/propertyd/providers"
+	"github.com/sony/gobreaker/v2"
+)
+
+// Policy configures a Breaker. Zero fields take the defaults noted.
+type Policy struct {
+	// Timeout bounds each call (default 10s).
+	Timeout time.Duration
+	// FailureThreshold is how many consecutive failures open the breaker
+	// (default 5).
+	FailureThreshold uint32
+	// OpenFor is how long an open breaker refuses calls before letting a
+	// trial call through (default 30s).
+	OpenFor time.Duration
+	// HalfOpenRequests is how many trial calls a half-open breaker admits
+	// (default 1).
+	HalfOpenRequests uint32
+}
+
+func (p Policy) withDefaults() Policy {
+	if p.Timeout <= 0 {
+		p.Timeout = 10 * time.Second
+	}
+	if p.FailureThreshold == 0 {
+		p.FailureThreshold = 5
+	}
+	if p.OpenFor <= 0 {
+		p.OpenFor = 30 * time.Second
+	}
+	if p.HalfOpenRequests == 0 {
+		p.HalfOpenRequests = 1
+	}
+	return p
+}
+
+// Breaker is a circuit breaker for one provider. Only failures that say
+// something about the upstream count (providers.IsFailure): a no-match,
+// invalid input or a client that went away never trip it. Safe for
+// concurrent use; a nil *Breaker lets every call through with no timeout.
+type Breaker struct {
+	name      string
+	policy    Policy
+	cb        *gobreaker.CircuitBreaker[any]
+	openUntil atomic.Int64 // unix nanos; when the open state ends
+	now       func() time.Time
+}
+
+// NewBreaker returns a closed breaker named after its provider.
+func NewBreaker(name string, p Policy) *Breaker {
+	p = p.withDefaults()
+	b := &Breaker{name: name, policy: p, now: time.Now}
+	b.cb = gobreaker.NewCircuitBreaker[any](gobreaker.Settings{
+		Name:        name,
+		MaxRequests: p.HalfOpenRequests,
+		Timeout:     p.OpenFor,
+		ReadyToTrip: func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= p.FailureThreshold },
+		OnStateChange: func(_ string, _, to gobreaker.State) {
+			if to == gobreaker.StateOpen {
+				b.openUntil.Store(b.now().Add(p.OpenFor).UnixNano())
+			}
+		},
+		IsSuccessful: func(err error) bool { return !providers.IsFailure(err) },
+		IsExcluded:   func(err error) bool { return providers.KindOf(err) == providers.KindCanceled },
+	})
+	return b
+}
+
+// Name returns the provider name the breaker guards.
+func (b *Breaker) Name() string { return b.name }
+
+// State returns "closed", "half-open" or "open".
+func (b *Breaker) State() string {
+	if b == nil {
+		return "closed"
+	}
+	return b.cb.State().String()
+}
+
+// RetryAfter returns how long an open breaker keeps refusing calls.
+func (b *Breaker) RetryAfter() time.Duration {
+	if b == nil || b.cb.State() != gobreaker.StateOpen {
+		return 0
+	}
+	d := time.Until(time.Unix(0, b.openUntil.Load()))
+	if d < time.Second {
+		d = time.Second
+	}
+	return d
+}
+
+// Do calls fn through the breaker with the breaker's per-call timeout. An
+// open breaker answers at once with KindUnavailable (code
+// upstream_unavailable) and RetryAfter; a call that outlives the timeout is
+// KindTimeout; other errors pass through as *providers.Error values.
+func Do[T any](ctx context.Context, b *Breaker, fn func(context.Context) (T, error)) (T, error) {
+	var zero T
+	if b == nil {
+		v, err := fn(ctx)
+		return v, classify(ctx, err)
+	}
+	v, err := b.cb.Execute(func() (any, error) {
+		cctx, cancel := context.WithTimeout(ctx, b.policy.Timeout)
+		defer cancel()
+		v, err := fn(cctx)
+		return v, classify(ctx, err)
+	})
+	if errors.Is(err, gobreaker.ErrOpenState) || errors.Is(err, gobreaker.ErrTooManyRequests) {
+		return zero, &providers.Error{
+			Kind: providers.KindUnavailable, Code: "upstream_unavailable",
+			Message:    b.name + " is temporarily unavailable",
+			RetryAfter: b.RetryAfter(), Err: err,
+		}
+	}
+	if err != nil {
+		return zero, err
+	}
+	return v.(T), nil
+}
+
+// classify turns context errors into provider errors: a deadline that
+// fired while the caller still waits is the upstream's timeout; a caller
+// that went away is a cancellation.
+func classify(parent context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	if parent.Err() != nil && errors.Is(parent.Err(), context.Canceled) {
+		return providers.Wrap(err, providers.KindCanceled, "canceled", "the request was canceled")
+	}
+	var pe *providers.Error
+	if errors.As(err, &pe) {
+		return pe
+	}
+	return providers.As(err)
+}

@@ -1,0 +1,167 @@
+// Package ratelimit holds propertyd's token buckets: inbound per API key,
+// weighted by request cost, and outbound per provider, with a concurrency
+// cap. It is the only package that imports golang.org/x/time/rate, and it
+// hands no rate types to callers.
+//
+// Time is always passed in, so tests use fixed instants instead of sleeping.
+package ratelimit
+
+import (
+	"context"
+	"math"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// Limit is a token bucket: Rate tokens per second refill a bucket of Burst.
+type Limit struct {
+	Rate  float64
+	Burst int
+}
+
+// Keyed holds one bucket per API key name. Keys are fixed at construction,
+// so lookups need no lock; each bucket is safe for concurrent use, and one
+// key exhausting its budget never touches another's.
+type Keyed struct {
+	buckets map[string]*bucket
+}
+
+type bucket struct {
+	lim   *rate.Limiter
+	limit Limit
+}
+
+// NewKeyed returns buckets for the given key names, each starting full.
+func NewKeyed(limits map[string]Limit) *Keyed {
+	k := &Keyed{buckets: make(map[string]*bucket, len(limits))}
+	for name, l := range limits {
+		k.buckets[name] = &bucket{lim: rate.NewLimiter(rate.Limit(l.Rate), l.Burst), limit: l}
+	}
+	return k
+}
+
+// Decision is the outcome of charging a request to a key. Limit, Remaining
+// and Reset feed the X-RateLimit-* headers whatever the outcome.
+type Decision struct {
+	// Allowed is true when the tokens were taken.
+	Allowed bool
+	// Impossible is true when the cost exceeds the key's burst: the request
+	// can never pass, however long the client waits.
+	Impossible bool
+	// RetryAfter is how long until the cost would fit, when not Allowed.
+	RetryAfter time.Duration
+	// Limit is the bucket size (burst).
+	Limit int
+	// Remaining is the whole number of tokens left after this decision.
+	Remaining int
+	// Reset is how long until the bucket is full again.
+	Reset time.Duration
+
+	res *rate.Reservation
+	b   *bucket
+}
+
+// Reserve charges cost tokens to key at now. A refused request consumes
+// nothing. An unknown key gets a zero Decision with Impossible set.
+func (k *Keyed) Reserve(key string, cost int, now time.Time) Decision {
+	b, ok := k.buckets[key]
+	if !ok {
+		return Decision{Impossible: true}
+	}
+	d := Decision{Limit: b.limit.Burst, b: b}
+	if cost > b.limit.Burst {
+		d.Impossible = true
+		d.fill(now)
+		return d
+	}
+	r := b.lim.ReserveN(now, cost)
+	if !r.OK() {
+		d.Impossible = true
+		d.fill(now)
+		return d
+	}
+	if delay := r.DelayFrom(now); delay > 0 {
+		r.CancelAt(now)
+		d.RetryAfter = delay
+		d.fill(now)
+		return d
+	}
+	d.Allowed = true
+	d.res = r
+	d.fill(now)
+	return d
+}
+
+// Refund gives back the tokens of an allowed decision, for responses that
+// must cost nothing (a 304 Not Modified). It is a no-op otherwise.
+func (d *Decision) Refund(now time.Time) {
+	if d.res == nil {
+		return
+	}
+	d.res.CancelAt(now)
+	d.res = nil
+	d.fill(now)
+}
+
+func (d *Decision) fill(now time.Time) {
+	tokens := d.b.lim.TokensAt(now)
+	if tokens < 0 {
+		tokens = 0
+	}
+	d.Remaining = int(math.Floor(tokens))
+	missing := float64(d.b.limit.Burst) - tokens
+	if missing > 0 && d.b.limit.Rate > 0 {
+		d.Reset = time.Duration(missing / d.b.limit.Rate * float64(time.Second))
+	} else {
+		d.Reset = 0
+	}
+}
+
+// Outbound paces calls to one upstream: at most Rate calls per second with
+// bursts of Burst, and at most Concurrency at once. The zero Rate means no
+// pacing; zero Concurrency means no cap. Safe for concurrent use.
+type Outbound struct {
+	lim *rate.Limiter
+	sem chan struct{}
+}
+
+// NewOutbound returns an outbound limiter; see Outbound.
+func NewOutbound(l Limit, concurrency int) *Outbound {
+	o := &Outbound{}
+	if l.Rate > 0 {
+		burst := l.Burst
+		if burst < 1 {
+			burst = 1
+		}
+		o.lim = rate.NewLimiter(rate.Limit(l.Rate), burst)
+	}
+	if concurrency > 0 {
+		o.sem = make(chan struct{}, concurrency)
+	}
+	return o
+}
+
+// Acquire waits for a concurrency slot and a token, or for ctx to end. The
+// caller must call release when the upstream call is over.
+func (o *Outbound) Acquire(ctx context.Context) (release func(), err error) {
+	release = func() {}
+	if o == nil {
+		return release, nil
+	}
+	if o.sem != nil {
+		select {
+		case o.sem <- struct{}{}:
+			release = func() { <-o.sem }
+		case <-ctx.Done():
+			return func() {}, ctx.Err()
+		}
+	}
+	if o.lim != nil {
+		if err := o.lim.Wait(ctx); err != nil {
+			release()
+			return func() {}, err
+		}
+	}
+	return release, nil
+}

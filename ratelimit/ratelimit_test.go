@@ -1,0 +1,156 @@
+package ratelimit
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func TestReserveWeightedCostAndRefusalConsumesNothing(t *testing.T) {
+	k := NewKeyed(map[string]Limit{"a": {Rate: 1, Burst: 10}})
+	d := k.Reserve("a", 6, t0)
+	if !d.Allowed || d.Remaining != 4 || d.Limit != 10 {
+		t.Fatalf("first request of cost 6: got %+v, want allowed with 4 remaining", d)
+	}
+	if d.Reset != 6*time.Second {
+		t.Fatalf("reset = %v, want 6s to refill 6 tokens at 1/s", d.Reset)
+	}
+	d = k.Reserve("a", 6, t0)
+	if d.Allowed || d.Impossible {
+		t.Fatalf("second request of cost 6 with 4 left: got %+v, want refused", d)
+	}
+	if d.RetryAfter != 2*time.Second {
+		t.Fatalf("retry after = %v, want 2s", d.RetryAfter)
+	}
+	if d.Remaining != 4 {
+		t.Fatalf("a refused request consumed tokens: remaining %d, want 4", d.Remaining)
+	}
+	if d := k.Reserve("a", 4, t0); !d.Allowed || d.Remaining != 0 {
+		t.Fatalf("cost 4 with 4 left: got %+v", d)
+	}
+	if d := k.Reserve("a", 1, t0.Add(time.Second)); !d.Allowed {
+		t.Fatalf("after 1s one token is back: got %+v", d)
+	}
+}
+
+func TestCostAboveBurstIsImpossible(t *testing.T) {
+	k := NewKeyed(map[string]Limit{"a": {Rate: 100, Burst: 5}})
+	d := k.Reserve("a", 6, t0)
+	if d.Allowed || !d.Impossible {
+		t.Fatalf("cost 6 over burst 5: got %+v, want impossible", d)
+	}
+	if d.Remaining != 5 {
+		t.Fatalf("impossible request consumed tokens: %+v", d)
+	}
+}
+
+func TestUnknownKeyIsImpossible(t *testing.T) {
+	k := NewKeyed(map[string]Limit{"a": {Rate: 1, Burst: 1}})
+	if d := k.Reserve("nobody", 1, t0); d.Allowed || !d.Impossible {
+		t.Fatalf("unknown key: %+v", d)
+	}
+}
+
+func TestRefundRestoresTokens(t *testing.T) {
+	k := NewKeyed(map[string]Limit{"a": {Rate: 1, Burst: 3}})
+	d := k.Reserve("a", 3, t0)
+	d.Refund(t0)
+	if d.Remaining != 3 {
+		t.Fatalf("after refund remaining = %d, want 3", d.Remaining)
+	}
+	if d2 := k.Reserve("a", 3, t0); !d2.Allowed {
+		t.Fatalf("refunded tokens not usable: %+v", d2)
+	}
+}
+
+func TestKeysAreIndependent(t *testing.T) {
+	k := NewKeyed(map[string]Limit{"a": {Rate: 1, Burst: 2}, "b": {Rate: 1, Burst: 2}})
+	k.Reserve("a", 2, t0)
+	if d := k.Reserve("a", 1, t0); d.Allowed {
+		t.Fatal("key a should be exhausted")
+	}
+	if d := k.Reserve("b", 2, t0); !d.Allowed {
+		t.Fatalf("key b slowed by key a: %+v", d)
+	}
+}
+
+func TestConcurrentReservesNeverOverspend(t *testing.T) {
+	k := NewKeyed(map[string]Limit{"a": {Rate: 0.001, Burst: 100}})
+	var allowed atomic.Int64
+	var wg sync.WaitGroup
+	for i := 0; i < 50; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 10; j++ {
+				if k.Reserve("a", 1, t0).Allowed {
+					allowed.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if allowed.Load() != 100 {
+		t.Fatalf("allowed %d requests from a bucket of 100", allowed.Load())
+	}
+}
+
+func TestOutboundCapsConcurrency(t *testing.T) {
+	o := NewOutbound(Limit{}, 2)
+	var cur, peak atomic.Int64
+	var wg sync.WaitGroup
+	for i := 0; i < 10; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			release, err := o.Acquire(context.Background())
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			n := cur.Add(1)
+			for {
+				p := peak.Load()
+				if n <= p || peak.CompareAndSwap(p, n) {
+					break
+				}
+			}
+			time.Sleep(5 * time.Millisecond)
+			cur.Add(-1)
+			release()
+		}()
+	}
+	wg.Wait()
+	if peak.Load() > 2 {
+		t.Fatalf("peak concurrency %d, want <= 2", peak.Load())
+	}
+}
+
+func TestOutboundHonoursContext(t *testing.T) {
+	o := NewOutbound(Limit{Rate: 0.0001, Burst: 1}, 1)
+	release, err := o.Acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	if _, err := o.Acquire(ctx); err == nil {
+		t.Fatal("second acquire with the only slot taken should fail when ctx ends")
+	}
+}
+
+func BenchmarkReserve(b *testing.B) {
+	k := NewKeyed(map[string]Limit{"a": {Rate: 1e9, Burst: 1e9}})
+	now := time.Now()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			k.Reserve("a", 3, now)
+		}
+	})
+}
