@@ -1,0 +1,49 @@
+// Package census is the geocoder module backed by the US Census Bureau
+// geocoder (https://geocoding.geo.census.gov/geocoder): free, no API key, and
+// the source of the county and census tract every other section is keyed by.
+// It registers itself as module "census" for the geocoder and
+// reverse_geocoder roles.
+//
+// Endpoints used, all relative to the base URL:
+//
+//   - GET geographies/address?street=&city=&state=&zip=&benchmark=&vintage=&format=json
+//     for Geocode (empty city, state and zip are left out);
+//   - GET geographies/coordinates?x=<longitude>&y=<latitude>&benchmark=&vintage=&format=json
+//     for Reverse;
+//   - POST geographies/addressbatch (multipart/form-data: addressFile, benchmark,
+//     vintage) for GeocodeBatch, at most MaxBatchRows rows per call.
+//
+// Options (config.yaml): benchmark (default Public_AR_Current) and vintage
+// (default Current_Current); both accept a name or a numeric id and must
+// belong together. Any other option is rejected.
+//
+// Quirks of the upstream this package handles:
+//
+//   - format=json is always sent: without it the service renders HTML.
+//     Anything other than HTTP 200 with a JSON body holding "result" is an
+//     upstream error; an {"errors":[...],"status":"400"} body keeps the
+//     upstream's messages as the cause, for logs only.
+//   - Several matches are normal (one address on two TIGER edges); the first
+//     is taken.
+//   - Geography layer names change with the vintage ("2010 Census Blocks" vs
+//     "Census Blocks", "115th" vs "116th Congressional Districts"), so the
+//     county and tract layers are found by a tolerant, case-insensitive key
+//     match ("Counties", "Census Tracts", optionally prefixed by a year), never
+//     "Tribal Census Tracts".
+//   - A layer array may hold {"status":"Layer query encountered an error..."}
+//     objects instead of geographies, still with HTTP 200; they are skipped.
+//   - Field types drift between vintages (POP100 is a number or ""), so only
+//     the few fields needed are decoded, each accepting a string or a number.
+//   - x is the longitude and y the latitude, in requests and responses.
+//   - The matched ZIP may differ from the one sent, and older vintages answer
+//     in upper case while newer ones use mixed case: Street, City and State of
+//     a Location are upper-cased; MatchedAddress is kept as the upstream wrote it.
+//   - Batch answers come back as CSV without header, every field quoted, rows
+//     in no particular order, "lon,lat" in a single field, and No_Match/Tie rows
+//     with three fields only; results are returned in input order.
+//
+// HTTP 429 and 5xx answers become KindUpstream errors (codes
+// upstream_rate_limited and upstream_error) carrying any Retry-After, so the
+// retry and circuit-breaker decorators around the module can act on them.
+// The module itself neither retries nor limits its rate.
+package census

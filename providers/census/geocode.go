@@ -1,0 +1,156 @@
+package census
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/propertyd/propertyd/providers"
+)
+
+// Geocode matches a postal address and returns its canonical form, its
+// coordinates and, when the answer carries them, its county, FIPS code and
+// census tract. The first of several matches is taken.
+//
+// It returns KindInvalid when a.Street is empty, providers.ErrNoMatch
+// (KindNotFound, address_not_found) when the upstream matched nothing,
+// KindUpstream for an error answer or one it cannot read, KindTimeout when ctx
+// expired and KindCanceled when the caller went away.
+func (c *Client) Geocode(ctx context.Context, a providers.Address) (providers.Location, error) {
+	if strings.TrimSpace(a.Street) == "" {
+		return providers.Location{}, providers.Invalid("street", "must not be empty")
+	}
+	q := url.Values{}
+	setNonEmpty(q, "street", a.Street)
+	setNonEmpty(q, "city", a.City)
+	setNonEmpty(q, "state", a.State)
+	setNonEmpty(q, "zip", a.Zip)
+	c.setCommon(q)
+	body, err := c.get(ctx, "geographies/address", q)
+	if err != nil {
+		return providers.Location{}, err
+	}
+	res, err := decodeResult(body)
+	if err != nil {
+		return providers.Location{}, err
+	}
+	if len(res.AddressMatches) == 0 {
+		return providers.Location{}, providers.ErrNoMatch
+	}
+	return matchLocation(res.AddressMatches[0])
+}
+
+// Reverse returns the county, FIPS code and census tract at p, with Point set
+// to p and no address. A point outside any county (at sea, abroad) is
+// KindNotFound with code location_not_found; invalid coordinates are
+// KindInvalid; other errors as for Geocode.
+func (c *Client) Reverse(ctx context.Context, p providers.Point) (providers.Location, error) {
+	if math.IsNaN(p.Lat) || p.Lat < -90 || p.Lat > 90 {
+		return providers.Location{}, providers.Invalid("lat", "must be between -90 and 90")
+	}
+	if math.IsNaN(p.Lng) || p.Lng < -180 || p.Lng > 180 {
+		return providers.Location{}, providers.Invalid("lng", "must be between -180 and 180")
+	}
+	q := url.Values{}
+	q.Set("x", strconv.FormatFloat(p.Lng, 'f', -1, 64))
+	q.Set("y", strconv.FormatFloat(p.Lat, 'f', -1, 64))
+	c.setCommon(q)
+	body, err := c.get(ctx, "geographies/coordinates", q)
+	if err != nil {
+		return providers.Location{}, err
+	}
+	res, err := decodeResult(body)
+	if err != nil {
+		return providers.Location{}, err
+	}
+	loc := providers.Location{Point: p}
+	if !fillGeographies(&loc, res.Geographies) {
+		return providers.Location{}, providers.NotFound("location_not_found",
+			"no county was found at these coordinates")
+	}
+	return loc, nil
+}
+
+// setCommon adds the parameters every geographies request carries.
+func (c *Client) setCommon(q url.Values) {
+	q.Set("benchmark", c.benchmark)
+	q.Set("vintage", c.vintage)
+	q.Set("format", "json")
+}
+
+// decodeResult reads a JSON answer and returns its "result" member. A body
+// that is not JSON, or JSON without "result" (such as an {"errors":[...]}
+// document), is a KindUpstream error.
+func decodeResult(body []byte) (*result, error) {
+	var doc struct {
+		Result *result `json:"result"`
+	}
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return nil, providers.Wrap(fmt.Errorf("census: decoding answer: %w (body: %s)", err, snippet(body)),
+			providers.KindUpstream, "upstream_error", "the census geocoder sent an answer that could not be read")
+	}
+	if doc.Result == nil {
+		cause := errorsCause(body)
+		if cause == nil {
+			cause = fmt.Errorf("no result in answer: %s", snippet(body))
+		}
+		return nil, providers.Wrap(fmt.Errorf("census: %w", cause),
+			providers.KindUpstream, "upstream_error", "the census geocoder answered with an error")
+	}
+	return doc.Result, nil
+}
+
+// matchLocation turns one address match into a Location.
+func matchLocation(m addressMatch) (providers.Location, error) {
+	if m.Coordinates == nil || m.Coordinates.X == nil || m.Coordinates.Y == nil {
+		return providers.Location{}, providers.Wrap(errors.New("census: address match without coordinates"),
+			providers.KindUpstream, "upstream_error", "the census geocoder sent an answer that could not be read")
+	}
+	pt := providers.Point{Lat: float64(*m.Coordinates.Y), Lng: float64(*m.Coordinates.X)}
+	if !validPoint(pt) {
+		return providers.Location{}, providers.Wrap(fmt.Errorf("census: match coordinates out of range: %v", pt),
+			providers.KindUpstream, "upstream_error", "the census geocoder sent an answer that could not be read")
+	}
+	loc := addressLocation(strings.TrimSpace(m.MatchedAddress))
+	loc.Point = pt
+	comp := m.AddressComponents
+	if v := strings.TrimSpace(string(comp.City)); v != "" {
+		loc.City = strings.ToUpper(v)
+	}
+	if v := strings.TrimSpace(string(comp.State)); v != "" {
+		loc.State = strings.ToUpper(v)
+	}
+	if v := strings.TrimSpace(string(comp.Zip)); v != "" {
+		loc.Zip = v
+	}
+	fillGeographies(&loc, m.Geographies)
+	return loc, nil
+}
+
+// addressLocation splits a matched address "STREET, CITY, ST, ZIP" into a
+// Location: Street is the part before the first comma, City, State and Zip
+// are the last three parts. Street, City and State are upper-cased.
+func addressLocation(matched string) providers.Location {
+	loc := providers.Location{MatchedAddress: matched}
+	parts := strings.Split(matched, ",")
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+	}
+	loc.Street = strings.ToUpper(parts[0])
+	if n := len(parts); n >= 4 {
+		loc.City = strings.ToUpper(parts[n-3])
+		loc.State = strings.ToUpper(parts[n-2])
+		loc.Zip = parts[n-1]
+	}
+	return loc
+}
+
+func validPoint(p providers.Point) bool {
+	return !math.IsNaN(p.Lat) && !math.IsNaN(p.Lng) &&
+		p.Lat >= -90 && p.Lat <= 90 && p.Lng >= -180 && p.Lng <= 180
+}

@@ -1,0 +1,209 @@
+package census
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/propertyd/propertyd/providers"
+)
+
+// The wire types decode only what a Location needs; every other field of the
+// answer (OID, POP100, AREALAND, ...) is ignored, so their type drift between
+// vintages cannot break decoding.
+
+type result struct {
+	AddressMatches []addressMatch `json:"addressMatches"`
+	Geographies    geographies    `json:"geographies"` // coordinates searches only
+}
+
+type addressMatch struct {
+	MatchedAddress    string            `json:"matchedAddress"`
+	Coordinates       *coordinates      `json:"coordinates"`
+	AddressComponents addressComponents `json:"addressComponents"`
+	Geographies       geographies       `json:"geographies"`
+}
+
+type coordinates struct {
+	X *number `json:"x"` // longitude
+	Y *number `json:"y"` // latitude
+}
+
+type addressComponents struct {
+	City  text `json:"city"`
+	State text `json:"state"`
+	Zip   text `json:"zip"`
+}
+
+// geographies maps a layer name to its raw array; entries are decoded one by
+// one so that an error object or an odd entry only loses itself.
+type geographies map[string]json.RawMessage
+
+// geography is the part of a layer entry used here. An error entry has only
+// Status.
+type geography struct {
+	GEOID  text `json:"GEOID"`
+	STATE  text `json:"STATE"`
+	COUNTY text `json:"COUNTY"`
+	TRACT  text `json:"TRACT"`
+	NAME   text `json:"NAME"`
+	Status text `json:"status"`
+}
+
+func (g geography) valid() bool {
+	return g.Status == "" && (g.GEOID != "" || g.NAME != "")
+}
+
+// text is a string field that also accepts a number, a boolean or null, so
+// a field that changes type between vintages still decodes.
+type text string
+
+func (t *text) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case bytes.Equal(b, []byte("null")):
+		*t = ""
+	case len(b) > 0 && b[0] == '"':
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*t = text(strings.TrimSpace(s))
+	case len(b) > 0 && (b[0] == '-' || (b[0] >= '0' && b[0] <= '9') || b[0] == 't' || b[0] == 'f'):
+		*t = text(b)
+	default:
+		return errors.New("census: expected a string, got " + string(b))
+	}
+	return nil
+}
+
+// number is a float field that also accepts a numeric string.
+type number float64
+
+func (n *number) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		b = []byte(strings.TrimSpace(s))
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return errors.New("census: expected a number, got " + string(b))
+	}
+	*n = number(f)
+	return nil
+}
+
+// Layer kinds looked up in a geographies block.
+const (
+	countiesLayer = "counties"
+	tractsLayer   = "census tracts"
+)
+
+// layerKeys returns the keys of g naming the wanted layer, best first: the
+// exact name (case-insensitive), then other names containing it, such as a
+// year-prefixed "2020 Census Tracts", in sorted order. Tribal layers
+// ("Tribal Census Tracts") are a different geography and never match.
+func (g geographies) layerKeys(want string) []string {
+	var exact, other []string
+	for k := range g {
+		norm := strings.ToLower(strings.Join(strings.Fields(k), " "))
+		switch {
+		case norm == want:
+			exact = append(exact, k)
+		case strings.Contains(norm, want) && !strings.Contains(norm, "tribal"):
+			other = append(other, k)
+		}
+	}
+	sort.Strings(exact)
+	sort.Strings(other)
+	return append(exact, other...)
+}
+
+// first returns the first real geography of the wanted layer, skipping
+// error objects and entries that do not decode.
+func (g geographies) first(want string) (geography, bool) {
+	for _, k := range g.layerKeys(want) {
+		var entries []json.RawMessage
+		if json.Unmarshal(g[k], &entries) != nil {
+			continue
+		}
+		for _, raw := range entries {
+			var geo geography
+			if json.Unmarshal(raw, &geo) != nil || !geo.valid() {
+				continue
+			}
+			return geo, true
+		}
+	}
+	return geography{}, false
+}
+
+// fillGeographies sets County, FIPSCode and CensusTract of loc from g and
+// reports whether a county was found. FIPSCode falls back to the tract's
+// GEOID when the county layer failed.
+func fillGeographies(loc *providers.Location, g geographies) bool {
+	county, hasCounty := g.first(countiesLayer)
+	if hasCounty {
+		loc.County = string(county.NAME)
+		loc.FIPSCode = countyFIPS(county)
+	}
+	if tract, ok := g.first(tractsLayer); ok {
+		loc.CensusTract = tractCode(tract)
+		if loc.FIPSCode == "" {
+			loc.FIPSCode = tractCountyFIPS(tract)
+		}
+	}
+	return hasCounty
+}
+
+// countyFIPS returns the five-digit county FIPS code of a county entry:
+// its GEOID, else STATE+COUNTY, else "".
+func countyFIPS(g geography) string {
+	if id := string(g.GEOID); digits(id, 5) {
+		return id
+	}
+	if id := string(g.STATE) + string(g.COUNTY); digits(string(g.STATE), 2) && digits(id, 5) {
+		return id
+	}
+	return ""
+}
+
+// tractCode returns the six-digit tract code of a tract entry: its TRACT,
+// else the last six digits of its 11-digit GEOID, else "".
+func tractCode(g geography) string {
+	if t := string(g.TRACT); digits(t, 6) {
+		return t
+	}
+	if id := string(g.GEOID); digits(id, 11) {
+		return id[5:]
+	}
+	return ""
+}
+
+// tractCountyFIPS returns the county FIPS code a tract entry belongs to.
+func tractCountyFIPS(g geography) string {
+	if id := string(g.GEOID); digits(id, 11) {
+		return id[:5]
+	}
+	return countyFIPS(geography{STATE: g.STATE, COUNTY: g.COUNTY})
+}
+
+// digits reports whether s is exactly n ASCII digits.
+func digits(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
