@@ -1,0 +1,195 @@
+package femanfhl
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/propertyd/propertyd/providers"
+)
+
+// ArcGISError is the error envelope ArcGIS sends with HTTP 200,
+// {"error":{"code":400,"message":"Failed to execute query.","details":[]}}.
+// It is the cause (Err) of the KindUpstream *providers.Error Flood returns
+// for such a body, so logs keep the service's own code and message; use
+// errors.As to reach it.
+type ArcGISError struct {
+	Code    int      `json:"code"`
+	Message string   `json:"message"`
+	Details []string `json:"details"`
+}
+
+// Error reports the ArcGIS code, message and details, for logs.
+func (e *ArcGISError) Error() string {
+	msg := fmt.Sprintf("arcgis error %d: %s", e.Code, e.Message)
+	if len(e.Details) > 0 {
+		msg += " (" + strings.Join(e.Details, "; ") + ")"
+	}
+	return msg
+}
+
+// UnmarshalJSON reads the envelope leniently: details that are not strings
+// are kept as their JSON text instead of failing the whole body.
+func (e *ArcGISError) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Code    json.Number       `json:"code"`
+		Message string            `json:"message"`
+		Details []json.RawMessage `json:"details"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	if raw.Code != "" {
+		n, err := strconv.ParseFloat(string(raw.Code), 64)
+		if err != nil {
+			return fmt.Errorf("arcgis error code %q: %w", raw.Code, err)
+		}
+		e.Code = int(n)
+	}
+	e.Message = raw.Message
+	e.Details = nil
+	for _, d := range raw.Details {
+		var s string
+		if json.Unmarshal(d, &s) == nil {
+			e.Details = append(e.Details, s)
+		} else {
+			e.Details = append(e.Details, string(d))
+		}
+	}
+	return nil
+}
+
+// featureSet is the Esri JSON featureset of a query with
+// returnGeometry=false, or the error envelope. Features is a pointer so that
+// a body without the key is told apart from an empty result.
+type featureSet[A any] struct {
+	Error    *ArcGISError `json:"error"`
+	Features *[]struct {
+		Attributes A `json:"attributes"`
+	} `json:"features"`
+}
+
+// decodeFeatures returns the attributes of every feature in body, or a
+// KindUpstream error for an ArcGIS error envelope or anything that is not a
+// featureset. what names the layer in messages.
+func decodeFeatures[A any](body []byte, what string) ([]A, error) {
+	var fs featureSet[A]
+	if err := json.Unmarshal(body, &fs); err != nil {
+		return nil, providers.Wrap(fmt.Errorf("decoding %s: %w", what, err),
+			providers.KindUpstream, "upstream_error", "the FEMA flood map service sent an unreadable answer")
+	}
+	if fs.Error != nil {
+		return nil, providers.Wrap(fs.Error,
+			providers.KindUpstream, "upstream_error", "the FEMA flood map service reported an error")
+	}
+	if fs.Features == nil {
+		return nil, providers.Wrap(fmt.Errorf("decoding %s: no features in the answer", what),
+			providers.KindUpstream, "upstream_error", "the FEMA flood map service sent an unreadable answer")
+	}
+	out := make([]A, 0, len(*fs.Features))
+	for _, f := range *fs.Features {
+		out = append(out, f.Attributes)
+	}
+	return out, nil
+}
+
+// query runs one point query on layer and returns the body of a 200 answer.
+// Every failure is an *providers.Error.
+func (c *Client) query(ctx context.Context, layer int, outFields string, p providers.Point) ([]byte, error) {
+	q := url.Values{
+		"geometry":       {strconv.FormatFloat(p.Lng, 'f', -1, 64) + "," + strconv.FormatFloat(p.Lat, 'f', -1, 64)},
+		"geometryType":   {"esriGeometryPoint"},
+		"inSR":           {"4326"},
+		"spatialRel":     {"esriSpatialRelIntersects"},
+		"outFields":      {outFields},
+		"returnGeometry": {"false"},
+		"f":              {"json"},
+	}
+	u := c.base + "/" + strconv.Itoa(layer) + "/query?" + q.Encode()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, providers.Wrap(err, providers.KindInternal, "internal_error", "could not build the flood map request")
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, transportError(ctx, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBodyBytes+1))
+	if err != nil {
+		return nil, transportError(ctx, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, c.statusError(resp, layer)
+	}
+	if int64(len(body)) > c.maxBodyBytes {
+		return nil, providers.Errorf(providers.KindUpstream, "upstream_error",
+			"the FEMA flood map service sent an answer larger than %d bytes", c.maxBodyBytes)
+	}
+	return body, nil
+}
+
+// transportError classifies a failure to get an answer at all.
+func transportError(ctx context.Context, err error) *providers.Error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		e := providers.As(ctxErr)
+		return providers.Wrap(err, e.Kind, e.Code, e.Message)
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return providers.As(err)
+	}
+	var ne interface{ Timeout() bool }
+	if errors.As(err, &ne) && ne.Timeout() {
+		return providers.Wrap(err, providers.KindTimeout, "upstream_timeout", "the FEMA flood map service did not answer in time")
+	}
+	return providers.Wrap(err, providers.KindUpstream, "upstream_error", "the FEMA flood map service could not be reached")
+}
+
+// statusError turns a non-200 answer into an error: 429 is
+// upstream_rate_limited, 404 means the base URL or layer id is wrong
+// (upstream_misconfigured), anything else is upstream_error. Retry-After is
+// kept when present.
+func (c *Client) statusError(resp *http.Response, layer int) *providers.Error {
+	cause := fmt.Errorf("layer %d: HTTP %s", layer, resp.Status)
+	var e *providers.Error
+	switch {
+	case resp.StatusCode == http.StatusTooManyRequests:
+		e = providers.Wrap(cause, providers.KindUpstream, "upstream_rate_limited", "the FEMA flood map service is rate limiting requests")
+	case resp.StatusCode == http.StatusNotFound:
+		e = providers.Wrap(cause, providers.KindUnavailable, "upstream_misconfigured", "the FEMA flood map service has no such layer; check base_url and the layer options")
+	default:
+		e = providers.Wrap(cause, providers.KindUpstream, "upstream_error", "the FEMA flood map service answered with an error")
+	}
+	e.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), c.now())
+	return e
+}
+
+// retryAfter parses a Retry-After header, delta-seconds or an HTTP date; it
+// returns 0 when the header is absent, unparseable or in the past.
+func retryAfter(h string, now time.Time) time.Duration {
+	h = strings.TrimSpace(h)
+	if h == "" {
+		return 0
+	}
+	if n, err := strconv.ParseInt(h, 10, 64); err == nil {
+		if n <= 0 || n > int64(math.MaxInt64/time.Second) {
+			return 0
+		}
+		return time.Duration(n) * time.Second
+	}
+	if t, err := http.ParseTime(h); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return d.Round(time.Second)
+		}
+	}
+	return 0
+}
