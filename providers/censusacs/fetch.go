@@ -1,0 +1,256 @@
+package censusacs
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/propertyd/propertyd/providers"
+)
+
+// MaxVariables is the most names one request may ask for, NAME included:
+// the upstream answers longer lists with HTTP 400 ("'get' is limited to 50
+// variables"), so longer lists are split over several requests.
+const MaxVariables = 50
+
+// maxBody bounds how much of an answer is read; a tract answer is a few
+// hundred bytes.
+const maxBody = 1 << 20
+
+// KeyMessage is the client-safe message of the error returned when the
+// upstream refuses the API key (a redirect to its "Missing Key" page or an
+// "Invalid Key" HTML page).
+const KeyMessage = "census ACS API key is missing or invalid"
+
+// RequestURL returns the URL asking base for NAME and vars of tract t in the
+// ACS 5-year release of year, written the way the upstream documents it:
+// commas and colons literal, the two in= geographies separated by %20. The
+// key parameter is added only when key is not empty.
+func RequestURL(base, year string, vars []string, t providers.Tract, key string) string {
+	var b strings.Builder
+	b.WriteString(strings.TrimRight(base, "/"))
+	b.WriteString("/" + url.PathEscape(year) + "/acs/acs5?get=NAME")
+	for _, v := range vars {
+		b.WriteString("," + url.QueryEscape(v))
+	}
+	b.WriteString("&for=tract:" + url.QueryEscape(t.Tract))
+	b.WriteString("&in=state:" + url.QueryEscape(t.State) + "%20county:" + url.QueryEscape(t.County))
+	if key != "" {
+		b.WriteString("&key=" + url.QueryEscape(key))
+	}
+	return b.String()
+}
+
+// fetch asks for vars of tract t, in as many requests as MaxVariables
+// requires, and returns the tract's row with the columns of all answers.
+func (c *Client) fetch(ctx context.Context, t providers.Tract, vars []string) (Row, error) {
+	if err := checkTract(t); err != nil {
+		return nil, err
+	}
+	merged := Row{}
+	for start := 0; start < len(vars) || start == 0; start += MaxVariables - 1 {
+		end := min(start+MaxVariables-1, len(vars))
+		rows, err := c.get(ctx, RequestURL(c.base, c.year, vars[start:end], t, c.key))
+		if err != nil {
+			if providers.CodeOf(err) == "tract_not_found" {
+				return nil, tractNotFound(t)
+			}
+			return nil, err
+		}
+		row, err := Select(rows, t)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range row {
+			merged[k] = v
+		}
+	}
+	return merged, nil
+}
+
+// get sends one request and classifies its answer with ParseResponse.
+func (c *Client) get(ctx context.Context, u string) ([]Row, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, providers.Wrap(errors.New(redactKey(err.Error())), providers.KindInternal,
+			"internal_error", "an internal error occurred")
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, transportError(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, providers.As(ctx.Err())
+		}
+		return nil, transportError(err)
+	}
+	if len(body) > maxBody {
+		return nil, badResponse(fmt.Errorf("answer larger than %d bytes", maxBody))
+	}
+	return ParseResponse(resp.StatusCode, resp.Header, body)
+}
+
+// ParseResponse classifies one upstream answer, given its status, headers
+// and body, and decodes it when it carries data. It is the whole decoding
+// path of the client, pure so tests can drive it with recorded bodies:
+//
+//   - 200 with a JSON array of arrays: the rows (see Decode);
+//   - 204, or 200 with an empty body: KindNotFound, code tract_not_found;
+//   - any redirect, 401, 403, or 200 with an HTML page (Content-Type
+//     text/html or a body starting with '<'): KindUnavailable, code
+//     upstream_misconfigured, message KeyMessage;
+//   - 404 (no such dataset, usually an unpublished year): KindUnavailable,
+//     code upstream_misconfigured;
+//   - 429: KindUpstream, code upstream_rate_limited; 400 and any other
+//     status: KindUpstream, code upstream_error, with the body's first line
+//     as the cause; 429 and 5xx carry the Retry-After header when present.
+func ParseResponse(status int, h http.Header, body []byte) ([]Row, error) {
+	switch {
+	case status == http.StatusOK:
+		if isHTML(h, body) {
+			return nil, keyProblem(fmt.Errorf("HTTP 200 with an HTML page %q", htmlTitle(body)))
+		}
+		if len(bytes.TrimSpace(body)) == 0 {
+			return nil, noRows()
+		}
+		return Decode(body)
+	case status == http.StatusNoContent:
+		return nil, noRows()
+	case status >= 300 && status < 400:
+		return nil, keyProblem(fmt.Errorf("HTTP %d redirect to %q", status, redactKey(h.Get("Location"))))
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return nil, keyProblem(fmt.Errorf("HTTP %d: %s", status, firstLine(body)))
+	case status == http.StatusNotFound:
+		return nil, providers.Wrap(fmt.Errorf("HTTP 404: %s", firstLine(body)), providers.KindUnavailable,
+			"upstream_misconfigured", "the census ACS dataset was not found; check the year option")
+	case status == http.StatusTooManyRequests:
+		e := providers.Wrap(fmt.Errorf("HTTP 429: %s", firstLine(body)), providers.KindUpstream,
+			"upstream_rate_limited", "the census ACS API is rate limiting requests")
+		e.RetryAfter = retryAfter(h, time.Now())
+		return nil, e
+	case status == http.StatusBadRequest:
+		return nil, providers.Wrap(errors.New(firstLine(body)), providers.KindUpstream,
+			"upstream_error", "the census ACS API rejected the query")
+	default:
+		e := providers.Wrap(fmt.Errorf("HTTP %d: %s", status, firstLine(body)), providers.KindUpstream,
+			"upstream_error", "the census ACS API answered with an error")
+		if status >= 500 {
+			e.RetryAfter = retryAfter(h, time.Now())
+		}
+		return nil, e
+	}
+}
+
+func noRows() *providers.Error {
+	return providers.NotFound("tract_not_found", "the Census ACS has no figures for the census tract")
+}
+
+func keyProblem(cause error) *providers.Error {
+	return providers.Wrap(cause, providers.KindUnavailable, "upstream_misconfigured", KeyMessage)
+}
+
+// isHTML reports whether an answer is an HTML page rather than data: the
+// upstream's key pages come with HTTP 200.
+func isHTML(h http.Header, body []byte) bool {
+	if strings.Contains(strings.ToLower(h.Get("Content-Type")), "html") {
+		return true
+	}
+	return bytes.HasPrefix(bytes.TrimSpace(body), []byte("<"))
+}
+
+var titleRE = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
+
+// htmlTitle returns the title of an HTML page, for logs.
+func htmlTitle(body []byte) string {
+	if m := titleRE.FindSubmatch(body); m != nil {
+		return strings.TrimSpace(string(m[1]))
+	}
+	return firstLine(body)
+}
+
+// firstLine returns the first non-blank line of body, shortened, for logs.
+func firstLine(body []byte) string {
+	s := strings.TrimSpace(string(body))
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	if len(s) > 300 {
+		s = s[:300] + "..."
+	}
+	if s == "" {
+		return "(empty body)"
+	}
+	return s
+}
+
+// retryAfter parses a Retry-After header (seconds or an HTTP date); 0 when
+// absent, malformed or in the past.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.Atoi(v); err == nil {
+		if secs < 0 {
+			return 0
+		}
+		return time.Duration(secs) * time.Second
+	}
+	if at, err := http.ParseTime(v); err == nil && at.After(now) {
+		return at.Sub(now)
+	}
+	return 0
+}
+
+// transportError classifies an error of http.Client.Do or of reading a
+// body: errors of decorators and of the context keep their meaning, other
+// timeouts are KindTimeout, the rest KindUpstream. The request URL, which
+// may hold the API key, is redacted from the cause.
+func transportError(err error) *providers.Error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		ue.URL = redactKey(ue.URL)
+	}
+	var pe *providers.Error
+	if errors.As(err, &pe) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return providers.As(err)
+	}
+	var te interface{ Timeout() bool }
+	if errors.As(err, &te) && te.Timeout() {
+		return providers.Wrap(err, providers.KindTimeout, "upstream_timeout",
+			"an upstream service did not answer in time")
+	}
+	return providers.Wrap(err, providers.KindUpstream, "upstream_unreachable",
+		"the census ACS API could not be reached")
+}
+
+var keyRE = regexp.MustCompile(`([?&]key=)[^&#]*`)
+
+// redactKey hides the value of a key= query parameter in s.
+func redactKey(s string) string { return keyRE.ReplaceAllString(s, "${1}REDACTED") }
+
+// checkTract rejects tracts whose codes are not all digits of the right
+// lengths, so nothing odd reaches the upstream's query string.
+func checkTract(t providers.Tract) error {
+	for _, f := range []struct {
+		name, v string
+		n       int
+	}{{"state", t.State, 2}, {"county", t.County, 3}, {"tract", t.Tract, 6}} {
+		if len(f.v) != f.n || strings.Trim(f.v, "0123456789") != "" {
+			return providers.Invalid("tract", fmt.Sprintf("%s code %q is not %d digits", f.name, f.v, f.n))
+		}
+	}
+	return nil
+}
