@@ -1,0 +1,76 @@
+package walkscore
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/propertyd/propertyd/providers"
+)
+
+// DefaultBaseURL is the public Walk Score API, used when config.yaml names no
+// base URL, so the binary works against the real service out of the box.
+const DefaultBaseURL = "https://api.walkscore.com"
+
+// Name is the module name under which the package registers itself; it is
+// also the Method and Source of every score the module returns.
+const Name = "walkscore-api"
+
+func init() {
+	providers.Register(providers.Module{
+		Name:           Name,
+		Roles:          []providers.Role{providers.RoleWalkScore},
+		DefaultBaseURL: DefaultBaseURL,
+		New: func(s providers.Settings) (any, error) {
+			c, err := New(s)
+			if err != nil {
+				return nil, err
+			}
+			return c, nil
+		},
+	})
+}
+
+var _ providers.WalkScoreProvider = (*Client)(nil)
+
+// Client talks to the Walk Score API. Build it with New; the zero value is
+// not usable. It holds no mutable state and is safe for concurrent use.
+type Client struct {
+	base string // without trailing slash
+	http *http.Client
+	key  string
+	now  func() time.Time
+}
+
+// New returns a Client for s. An empty s.BaseURL means DefaultBaseURL and a
+// nil s.Client means http.DefaultClient. It fails with KindInvalid on an
+// unknown option, a missing api_key option, or a base URL that is not
+// absolute http(s).
+func New(s providers.Settings) (*Client, error) {
+	if err := s.CheckOptions("api_key"); err != nil {
+		return nil, err
+	}
+	key := strings.TrimSpace(s.Option("api_key", ""))
+	if key == "" {
+		return nil, providers.Errorf(providers.KindInvalid, "invalid_config",
+			"option api_key is required: the wsapikey Walk Score issued for this server")
+	}
+	base := strings.TrimRight(s.BaseURL, "/")
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, providers.Errorf(providers.KindInvalid, "invalid_config",
+			"base URL %q is not an absolute http(s) URL", s.BaseURL)
+	}
+	c := &Client{base: base, http: s.Client, key: key, now: s.Now}
+	if c.http == nil {
+		c.http = http.DefaultClient
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	return c, nil
+}

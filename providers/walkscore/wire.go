@@ -1,0 +1,86 @@
+package walkscore
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// scoreDoc is the JSON body of GET score. Only the fields propertyd uses are
+// decoded; the branding links, updated and snapped_lat/lon are ignored.
+type scoreDoc struct {
+	Status      number    `json:"status"`
+	WalkScore   number    `json:"walkscore"`
+	Description *string   `json:"description"`
+	Transit     *subScore `json:"transit"`
+	Bike        *subScore `json:"bike"`
+}
+
+// subScore is the transit or bike object; every field may be null.
+type subScore struct {
+	Score       number  `json:"score"`
+	Description *string `json:"description"`
+}
+
+// number is a JSON value that should be an integer but may come as null, a
+// float or a numeric string. Set is false for null or an absent field.
+type number struct {
+	Set   bool
+	Value int
+}
+
+// UnmarshalJSON accepts null, a number or a string holding a number; floats
+// are rounded to the nearest integer.
+func (n *number) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if bytes.Equal(b, []byte("null")) {
+		*n = number{}
+		return nil
+	}
+	s := string(b)
+	if len(b) > 0 && b[0] == '"' {
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		s = strings.TrimSpace(s)
+		if s == "" {
+			*n = number{}
+			return nil
+		}
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) > 1e9 {
+		return fmt.Errorf("walkscore: %s is not a number", b)
+	}
+	*n = number{Set: true, Value: int(math.Round(f))}
+	return nil
+}
+
+// ptr returns the value as *int when it is set and a valid 0-100 score,
+// else nil: an out-of-range optional score is treated as absent.
+func (n number) ptr() *int {
+	if !n.Set || n.Value < 0 || n.Value > 100 {
+		return nil
+	}
+	v := n.Value
+	return &v
+}
+
+// Band returns Walk Score's description of a walk score: "Walker's Paradise"
+// from 90, "Very Walkable" from 70, "Somewhat Walkable" from 50, else
+// "Car-Dependent". It fills in a description the upstream left out.
+func Band(score int) string {
+	switch {
+	case score >= 90:
+		return "Walker's Paradise"
+	case score >= 70:
+		return "Very Walkable"
+	case score >= 50:
+		return "Somewhat Walkable"
+	default:
+		return "Car-Dependent"
+	}
+}
