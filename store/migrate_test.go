@@ -1,0 +1,175 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"testing/fstest"
+
+	"github.com/propertyd/propertyd/providers"
+)
+
+func TestLoadMigrationsOrdersAndValidatesNames(t *testing.T) {
+	file := func(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s)} }
+	for _, tc := range []struct {
+		name    string
+		fsys    fstest.MapFS
+		want    []int
+		wantErr bool
+	}{
+		{"sorted by number, not by name", fstest.MapFS{"10_c.sql": file("c"), "2_b.sql": file("b"), "0001_a.sql": file("a")}, []int{1, 2, 10}, false},
+		{"other files ignored", fstest.MapFS{"0001_a.sql": file("a"), "README.md": file("x")}, []int{1}, false},
+		{"empty", fstest.MapFS{}, nil, false},
+		{"no number", fstest.MapFS{"init.sql": file("a")}, nil, true},
+		{"no name", fstest.MapFS{"0001.sql": file("a")}, nil, true},
+		{"zero", fstest.MapFS{"0000_a.sql": file("a")}, nil, true},
+		{"duplicate version", fstest.MapFS{"0001_a.sql": file("a"), "1_b.sql": file("b")}, nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ms, err := loadMigrations(tc.fsys)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("err = %v, want error %v", err, tc.wantErr)
+			}
+			var got []int
+			for _, m := range ms {
+				got = append(got, m.version)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("versions %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestEmbeddedMigrationsAreNumberedFromOne(t *testing.T) {
+	ms, err := loadMigrations(migrationFS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range ms {
+		if m.version != i+1 {
+			t.Fatalf("migration %s has version %d, want %d: versions must be contiguous", m.name, m.version, i+1)
+		}
+	}
+}
+
+func appliedVersions(t *testing.T, db *DB) []int {
+	t.Helper()
+	rows, err := db.readers.Query("SELECT version FROM schema_migrations ORDER BY version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var vs []int
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		vs = append(vs, v)
+	}
+	return vs
+}
+
+func TestMigrationsApplyOnceAcrossReopens(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "p.db")
+	ms, err := loadMigrations(migrationFS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []int
+	for _, m := range ms {
+		want = append(want, m.version)
+	}
+	for range 3 {
+		db, err := Open(ctx, path, Options{})
+		if err != nil {
+			t.Fatalf("reopen: %v", err)
+		}
+		if got := appliedVersions(t, db); !reflect.DeepEqual(got, want) {
+			t.Fatalf("schema_migrations holds %v, want %v exactly once each", got, want)
+		}
+		db.Close()
+	}
+}
+
+func TestMigrationFailureLeavesNoTrace(t *testing.T) {
+	ctx := context.Background()
+	db := openInternal(t)
+	bad := fstest.MapFS{
+		"0001_init.sql": &fstest.MapFile{Data: []byte("SELECT 1")}, // already applied; skipped
+		"0002_ok.sql":   &fstest.MapFile{Data: []byte("CREATE TABLE t2 (x)")},
+		"0003_bad.sql":  &fstest.MapFile{Data: []byte("CREATE TABLE t3 (x); INSERT INTO no_such_table VALUES (1)")},
+	}
+	err := migrate(ctx, db.writer, bad)
+	wantKind(t, err, providers.KindInternal, "internal_error")
+	if got := appliedVersions(t, db); !reflect.DeepEqual(got, []int{1, 2}) {
+		t.Fatalf("applied %v after a failing migration 3, want [1 2]", got)
+	}
+	var n int
+	if err := db.readers.QueryRow("SELECT COUNT(*) FROM sqlite_master WHERE name = 't3'").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("table of the failed migration exists (%d, %v); the migration must roll back whole", n, err)
+	}
+}
+
+func TestNewerSchemaIsRefused(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "p.db")
+	db, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.writer.Exec("INSERT INTO schema_migrations (version, name) VALUES (9999, '9999_future.sql')"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	_, err = Open(ctx, path, Options{})
+	if !errors.Is(err, ErrSchemaTooNew) {
+		t.Fatalf("Open of a database from a newer binary: %v, want ErrSchemaTooNew", err)
+	}
+	wantKind(t, err, providers.KindInternal, "schema_too_new")
+}
+
+func TestReadersCannotWrite(t *testing.T) {
+	db := openInternal(t)
+	if _, err := db.readers.Exec("INSERT INTO sections (section, key, data, fetched_at, expires_at) VALUES ('a', 'b', x'', '', '')"); err == nil {
+		t.Fatal("a reader connection accepted a write; readers must be query-only")
+	}
+	var mode string
+	if err := db.readers.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+		t.Fatalf("journal_mode = %q (%v), want wal", mode, err)
+	}
+	var fk int
+	if err := db.writer.QueryRow("PRAGMA foreign_keys").Scan(&fk); err != nil || fk != 1 {
+		t.Fatalf("writer foreign_keys = %d (%v), want 1", fk, err)
+	}
+}
+
+func TestDeletingAPropertyRemovesItsKeysAndIndexEntry(t *testing.T) {
+	ctx := context.Background()
+	db := openInternal(t)
+	p, _, err := db.Save(ctx, providers.NewProperty{Property: providers.Property{Latitude: 1, Longitude: 2}, Canonical: "C", Keys: []string{"k"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.writer.Exec("DELETE FROM properties WHERE id = ?", p.ID); err != nil {
+		t.Fatal(err)
+	}
+	var keys, boxes int
+	db.readers.QueryRow("SELECT COUNT(*) FROM property_keys").Scan(&keys)
+	db.readers.QueryRow("SELECT COUNT(*) FROM properties_rtree").Scan(&boxes)
+	if keys != 0 || boxes != 0 {
+		t.Fatalf("after delete: %d keys, %d R*Tree entries; want 0 and 0", keys, boxes)
+	}
+}
+
+func wantKind(t testing.TB, err error, kind providers.Kind, code string) {
+	t.Helper()
+	var pe *providers.Error
+	if !errors.As(err, &pe) || pe.Kind != kind || pe.Code != code {
+		t.Fatalf("error %v, want kind %d code %q", err, kind, code)
+	}
+}

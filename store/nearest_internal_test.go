@@ -1,0 +1,81 @@
+package store
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/propertyd/propertyd/providers"
+)
+
+// destination returns the point d metres from p along bearing (radians).
+func destination(p providers.Point, bearing, d float64) providers.Point {
+	la, lo, a := p.Lat*math.Pi/180, p.Lng*math.Pi/180, d/earthRadius
+	la2 := math.Asin(math.Sin(la)*math.Cos(a) + math.Cos(la)*math.Sin(a)*math.Cos(bearing))
+	lo2 := lo + math.Atan2(math.Sin(bearing)*math.Sin(a)*math.Cos(la), math.Cos(a)-math.Sin(la)*math.Sin(la2))
+	return providers.Point{Lat: la2 * 180 / math.Pi, Lng: math.Mod(lo2*180/math.Pi+540, 360) - 180}
+}
+
+func (b box) contains(q providers.Point) bool {
+	if q.Lat < b.south || q.Lat > b.north {
+		return false
+	}
+	for _, r := range b.lngs {
+		if q.Lng >= r.west && q.Lng <= r.east {
+			return true
+		}
+	}
+	return false
+}
+
+// Every point within the radius, in any direction, from anywhere on Earth,
+// must fall in the bounding box, or Nearest would miss it.
+func TestBoundingBoxContainsEveryPointWithinRadius(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	centers := []providers.Point{{Lat: 0, Lng: 0}, {Lat: 38.9, Lng: -77}, {Lat: -16.5, Lng: 179.99}, {Lat: 64.8, Lng: -179.999},
+		{Lat: 89.99, Lng: 45}, {Lat: -89.999, Lng: -120}, {Lat: 71.3, Lng: -156.8}, {Lat: 21.3, Lng: -157.8}}
+	for range 200 {
+		centers = append(centers, providers.Point{Lat: rng.Float64()*180 - 90, Lng: rng.Float64()*360 - 180})
+	}
+	radii := []float64{1, 50, 500, 5000, 100_000, 2_000_000}
+	for _, c := range centers {
+		for _, r := range radii {
+			b := boundingBox(c, r)
+			for range 64 {
+				q := destination(c, rng.Float64()*2*math.Pi, r*(1-1e-6*rng.Float64()))
+				if c.DistanceMeters(q) > r {
+					continue
+				}
+				if !b.contains(q) {
+					t.Fatalf("box %+v around %+v (radius %v m) misses %+v at %.3f m", b, c, r, q, c.DistanceMeters(q))
+				}
+			}
+		}
+	}
+}
+
+func TestBoundingBoxSplitsAtTheAntimeridian(t *testing.T) {
+	for _, tc := range []struct {
+		p     providers.Point
+		parts int
+	}{
+		{providers.Point{Lat: 10, Lng: 179.9999}, 2},
+		{providers.Point{Lat: 10, Lng: -179.9999}, 2},
+		{providers.Point{Lat: 10, Lng: 0}, 1},
+		{providers.Point{Lat: 89.9999, Lng: 0}, 1}, // all longitudes, one range
+	} {
+		b := boundingBox(tc.p, 100)
+		if len(b.lngs) != tc.parts {
+			t.Fatalf("box around %+v has longitude ranges %+v, want %d", tc.p, b.lngs, tc.parts)
+		}
+		for _, r := range b.lngs {
+			if r.west < -180 || r.east > 180 || r.west > r.east {
+				t.Fatalf("box around %+v has a bad range %+v", tc.p, r)
+			}
+		}
+	}
+	// A box reaching the pole spans every longitude.
+	if b := boundingBox(providers.Point{Lat: 89.9999, Lng: 0}, 100); b.lngs[0] != (lngRange{-180, 180}) || b.north != 90 {
+		t.Fatalf("polar box %+v, want all longitudes up to 90", b)
+	}
+}

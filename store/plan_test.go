@@ -1,0 +1,138 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/propertyd/propertyd/providers"
+)
+
+func openInternal(t testing.TB) *DB {
+	t.Helper()
+	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "p.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// queryPlan returns the detail lines of EXPLAIN QUERY PLAN for query.
+func queryPlan(t *testing.T, db *DB, query string, args ...any) []string {
+	t.Helper()
+	rows, err := db.readers.Query("EXPLAIN QUERY PLAN "+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var details []string
+	for rows.Next() {
+		var id, parent, notused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		details = append(details, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return details
+}
+
+// seedSpread inserts n records over many zips, cities and attributes, so the
+// planner has realistic statistics to work with.
+func seedSpread(t testing.TB, db *DB, n int) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(1, 2))
+	types := providers.PropertyTypes
+	props := make([]providers.Property, n)
+	for i := range props {
+		z := rng.IntN(2000)
+		props[i] = providers.Property{
+			StreetAddress: fmt.Sprintf("%d MAIN ST", i),
+			City:          fmt.Sprintf("CITY%d", z/10),
+			State:         fmt.Sprintf("S%d", z%50),
+			ZipCode:       fmt.Sprintf("%05d", 10000+z),
+			Latitude:      25 + rng.Float64()*24,
+			Longitude:     -124 + rng.Float64()*57,
+			PropertyType:  &types[rng.IntN(len(types))],
+			Bedrooms:      ptrInt(rng.IntN(7)),
+		}
+	}
+	if err := db.SeedProperties(context.Background(), props); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func ptrInt(n int) *int { return &n }
+
+// Every search with a zip, state or property type filter must find its page
+// ids and its total from one covering index, without scanning or reading the
+// table, whether or not the planner has statistics.
+func TestSearchPlansUseCoveringIndexes(t *testing.T) {
+	db := openInternal(t)
+	seedSpread(t, db, 20000)
+	for _, analyzed := range []bool{false, true} {
+		if analyzed {
+			if _, err := db.writer.Exec("ANALYZE"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, tc := range []struct {
+			name  string
+			f     providers.SearchFilter
+			index string
+		}{
+			{"zip and bedrooms", providers.SearchFilter{Zip: "10042", MinBedrooms: ptrInt(2), MaxBedrooms: ptrInt(4)}, "properties_zip"},
+			{"zip", providers.SearchFilter{Zip: "10042"}, "properties_zip"},
+			{"zip and type", providers.SearchFilter{Zip: "10042", PropertyType: "condo"}, "properties_zip"},
+			{"city and state", providers.SearchFilter{City: "CITY4", State: "S2"}, "properties_state_city"},
+			{"state", providers.SearchFilter{State: "s2"}, "properties_state_city"},
+			{"state, city and bedrooms", providers.SearchFilter{City: "CITY4", State: "S2", MinBedrooms: ptrInt(3)}, "properties_state_city"},
+			{"state, type and bedrooms", providers.SearchFilter{State: "S2", PropertyType: "condo", MinBedrooms: ptrInt(3), MaxBedrooms: ptrInt(4)}, "properties_state_city"},
+			{"property type", providers.SearchFilter{PropertyType: "condo"}, "properties_type"},
+			{"property type and bedrooms", providers.SearchFilter{PropertyType: "condo", MaxBedrooms: ptrInt(2)}, "properties_type"},
+			{"bedrooms range", providers.SearchFilter{MinBedrooms: ptrInt(2), MaxBedrooms: ptrInt(3)}, "properties_bedrooms"},
+		} {
+			tc.f.Page, tc.f.PerPage = 1, 20
+			page, count, args := searchQueries(tc.f)
+			pagePlan := strings.Join(queryPlan(t, db, page, args...), " | ")
+			countPlan := strings.Join(queryPlan(t, db, count, args[:len(args)-2]...), " | ")
+			covering := "SEARCH properties USING COVERING INDEX " + tc.index + " ("
+			for _, plan := range []string{pagePlan, countPlan} {
+				if !strings.Contains(plan, covering) {
+					t.Errorf("%s (analyzed %v): plan %q does not search the covering index %s", tc.name, analyzed, plan, tc.index)
+				}
+				if strings.Contains(plan, "SCAN ") {
+					t.Errorf("%s (analyzed %v): plan %q scans", tc.name, analyzed, plan)
+				}
+			}
+			// The table is read only for the page's own rows, by id.
+			if !strings.HasPrefix(pagePlan, "SEARCH p USING INTEGER PRIMARY KEY (rowid=?) | LIST SUBQUERY") {
+				t.Errorf("%s (analyzed %v): page plan %q does not read rows by id", tc.name, analyzed, pagePlan)
+			}
+			t.Logf("%s analyzed=%v: %s || %s", tc.name, analyzed, pagePlan, countPlan)
+		}
+	}
+}
+
+func TestNearestPlanUsesTheSpatialIndex(t *testing.T) {
+	db := openInternal(t)
+	seedSpread(t, db, 2000)
+	plan := strings.Join(queryPlan(t, db, nearestQuery, 39.7, 39.8, -89.7, -89.6), " | ")
+	// The R*Tree reports a constrained scan as "INDEX 2:<constraints>"; an
+	// empty constraint list would mean a full walk of the tree.
+	if !regexp.MustCompile(`SCAN r VIRTUAL TABLE INDEX 2:[A-Z0-9]+`).MatchString(plan) {
+		t.Fatalf("Nearest plan %q does not search the R*Tree by box", plan)
+	}
+	if !strings.Contains(plan, "SEARCH p USING INTEGER PRIMARY KEY") {
+		t.Fatalf("Nearest plan %q does not look properties up by id", plan)
+	}
+	t.Log(plan)
+}

@@ -1,0 +1,192 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"math"
+
+	"github.com/propertyd/propertyd/providers"
+)
+
+// propertyColumns is the column list every property query selects, in the
+// order scanProperty reads them.
+const propertyColumns = `p.id, p.street_address, p.unit, p.city, p.state, p.zip_code, p.county,
+	p.fips_code, p.census_tract, p.latitude, p.longitude, p.property_type, p.bedrooms,
+	p.source, p.created_at, p.updated_at`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanProperty(s scanner) (*providers.Property, error) {
+	var (
+		p                providers.Property
+		ptype            sql.NullString
+		beds             sql.NullInt64
+		created, updated string
+	)
+	err := s.Scan(&p.ID, &p.StreetAddress, &p.Unit, &p.City, &p.State, &p.ZipCode, &p.County,
+		&p.FIPSCode, &p.CensusTract, &p.Latitude, &p.Longitude, &ptype, &beds,
+		&p.Source, &created, &updated)
+	if err != nil {
+		return nil, err
+	}
+	if ptype.Valid {
+		p.PropertyType = &ptype.String
+	}
+	if beds.Valid {
+		b := int(beds.Int64)
+		p.Bedrooms = &b
+	}
+	if p.CreatedAt, err = parseTime(created); err != nil {
+		return nil, err
+	}
+	if p.UpdatedAt, err = parseTime(updated); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+func errPropertyNotFound() error {
+	return providers.NotFound("property_not_found", "no property with that id")
+}
+
+// Property returns the record with id, or KindNotFound (property_not_found).
+func (db *DB) Property(ctx context.Context, id int64) (*providers.Property, error) {
+	p, err := scanProperty(db.readers.QueryRowContext(ctx,
+		"SELECT "+propertyColumns+" FROM properties p WHERE p.id = ?", id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errPropertyNotFound()
+	}
+	if err != nil {
+		return nil, dbErr(ctx, err)
+	}
+	return p, nil
+}
+
+// PropertyByKey returns the record the lookup key resolves to, or
+// KindNotFound (property_not_found).
+func (db *DB) PropertyByKey(ctx context.Context, key string) (*providers.Property, error) {
+	p, err := scanProperty(db.readers.QueryRowContext(ctx,
+		"SELECT "+propertyColumns+` FROM property_keys k JOIN properties p ON p.id = k.property_id
+		WHERE k.key = ?`, key))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, providers.NotFound("property_not_found", "no property for that address")
+	}
+	if err != nil {
+		return nil, dbErr(ctx, err)
+	}
+	return p, nil
+}
+
+// Save creates np.Property unless a record with the same canonical address
+// and unit exists, and makes every key in np.Keys resolve to the resulting
+// record (a key that pointed elsewhere is moved: the newest geocoding wins).
+// All of it happens in one transaction. It returns the record as stored and
+// whether this call created it. np.Property's ID, CreatedAt and UpdatedAt
+// are ignored. A record with an empty Canonical (reverse geocoding) is
+// always created.
+//
+// The UNIQUE(canonical, unit) constraint decides between concurrent Saves of
+// the same address, from this process or another one on the same file: the
+// insert does nothing on conflict and the existing row is read back, so all
+// of them return the same record and exactly one reports created.
+//
+// It returns KindInvalid for coordinates out of range, KindInternal for a
+// database failure, KindCanceled or KindTimeout from ctx.
+func (db *DB) Save(ctx context.Context, np providers.NewProperty) (_ *providers.Property, created bool, err error) {
+	p := np.Property
+	if err := checkCoordinates(p.Latitude, p.Longitude); err != nil {
+		return nil, false, err
+	}
+	tx, err := db.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, false, dbErr(ctx, err)
+	}
+	defer func() {
+		if err != nil {
+			tx.Rollback()
+		}
+	}()
+
+	now := formatTime(db.stamp())
+	var canonical sql.NullString
+	if np.Canonical != "" {
+		canonical = sql.NullString{String: np.Canonical, Valid: true}
+	}
+	var id int64
+	err = tx.QueryRowContext(ctx, `INSERT INTO properties (street_address, unit, city, state, zip_code,
+			county, fips_code, census_tract, latitude, longitude, property_type, bedrooms, canonical,
+			source, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (canonical, unit) DO NOTHING
+		RETURNING id`,
+		p.StreetAddress, p.Unit, p.City, p.State, p.ZipCode, p.County, p.FIPSCode, p.CensusTract,
+		p.Latitude, p.Longitude, nullString(p.PropertyType), nullInt(p.Bedrooms), canonical,
+		p.Source, now, now).Scan(&id)
+	switch {
+	case err == nil:
+		created = true
+	case errors.Is(err, sql.ErrNoRows) && canonical.Valid:
+		// The address exists; the constraint said so. Read its id in the
+		// same transaction, under the write lock, so it cannot vanish.
+		err = tx.QueryRowContext(ctx, "SELECT id FROM properties WHERE canonical = ? AND unit = ?",
+			np.Canonical, p.Unit).Scan(&id)
+		if err != nil {
+			return nil, false, dbErr(ctx, err)
+		}
+	default:
+		return nil, false, dbErr(ctx, err)
+	}
+
+	if len(np.Keys) > 0 {
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO property_keys (key, property_id) VALUES (?, ?)
+			ON CONFLICT (key) DO UPDATE SET property_id = excluded.property_id
+			WHERE property_id <> excluded.property_id`)
+		if err != nil {
+			return nil, false, dbErr(ctx, err)
+		}
+		defer stmt.Close()
+		for _, k := range np.Keys {
+			if k == "" {
+				continue
+			}
+			if _, err := stmt.ExecContext(ctx, k, id); err != nil {
+				return nil, false, dbErr(ctx, err)
+			}
+		}
+	}
+
+	saved, err := scanProperty(tx.QueryRowContext(ctx,
+		"SELECT "+propertyColumns+" FROM properties p WHERE p.id = ?", id))
+	if err != nil {
+		return nil, false, dbErr(ctx, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, false, dbErr(ctx, err)
+	}
+	return saved, created, nil
+}
+
+func checkCoordinates(lat, lng float64) error {
+	if math.IsNaN(lat) || lat < -90 || lat > 90 {
+		return providers.Invalid("latitude", "must be between -90 and 90")
+	}
+	if math.IsNaN(lng) || lng < -180 || lng > 180 {
+		return providers.Invalid("longitude", "must be between -180 and 180")
+	}
+	return nil
+}
+
+func nullString(s *string) sql.NullString {
+	if s == nil {
+		return sql.NullString{}
+	}
+	return sql.NullString{String: *s, Valid: true}
+}
+
+func nullInt(n *int) sql.NullInt64 {
+	if n == nil {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: int64(*n), Valid: true}
+}

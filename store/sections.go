@@ -1,0 +1,63 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/propertyd/propertyd/providers"
+)
+
+// Section returns the stored value for (section, key), expired or not, or
+// KindNotFound (section_not_found). Times come back in UTC with millisecond
+// precision.
+func (db *DB) Section(ctx context.Context, section, key string) (*providers.SectionRecord, error) {
+	var (
+		r                = providers.SectionRecord{Section: section, Key: key}
+		fetched, expires string
+	)
+	err := db.readers.QueryRowContext(ctx, `SELECT data, source, vintage, fetched_at, expires_at
+		FROM sections WHERE section = ? AND key = ?`, section, key).
+		Scan(&r.Data, &r.Source, &r.Vintage, &fetched, &expires)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, providers.NotFound("section_not_found", "no stored value for that section")
+	}
+	if err != nil {
+		return nil, dbErr(ctx, err)
+	}
+	if r.FetchedAt, err = parseTime(fetched); err != nil {
+		return nil, dbErr(ctx, err)
+	}
+	if r.ExpiresAt, err = parseTime(expires); err != nil {
+		return nil, dbErr(ctx, err)
+	}
+	return &r, nil
+}
+
+// PutSection stores r, replacing any value for its (section, key). It
+// returns KindInvalid for an empty section name or a time outside the years
+// 1 to 9999 (which the stored text form cannot hold).
+func (db *DB) PutSection(ctx context.Context, r providers.SectionRecord) error {
+	if r.Section == "" {
+		return providers.Invalid("section", "must not be empty")
+	}
+	for _, t := range []struct {
+		name string
+		at   time.Time
+	}{{"fetched_at", r.FetchedAt}, {"expires_at", r.ExpiresAt}} {
+		if y := t.at.UTC().Year(); y < 1 || y > 9999 {
+			return providers.Invalid(t.name, "must be a time in the years 1 to 9999")
+		}
+	}
+	data := r.Data
+	if data == nil {
+		data = []byte{}
+	}
+	_, err := db.writer.ExecContext(ctx, `INSERT INTO sections (section, key, data, source, vintage, fetched_at, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (section, key) DO UPDATE SET data = excluded.data, source = excluded.source,
+			vintage = excluded.vintage, fetched_at = excluded.fetched_at, expires_at = excluded.expires_at`,
+		r.Section, r.Key, data, r.Source, r.Vintage, formatTime(r.FetchedAt), formatTime(r.ExpiresAt))
+	return dbErr(ctx, err)
+}

@@ -1,0 +1,250 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
+
+	"github.com/propertyd/propertyd/providers"
+)
+
+// Options tunes a DB. The zero value is the production configuration.
+type Options struct {
+	// BusyTimeout is how long a statement waits for a lock held by another
+	// connection (another process on the same file, or the writer during a
+	// checkpoint) before failing. Zero means 5 seconds.
+	BusyTimeout time.Duration
+	// MaxReaders caps the pool of read-only connections. Zero means
+	// max(4, GOMAXPROCS).
+	MaxReaders int
+	// Synchronous is SQLite's synchronous setting: "NORMAL" (the default,
+	// see the package doc on durability) or "FULL" (fsync on every commit,
+	// which also survives an operating-system crash).
+	Synchronous string
+	// Now returns the current time for created_at, updated_at; nil means
+	// time.Now. Tests set it to get fixed times.
+	Now func() time.Time
+}
+
+// DB is a providers.Store on one SQLite file: one writer connection and a
+// pool of readers. It is safe for concurrent use; Close it when done.
+type DB struct {
+	writer  *sql.DB
+	readers *sql.DB
+	now     func() time.Time
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ providers.Store = (*DB)(nil)
+
+// Open opens the database at path, creating the file and its folder when
+// missing, and applies the migrations the database lacks. It fails when the
+// database was written by a newer binary (ErrSchemaTooNew). path is a file
+// system path, not a URI; ":memory:" is refused because each pooled
+// connection would see a different empty database.
+func Open(ctx context.Context, path string, opts Options) (*DB, error) {
+	if path == "" || path == ":memory:" || strings.HasPrefix(path, "file:") {
+		return nil, providers.Errorf(providers.KindInvalid, "invalid_config",
+			"store: database path %q must be a file path", path)
+	}
+	syncMode := strings.ToUpper(opts.Synchronous)
+	switch syncMode {
+	case "":
+		syncMode = "NORMAL"
+	case "NORMAL", "FULL":
+	default:
+		return nil, providers.Errorf(providers.KindInvalid, "invalid_config",
+			"store: synchronous must be NORMAL or FULL, not %q", opts.Synchronous)
+	}
+	busy := opts.BusyTimeout
+	if busy <= 0 {
+		busy = 5 * time.Second
+	}
+	readers := opts.MaxReaders
+	if readers <= 0 {
+		readers = max(4, runtime.GOMAXPROCS(0))
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, providers.Wrap(err, providers.KindInternal, "internal_error", "store: bad database path")
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return nil, providers.Wrap(err, providers.KindInternal, "internal_error",
+			"store: cannot create the database folder")
+	}
+
+	common := url.Values{}
+	common.Set("_busy_timeout", strconv.FormatInt(busy.Milliseconds(), 10))
+	common.Set("_foreign_keys", "on")
+	common.Set("_synchronous", syncMode)
+
+	w := cloneValues(common)
+	w.Set("_journal_mode", "WAL")
+	w.Set("_txlock", "immediate")
+	w.Set("_cache_size", strconv.Itoa(-writerCacheKiB))
+	writer, err := sql.Open("sqlite3", dsn(abs, w))
+	if err != nil {
+		return nil, providers.Wrap(err, providers.KindInternal, "internal_error", "store: cannot open the database")
+	}
+	writer.SetMaxOpenConns(1)
+	writer.SetMaxIdleConns(1)
+	writer.SetConnMaxLifetime(0)
+	writer.SetConnMaxIdleTime(0)
+
+	// The writer creates the file, switches it to WAL (persistent in the
+	// file) and brings the schema up to date before any reader opens.
+	if err := migrate(ctx, writer, migrationFS); err != nil {
+		writer.Close()
+		return nil, err
+	}
+	// SQLite keeps its old journal mode where WAL is impossible (some network
+	// file systems); the concurrency and durability above depend on WAL.
+	var mode string
+	if err := writer.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		writer.Close()
+		return nil, dbErr(ctx, err)
+	}
+	if !strings.EqualFold(mode, "wal") {
+		writer.Close()
+		return nil, providers.Errorf(providers.KindInternal, "internal_error",
+			"store: the database at %s cannot use write-ahead logging (journal mode %q)", abs, mode)
+	}
+
+	r := cloneValues(common)
+	r.Set("_query_only", "on")
+	r.Set("_cache_size", strconv.Itoa(-readerCacheKiB))
+	rdb, err := sql.Open("sqlite3", dsn(abs, r))
+	if err != nil {
+		writer.Close()
+		return nil, providers.Wrap(err, providers.KindInternal, "internal_error", "store: cannot open the database")
+	}
+	rdb.SetMaxOpenConns(readers)
+	rdb.SetMaxIdleConns(readers)
+	rdb.SetConnMaxIdleTime(5 * time.Minute)
+
+	db := &DB{writer: writer, readers: rdb, now: now}
+	if err := db.Ping(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Page cache sizes, in KiB. The writer's is larger so that bulk inserts keep
+// the index pages they touch in memory; each reader's holds the upper levels
+// of the indexes searches walk. The operating system caches the file too.
+const (
+	writerCacheKiB = 64 << 10
+	readerCacheKiB = 16 << 10
+)
+
+// dsn builds a SQLite URI for the file at abs. The path is escaped so that
+// characters such as '?' or '#' in a folder name stay part of the path.
+func dsn(abs string, params url.Values) string {
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}
+	return u.String() + "?" + params.Encode()
+}
+
+func cloneValues(v url.Values) url.Values {
+	c := url.Values{}
+	for k, vs := range v {
+		c[k] = append([]string(nil), vs...)
+	}
+	return c
+}
+
+// Ping reports whether the database answers a query. It asks a reader
+// connection, so a health check does not queue behind a long write (such as
+// SeedProperties) on the single writer connection.
+func (db *DB) Ping(ctx context.Context) error {
+	var one int
+	if err := db.readers.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
+		return dbErr(ctx, err)
+	}
+	return nil
+}
+
+// Close checkpoints the write-ahead log into the database file, so the file
+// alone is a complete copy, then closes both pools. It is idempotent; later
+// calls return the first call's result.
+func (db *DB) Close() error {
+	db.closeOnce.Do(func() {
+		var errs []error
+		ctx := context.Background()
+		// Readers first: an open read transaction would stop the checkpoint
+		// from truncating the log.
+		if err := db.readers.Close(); err != nil {
+			errs = append(errs, err)
+		}
+		if _, err := db.writer.ExecContext(ctx, "PRAGMA optimize"); err != nil {
+			errs = append(errs, err)
+		}
+		if _, err := db.writer.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+			errs = append(errs, err)
+		}
+		if err := db.writer.Close(); err != nil {
+			errs = append(errs, err)
+		}
+		if err := errors.Join(errs...); err != nil {
+			db.closeErr = providers.Wrap(err, providers.KindInternal, "internal_error", "database error")
+		}
+	})
+	return db.closeErr
+}
+
+// dbErr turns a database error into a *providers.Error: the caller's
+// cancellation or deadline through providers.As (the driver may report it as
+// an "interrupted" SQLite error), anything else as KindInternal with a
+// generic message. The SQLite error is kept as the cause for logs only.
+func dbErr(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *providers.Error
+	if errors.As(err, &pe) {
+		return pe
+	}
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		err = fmt.Errorf("%w (database: %v)", cerr, err)
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return providers.As(err)
+	}
+	return providers.Wrap(err, providers.KindInternal, "internal_error", "database error")
+}
+
+// timeLayout is how times are stored: UTC, fixed width, milliseconds, so the
+// text sorts in time order.
+const timeLayout = "2006-01-02T15:04:05.000Z"
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+func parseTime(s string) (time.Time, error) {
+	t, err := time.ParseInLocation(timeLayout, s, time.UTC)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("store: bad stored time %q: %w", s, err)
+	}
+	return t, nil
+}
+
+// stamp returns the current time truncated to the stored precision, so a
+// value returned by a write equals the one read back later.
+func (db *DB) stamp() time.Time { return db.now().UTC().Truncate(time.Millisecond) }
