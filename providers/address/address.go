@@ -1,0 +1,294 @@
+package address
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/propertyd/propertyd/providers"
+)
+
+// MaxLen is the most characters (runes, after trimming surrounding spaces)
+// a street or city may have: the Census geocoder's limit on its address
+// fields.
+const MaxLen = 100
+
+// CodeNotAProperty is the error code of a street that is a post office box
+// or private mailbox: a mail drop, not a building, so nothing to look up.
+const CodeNotAProperty = "not_a_property"
+
+// Normalized is a client address in the standard form that identifies it:
+// two spellings of one address normalize to equal values. The zero value is
+// no address. It is a plain value, safe to copy and share.
+type Normalized struct {
+	// Street is the building address in USPS standard form: upper case,
+	// punctuation removed (except '-' in house numbers such as "123-45" and
+	// '/' in fractions such as "1/2"), single spaces, directionals and the
+	// street suffix abbreviated: "123 N MAIN ST".
+	Street string
+	// Unit is the secondary unit parsed off the street, designator
+	// abbreviated ("APT 4B", "STE 200", "BLDG C APT 4"), or "# 12" when only
+	// a pound sign was given; empty when there is none. It is part of the
+	// identity: two apartments are two properties.
+	Unit string
+	// City is upper case with punctuation removed and single spaces
+	// ("ST LOUIS", "WINSTON SALEM"); words are kept as typed, so "SAINT
+	// LOUIS" stays distinct. Empty when the client gave none.
+	City string
+	// State is the two-letter USPS code.
+	State string
+	// Zip is the five-digit ZIP code (the +4 of a ZIP+4 is dropped, since
+	// geocoders match on five digits); empty when the client gave none.
+	Zip string
+}
+
+// Key returns the stable lookup key of the whole address, unit included:
+// "123 N MAIN ST|APT 4B|SPRINGFIELD|IL|62701". Empty parts stay as empty
+// fields, so an address with and without a city are two keys. No part can
+// contain the '|' separator or a control character.
+func (n Normalized) Key() string {
+	return n.Street + "|" + n.Unit + "|" + n.City + "|" + n.State + "|" + n.Zip
+}
+
+// Building returns what is sent to the geocoder: the building address
+// without the unit, which geocoders do not match on.
+func (n Normalized) Building() providers.Address {
+	return providers.Address{Street: n.Street, City: n.City, State: n.State, Zip: n.Zip}
+}
+
+// Normalize validates a client address and returns it in normalized form.
+//
+// The street is required, at most MaxLen characters and must hold a letter
+// or digit; the state is required and must be a USPS code or a state name;
+// the zip is optional, five digits or ZIP+4; the city is optional and at
+// most MaxLen characters. No field may hold invalid UTF-8 or a control
+// character (NUL, tab, newline...); surrounding spaces are trimmed. Every
+// invalid field is reported in one KindInvalid error (code
+// invalid_parameter) whose Params name them all (street, city, state, zip).
+//
+// A valid street that is a post office box or private mailbox returns a
+// KindUnprocessable error with code CodeNotAProperty naming street.
+//
+// Normalize is safe for concurrent use.
+func Normalize(a providers.Address) (Normalized, error) {
+	street := strings.TrimSpace(a.Street)
+	city := strings.TrimSpace(a.City)
+	state := strings.TrimSpace(a.State)
+	zip := strings.TrimSpace(a.Zip)
+
+	var ebuf [4]providers.ParamError
+	errs := ebuf[:0]
+	fail := func(param, msg string) { errs = append(errs, providers.ParamError{Parameter: param, Message: msg}) }
+
+	if msg := checkText(a.Street, street, true); msg != "" {
+		fail("street", msg)
+	}
+	if msg := checkText(a.City, city, false); msg != "" {
+		fail("city", msg)
+	}
+	var stateCode, zip5 string
+	if msg := checkChars(a.State); msg != "" {
+		fail("state", msg)
+	} else if state == "" {
+		fail("state", "is required")
+	} else if code, ok := StateCode(state); !ok {
+		fail("state", "must be a US state, DC or territory: a two-letter USPS code or its name")
+	} else {
+		stateCode = code
+	}
+	if msg := checkChars(a.Zip); msg != "" {
+		fail("zip", msg)
+	} else if zip != "" {
+		if z, ok := ZipCode(zip); ok {
+			zip5 = z
+		} else {
+			fail("zip", "must be 5 digits or ZIP+4 (12345-6789)")
+		}
+	}
+	if len(errs) > 0 {
+		return Normalized{}, invalid(errs)
+	}
+
+	var buf [maxTokens]token
+	toks := tokenize(strings.ToUpper(street), buf[:0])
+	if isPOBox(toks) {
+		return Normalized{}, &providers.Error{
+			Kind:    providers.KindUnprocessable,
+			Code:    CodeNotAProperty,
+			Message: "a post office box or private mailbox is not a property",
+			Params: []providers.ParamError{{Parameter: "street",
+				Message: "is a post office box or private mailbox, not a property address"}},
+		}
+	}
+	n := Normalized{State: stateCode, Zip: zip5}
+	n.Street, n.Unit = normalizeStreet(toks, true)
+	n.City = City(city)
+	return n, nil
+}
+
+// checkText returns what is wrong with a street or city (raw as sent,
+// trimmed without surrounding spaces), or "".
+func checkText(raw, trimmed string, required bool) string {
+	if msg := checkChars(raw); msg != "" {
+		return msg
+	}
+	if trimmed == "" {
+		if required {
+			return "is required"
+		}
+		return ""
+	}
+	if utf8.RuneCountInString(trimmed) > MaxLen {
+		return "must be at most 100 characters"
+	}
+	for _, r := range trimmed {
+		if unicode.IsLetter(r) || unicode.IsNumber(r) {
+			return ""
+		}
+	}
+	return "must contain a letter or digit"
+}
+
+// checkChars returns what is wrong with the characters of a field, or "".
+func checkChars(s string) string {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == 0x7f {
+				return "must not contain control characters"
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return "must be valid UTF-8"
+		}
+		if unicode.IsControl(r) {
+			return "must not contain control characters"
+		}
+		i += size
+	}
+	return ""
+}
+
+// invalid returns one invalid_parameter error naming every field in errs.
+func invalid(errs []providers.ParamError) error {
+	e := providers.Invalid(errs[0].Parameter, errs[0].Message)
+	if len(errs) == 1 {
+		return e
+	}
+	var b strings.Builder
+	b.WriteString("invalid parameters: ")
+	for i, pe := range errs {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(pe.Parameter)
+		b.WriteString(": ")
+		b.WriteString(pe.Message)
+	}
+	e.Message = b.String()
+	e.Params = append(e.Params, errs[1:]...)
+	return e
+}
+
+// City returns a city name in the form Normalized.City holds it: upper case,
+// punctuation removed, single spaces. Use it wherever a client gives a city
+// (a search filter, say) so it compares equal to stored records.
+func City(s string) string {
+	var buf [maxTokens]token
+	return joinWords(dropHashes(tokenize(strings.ToUpper(s), buf[:0])))
+}
+
+// joinWords joins token texts with single spaces.
+func joinWords(w []token) string {
+	switch len(w) {
+	case 0:
+		return ""
+	case 1:
+		return w[0].text
+	}
+	var b strings.Builder
+	for i, t := range w {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t.text)
+	}
+	return b.String()
+}
+
+// ZipCode returns the five-digit ZIP code of s, which may be "12345",
+// "12345-6789" or "123456789" (the +4 is dropped), and ok=false for
+// anything else.
+func ZipCode(s string) (zip string, ok bool) {
+	switch {
+	case len(s) == 5 && asciiDigits(s):
+	case len(s) == 10 && s[5] == '-' && asciiDigits(s[:5]) && asciiDigits(s[6:]):
+	case len(s) == 9 && asciiDigits(s):
+	default:
+		return "", false
+	}
+	return s[:5], true
+}
+
+func asciiDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// Canonical returns the normalized form of a geocoder's one-line matched
+// address ("1600 Pennsylvania Ave NW, WASHINGTON, DC, 20502") so the store's
+// unique constraint compares like with like: the street part gets the
+// street normalization of Normalize (no unit is parsed off it), the city is
+// normalized as City, a state name becomes its code, a ZIP+4 its five
+// digits, and the parts are joined with ", ". Other parts are normalized as
+// a city. Canonical(Canonical(s)) == Canonical(s). It is safe for
+// concurrent use.
+func Canonical(matchedAddress string) string {
+	var b strings.Builder
+	b.Grow(len(matchedAddress))
+	for i := 0; ; i++ {
+		part, rest, more := strings.Cut(matchedAddress, ",")
+		part = strings.TrimSpace(part)
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		switch i {
+		case 0:
+			var buf [maxTokens]token
+			street, _ := normalizeStreet(tokenize(strings.ToUpper(part), buf[:0]), false)
+			b.WriteString(street)
+		case 2:
+			b.WriteString(canonicalPart(part, StateCode))
+		case 3:
+			b.WriteString(canonicalPart(part, ZipCode))
+		default:
+			b.WriteString(City(part))
+		}
+		if !more {
+			break
+		}
+		matchedAddress = rest
+	}
+	return b.String()
+}
+
+// canonicalPart returns parse(part), or parse of its city form, or its city
+// form: trying the city form too keeps Canonical idempotent when part is
+// only punctuation away from a state or ZIP code.
+func canonicalPart(part string, parse func(string) (string, bool)) string {
+	if v, ok := parse(part); ok {
+		return v
+	}
+	c := City(part)
+	if v, ok := parse(c); ok {
+		return v
+	}
+	return c
+}
