@@ -59,6 +59,7 @@ type Decision struct {
 	Reset time.Duration
 
 	res *rate.Reservation
+	at  time.Time // when the tokens were reserved
 	b   *bucket
 }
 
@@ -88,7 +89,7 @@ func (k *Keyed) Reserve(key string, cost int, now time.Time) Decision {
 		return d
 	}
 	d.Allowed = true
-	d.res = r
+	d.res, d.at = r, now
 	d.fill(now)
 	return d
 }
@@ -99,7 +100,9 @@ func (d *Decision) Refund(now time.Time) {
 	if d.res == nil {
 		return
 	}
-	d.res.CancelAt(now)
+	// A reservation can only be cancelled as of the instant it was made;
+	// tokens that refilled since are accounted for by the limiter.
+	d.res.CancelAt(d.at)
 	d.res = nil
 	d.fill(now)
 }

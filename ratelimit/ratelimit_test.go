@@ -58,7 +58,7 @@ func TestUnknownKeyIsImpossible(t *testing.T) {
 func TestRefundRestoresTokens(t *testing.T) {
 	k := NewKeyed(map[string]Limit{"a": {Rate: 1, Burst: 3}})
 	d := k.Reserve("a", 3, t0)
-	d.Refund(t0)
+	d.Refund(t0.Add(500 * time.Millisecond))
 	if d.Remaining != 3 {
 		t.Fatalf("after refund remaining = %d, want 3", d.Remaining)
 	}

@@ -1,0 +1,236 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/propertyd/propertyd/cache"
+	"github.com/propertyd/propertyd/gateway"
+	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/guard"
+	"github.com/propertyd/propertyd/providers/property"
+	"github.com/propertyd/propertyd/ratelimit"
+	"github.com/propertyd/propertyd/store"
+)
+
+// Main is one running propertyd: configuration in, a listening gateway out.
+// End-to-end tests start it on port 0 with Run and stop it with Close.
+type Main struct {
+	Config   *Config
+	Registry *providers.Registry
+	Logger   *slog.Logger
+	// HTTPTransport reaches the upstreams; nil means a tuned default. Tests
+	// put an httpmock transport here.
+	HTTPTransport http.RoundTripper
+
+	db       *store.DB
+	cache    *cache.Cache
+	gw       *gateway.Gateway
+	ln       net.Listener
+	breakers []*guard.Breaker
+	served   chan error
+}
+
+// NewMain returns a Main for cfg using the default module registry.
+func NewMain(cfg *Config) *Main {
+	return &Main{Config: cfg, Registry: providers.Default, Logger: slog.New(slog.NewJSONHandler(os.Stderr, nil))}
+}
+
+// Open builds everything but does not listen: the store (migrations
+// applied), the cache, the provider modules with their decorators, the
+// service and the gateway. On failure what was built is closed.
+func (m *Main) Open(ctx context.Context) (err error) {
+	defer func() {
+		if err != nil {
+			m.Close()
+		}
+	}()
+	cfg := m.Config
+	m.db, err = store.Open(ctx, cfg.Database, store.Options{})
+	if err != nil {
+		return fmt.Errorf("opening database %s: %w", cfg.Database, err)
+	}
+	m.cache, err = cache.New(cfg.Cache.MaxMB << 20)
+	if err != nil {
+		return err
+	}
+	st := cache.NewStore(m.db, m.cache, cfg.Cache.RecordTTL.D())
+	svcCfg := property.Config{
+		Store: st, Cache: m.cache, MissTTL: cfg.Cache.MissTTL.D(),
+		ReverseRadius: cfg.ReverseRadiusMeters, BatchConcurrency: cfg.BatchConcurrency,
+		Sections: map[string]*property.Section{},
+	}
+	// svc is set below; osm-walk reads amenities through it lazily.
+	var svc *property.Service
+	amenities := sectionAmenities{svc: &svc}
+	for _, role := range roleOrder {
+		pc, ok := cfg.enabled(role)
+		if !ok {
+			continue
+		}
+		mod, b, err := m.build(role, pc, amenities)
+		if err != nil {
+			return fmt.Errorf("providers.%s: %w", role, err)
+		}
+		if err := wire(&svcCfg, role, pc, mod, b); err != nil {
+			return fmt.Errorf("providers.%s: %w", role, err)
+		}
+	}
+	svc = property.New(svcCfg)
+	keys, err := gatewayKeys(cfg.Keys)
+	if err != nil {
+		return err
+	}
+	m.gw = gateway.New(gateway.Config{
+		Service: svc, Keys: keys, Sections: cfg.Sections(), BodyLimit: cfg.BodyLimitBytes,
+		RequestTimeout: cfg.RequestTimeout.D(), Logger: m.Logger, Ready: m.ready,
+	})
+	return nil
+}
+
+// build constructs the module for role and its breaker, with an HTTP client
+// whose transport retries and paces calls to that upstream.
+func (m *Main) build(role providers.Role, pc *ProviderConfig, amenities providers.AmenitiesProvider) (any, *guard.Breaker, error) {
+	base := m.HTTPTransport
+	if base == nil {
+		base = defaultTransport
+	}
+	client := &http.Client{Transport: &guard.Retry{
+		Base: base, Max: *pc.Retries,
+		Limiter: ratelimit.NewOutbound(ratelimit.Limit{Rate: pc.RateLimit.Rate, Burst: pc.RateLimit.Burst}, pc.RateLimit.Concurrency),
+	}}
+	mod, err := m.Registry.Build(role, pc.Module, providers.Settings{
+		BaseURL: strings.TrimRight(pc.BaseURL, "/"), Client: client, Options: pc.Options, Amenities: amenities,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	b := guard.NewBreaker(pc.Module, guard.Policy{
+		Timeout: pc.Timeout.D(), FailureThreshold: pc.Breaker.Failures, OpenFor: pc.Breaker.OpenFor.D(),
+	})
+	m.breakers = append(m.breakers, b)
+	return mod, b, nil
+}
+
+var defaultTransport = &http.Transport{
+	Proxy:               http.ProxyFromEnvironment,
+	DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+	MaxIdleConns:        200,
+	MaxIdleConnsPerHost: 32,
+	IdleConnTimeout:     90 * time.Second,
+	TLSHandshakeTimeout: 5 * time.Second,
+	ForceAttemptHTTP2:   true,
+}
+
+func gatewayKeys(cfg []KeyConfig) ([]gateway.Key, error) {
+	keys := make([]gateway.Key, 0, len(cfg))
+	for _, k := range cfg {
+		gk := gateway.Key{Name: k.Name, Limit: ratelimit.Limit{Rate: k.Rate, Burst: k.Burst}}
+		if k.SHA256 != "" {
+			b, err := hex.DecodeString(k.SHA256)
+			if err != nil || len(b) != 32 {
+				return nil, fmt.Errorf("keys %s: sha256 must be 64 hex digits", k.Name)
+			}
+			copy(gk.SHA256[:], b)
+		} else {
+			gk.SHA256 = sha256.Sum256([]byte(os.Getenv(k.KeyEnv)))
+		}
+		keys = append(keys, gk)
+	}
+	return keys, nil
+}
+
+// ready backs /readyz: the database must answer; open breakers are listed.
+func (m *Main) ready(ctx context.Context) (bool, []string) {
+	var open []string
+	for _, b := range m.breakers {
+		if b.State() == "open" {
+			open = append(open, b.Name())
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	return m.db.Ping(ctx) == nil, open
+}
+
+// Run opens everything (unless Open was called) and starts serving in the
+// background; Addr then reports the address bound.
+func (m *Main) Run(ctx context.Context) error {
+	if m.gw == nil {
+		if err := m.Open(ctx); err != nil {
+			return err
+		}
+	}
+	ln, err := net.Listen("tcp", m.Config.Listen)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", m.Config.Listen, err)
+	}
+	m.ln = ln
+	m.served = make(chan error, 1)
+	go func() { m.served <- m.gw.App().Listener(ln) }()
+	return nil
+}
+
+// Addr returns the address the service listens on, once Run returned.
+func (m *Main) Addr() string {
+	if m.ln == nil {
+		return ""
+	}
+	return m.ln.Addr().String()
+}
+
+// Gateway returns the HTTP front end, once Open returned.
+func (m *Main) Gateway() *gateway.Gateway { return m.gw }
+
+// Close stops accepting requests, lets in-flight ones finish within the
+// configured shutdown timeout, and closes the store cleanly. Safe to call
+// on a partly opened Main and more than once.
+func (m *Main) Close() error {
+	var errs []error
+	if m.gw != nil && m.ln != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), m.Config.ShutdownTimeout.D())
+		errs = append(errs, m.gw.Shutdown(ctx))
+		cancel()
+		m.ln = nil
+	}
+	if m.db != nil {
+		errs = append(errs, m.db.Close())
+		m.db = nil
+	}
+	if m.cache != nil {
+		m.cache.Close()
+		m.cache = nil
+	}
+	return errors.Join(errs...)
+}
+
+// sectionAmenities serves amenity data through the amenities section (its
+// cache, breaker and singleflight), so modules that derive from amenities,
+// such as osm-walk, make no extra upstream call when amenities are cached.
+type sectionAmenities struct{ svc **property.Service }
+
+func (a sectionAmenities) Amenities(ctx context.Context, p providers.Point, radius int) (*providers.Amenities, error) {
+	svc := *a.svc
+	if svc == nil {
+		return nil, providers.Errorf(providers.KindUnavailable, "upstream_unavailable", "amenities are not ready")
+	}
+	r, err := svc.SectionOf(ctx, &providers.Property{Latitude: p.Lat, Longitude: p.Lng}, providers.SectionAmenities, property.Options{Radius: radius})
+	if err != nil {
+		return nil, err
+	}
+	var out providers.Amenities
+	if err := json.Unmarshal(r.Data, &out); err != nil {
+		return nil, providers.Wrap(err, providers.KindInternal, "internal_error", "cached amenities are unreadable")
+	}
+	return &out, nil
+}

@@ -1,0 +1,328 @@
+package main
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/propertyd/propertyd/providers"
+)
+
+// Config is the whole of config.yaml. Durations are strings such as "10s"
+// or "720h". ${VAR} and ${VAR:-default} expand from the environment before
+// parsing; unknown fields are errors.
+type Config struct {
+	// Listen is the address to serve on; port 0 picks a free port.
+	Listen string `yaml:"listen"`
+	// Database is the SQLite file, created with its folder on first start.
+	Database string `yaml:"database"`
+	// RequestTimeout bounds one request, upstream calls included.
+	RequestTimeout Duration `yaml:"request_timeout"`
+	// ShutdownTimeout bounds how long in-flight requests may finish on stop.
+	ShutdownTimeout Duration `yaml:"shutdown_timeout"`
+	// BodyLimitBytes caps request bodies.
+	BodyLimitBytes int `yaml:"body_limit_bytes"`
+	// ReverseRadiusMeters: a reverse lookup returns an existing record this close.
+	ReverseRadiusMeters float64 `yaml:"reverse_radius_meters"`
+	// BatchConcurrency bounds the lookups of one batch in flight.
+	BatchConcurrency int         `yaml:"batch_concurrency"`
+	Cache            CacheConfig `yaml:"cache"`
+	Keys             []KeyConfig `yaml:"keys"`
+	// Providers maps a role (geocoder, reverse_geocoder, flood, demographics,
+	// amenities, walkscore, housing, fair_market_rent) to its module.
+	Providers map[string]*ProviderConfig `yaml:"providers"`
+}
+
+// CacheConfig sizes the in-memory tier.
+type CacheConfig struct {
+	// MaxMB caps the ristretto tier; 0 turns it off.
+	MaxMB int64 `yaml:"max_mb"`
+	// RecordTTL bounds how long a cached record is served without a read.
+	RecordTTL Duration `yaml:"record_ttl"`
+	// MissTTL is how long an unmatched address is answered 404 without asking.
+	MissTTL Duration `yaml:"miss_ttl"`
+}
+
+// KeyConfig is one API consumer. The key is given either as the hex SHA-256
+// of the key (sha256) or as the name of an environment variable holding the
+// key itself (key_env); the plain key is never written in the file.
+type KeyConfig struct {
+	Name   string  `yaml:"name"`
+	SHA256 string  `yaml:"sha256"`
+	KeyEnv string  `yaml:"key_env"`
+	Rate   float64 `yaml:"rate"`  // tokens per second
+	Burst  int     `yaml:"burst"` // bucket size: the largest request cost
+}
+
+// ProviderConfig configures the module filling one role.
+type ProviderConfig struct {
+	Module string `yaml:"module"`
+	// Disabled leaves the role empty (its section is not offered).
+	Disabled bool `yaml:"disabled"`
+	// BaseURL points the module at any server speaking its protocol;
+	// empty means the real public service.
+	BaseURL string   `yaml:"base_url"`
+	Timeout Duration `yaml:"timeout"`
+	// TTL is how long a fetched section stays fresh.
+	TTL       Duration          `yaml:"ttl"`
+	Retries   *int              `yaml:"retries"`
+	Breaker   BreakerConfig     `yaml:"breaker"`
+	RateLimit OutboundConfig    `yaml:"rate_limit"`
+	Options   map[string]string `yaml:"options"`
+}
+
+// BreakerConfig sets a provider's circuit breaker.
+type BreakerConfig struct {
+	Failures uint32   `yaml:"failures"`
+	OpenFor  Duration `yaml:"open_for"`
+}
+
+// OutboundConfig paces calls to an upstream.
+type OutboundConfig struct {
+	Rate        float64 `yaml:"rate"`
+	Burst       int     `yaml:"burst"`
+	Concurrency int     `yaml:"concurrency"`
+}
+
+// Duration is a time.Duration written as a Go duration string.
+type Duration time.Duration
+
+// UnmarshalYAML parses "10s", "720h" and the like.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	var s string
+	if err := n.Decode(&s); err != nil {
+		return fmt.Errorf("line %d: a duration must be a string such as \"10s\"", n.Line)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil || v < 0 {
+		return fmt.Errorf("line %d: invalid duration %q (use e.g. \"10s\", \"720h\")", n.Line, s)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalYAML writes the duration back as a string.
+func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+
+// D returns the duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// Roles in the order they are wired; the first two are required.
+var roleOrder = []providers.Role{
+	providers.RoleGeocoder, providers.RoleReverseGeocoder, providers.RoleFlood, providers.RoleDemographics,
+	providers.RoleAmenities, providers.RoleWalkScore, providers.RoleHousing, providers.RoleFairMarketRent,
+}
+
+// sectionOfRole maps the enrichment roles to their section names.
+var sectionOfRole = map[providers.Role]string{
+	providers.RoleFlood: providers.SectionFlood, providers.RoleDemographics: providers.SectionDemographics,
+	providers.RoleAmenities: providers.SectionAmenities, providers.RoleWalkScore: providers.SectionWalkScore,
+	providers.RoleHousing: providers.SectionHousing,
+}
+
+// defaultTTL is each section's freshness when config.yaml does not say.
+var defaultTTL = map[providers.Role]time.Duration{
+	providers.RoleFlood: 30 * 24 * time.Hour, providers.RoleDemographics: 365 * 24 * time.Hour,
+	providers.RoleAmenities: 7 * 24 * time.Hour, providers.RoleWalkScore: 7 * 24 * time.Hour,
+	providers.RoleHousing: 365 * 24 * time.Hour, providers.RoleFairMarketRent: 365 * 24 * time.Hour,
+}
+
+var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
+
+// expandEnv replaces ${VAR} and ${VAR:-default}.
+func expandEnv(b []byte) []byte {
+	return envRef.ReplaceAllFunc(b, func(m []byte) []byte {
+		sub := envRef.FindSubmatch(m)
+		if v, ok := os.LookupEnv(string(sub[1])); ok && v != "" {
+			return []byte(v)
+		}
+		return sub[3]
+	})
+}
+
+// LoadConfig reads, expands, strictly decodes, defaults and validates the
+// file at path. Every error names the file and the bad field.
+func LoadConfig(path string) (*Config, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	cfg, err := ParseConfig(raw)
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// ParseConfig is LoadConfig on bytes.
+func ParseConfig(raw []byte) (*Config, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(expandEnv(raw)))
+	dec.KnownFields(true)
+	var cfg Config
+	if err := dec.Decode(&cfg); err != nil {
+		return nil, errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	cfg.applyDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &cfg, nil
+}
+
+func (c *Config) applyDefaults() {
+	if c.Listen == "" {
+		c.Listen = "127.0.0.1:8080"
+	}
+	if c.Database == "" {
+		c.Database = "data/propertyd.db"
+	}
+	if c.RequestTimeout == 0 {
+		c.RequestTimeout = Duration(30 * time.Second)
+	}
+	if c.ShutdownTimeout == 0 {
+		c.ShutdownTimeout = Duration(15 * time.Second)
+	}
+	if c.BodyLimitBytes == 0 {
+		c.BodyLimitBytes = 64 << 10
+	}
+	if c.ReverseRadiusMeters == 0 {
+		c.ReverseRadiusMeters = 50
+	}
+	if c.BatchConcurrency == 0 {
+		c.BatchConcurrency = 8
+	}
+	if c.Cache.MissTTL == 0 {
+		c.Cache.MissTTL = Duration(time.Hour)
+	}
+	for role, p := range c.Providers {
+		if p == nil {
+			p = &ProviderConfig{}
+			c.Providers[role] = p
+		}
+		if p.Timeout == 0 {
+			p.Timeout = Duration(10 * time.Second)
+		}
+		if p.TTL == 0 {
+			p.TTL = Duration(defaultTTL[providers.Role(role)])
+		}
+		if p.Retries == nil {
+			two := 2
+			p.Retries = &two
+		}
+		if p.Breaker.Failures == 0 {
+			p.Breaker.Failures = 5
+		}
+		if p.Breaker.OpenFor == 0 {
+			p.Breaker.OpenFor = Duration(30 * time.Second)
+		}
+	}
+}
+
+// enabled reports the provider config of role when it is configured and on.
+func (c *Config) enabled(role providers.Role) (*ProviderConfig, bool) {
+	p, ok := c.Providers[string(role)]
+	return p, ok && p != nil && !p.Disabled
+}
+
+// Sections lists the enrichment sections this configuration serves.
+func (c *Config) Sections() []string {
+	var out []string
+	for _, role := range roleOrder {
+		if name, ok := sectionOfRole[role]; ok {
+			if _, on := c.enabled(role); on {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
+}
+
+// Validate rejects values that cannot work, naming the field.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
+	}
+	if c.BodyLimitBytes < 1024 {
+		bad("body_limit_bytes", "must be at least 1024")
+	}
+	if c.ReverseRadiusMeters < 0 || c.ReverseRadiusMeters > 10000 {
+		bad("reverse_radius_meters", "must be between 0 and 10000")
+	}
+	if c.BatchConcurrency < 1 || c.BatchConcurrency > 100 {
+		bad("batch_concurrency", "must be between 1 and 100")
+	}
+	if c.Cache.MaxMB < 0 {
+		bad("cache.max_mb", "must not be negative")
+	}
+	known := map[string]bool{}
+	for _, r := range roleOrder {
+		known[string(r)] = true
+	}
+	for role, p := range c.Providers {
+		field := "providers." + role
+		if !known[role] {
+			bad(field, "unknown role (known: geocoder, reverse_geocoder, flood, demographics, amenities, walkscore, housing, fair_market_rent)")
+			continue
+		}
+		if p.Disabled {
+			continue
+		}
+		if p.Module == "" {
+			bad(field+".module", "is required")
+		}
+		if p.BaseURL != "" && !strings.HasPrefix(p.BaseURL, "http://") && !strings.HasPrefix(p.BaseURL, "https://") {
+			bad(field+".base_url", "must be an http:// or https:// URL")
+		}
+		if *p.Retries < 0 || *p.Retries > 10 {
+			bad(field+".retries", "must be between 0 and 10")
+		}
+		if p.RateLimit.Rate < 0 || p.RateLimit.Burst < 0 || p.RateLimit.Concurrency < 0 {
+			bad(field+".rate_limit", "values must not be negative")
+		}
+	}
+	for _, r := range []providers.Role{providers.RoleGeocoder, providers.RoleReverseGeocoder} {
+		if _, ok := c.enabled(r); !ok {
+			bad("providers."+string(r), "is required")
+		}
+	}
+	if len(c.Keys) == 0 {
+		bad("keys", "at least one API key is required")
+	}
+	maxCost := 1 + len(c.Sections())
+	names := map[string]bool{}
+	for i, k := range c.Keys {
+		field := fmt.Sprintf("keys[%d]", i)
+		if k.Name == "" {
+			bad(field+".name", "is required")
+		} else if names[k.Name] {
+			bad(field+".name", "duplicate key name %q", k.Name)
+		}
+		names[k.Name] = true
+		if (k.SHA256 == "") == (k.KeyEnv == "") {
+			bad(field, "give exactly one of sha256 or key_env")
+		}
+		if k.SHA256 != "" {
+			if b, err := hex.DecodeString(k.SHA256); err != nil || len(b) != 32 {
+				bad(field+".sha256", "must be 64 hex digits")
+			}
+		}
+		if k.KeyEnv != "" && os.Getenv(k.KeyEnv) == "" {
+			bad(field+".key_env", "environment variable %s is not set", k.KeyEnv)
+		}
+		if k.Rate <= 0 {
+			bad(field+".rate", "must be positive")
+		}
+		if k.Burst < maxCost {
+			bad(field+".burst", "must be at least %d, the cost of one lookup with every section", maxCost)
+		}
+	}
+	return errors.Join(errs...)
+}

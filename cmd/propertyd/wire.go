@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/guard"
+	"github.com/propertyd/propertyd/providers/property"
+)
+
+// wire puts a built module into the service configuration for its role,
+// as a geocoder or as an enrichment section with its natural cache key.
+func wire(cfg *property.Config, role providers.Role, pc *ProviderConfig, mod any, b *guard.Breaker) error {
+	wrong := fmt.Errorf("module %s cannot serve as %s", pc.Module, role)
+	section := func(key func(*providers.Property, property.Options) (string, bool),
+		fetch func(context.Context, *providers.Property, property.Options) (any, error)) {
+		name := sectionOfRole[role]
+		cfg.Sections[name] = &property.Section{Name: name, Source: pc.Module, TTL: pc.TTL.D(), Breaker: b, Key: key, Fetch: fetch}
+	}
+	switch role {
+	case providers.RoleGeocoder:
+		g, ok := mod.(providers.Geocoder)
+		if !ok {
+			return wrong
+		}
+		cfg.Geocoder, cfg.GeocoderName, cfg.GeocoderBreaker = g, pc.Module, b
+	case providers.RoleReverseGeocoder:
+		r, ok := mod.(providers.ReverseGeocoder)
+		if !ok {
+			return wrong
+		}
+		cfg.Reverse, cfg.ReverseName, cfg.ReverseBreaker = r, pc.Module, b
+	case providers.RoleFlood:
+		f, ok := mod.(providers.FloodProvider)
+		if !ok {
+			return wrong
+		}
+		section(pointKey, func(ctx context.Context, p *providers.Property, _ property.Options) (any, error) {
+			return f.Flood(ctx, p.Point())
+		})
+	case providers.RoleDemographics:
+		d, ok := mod.(providers.DemographicsProvider)
+		if !ok {
+			return wrong
+		}
+		section(tractKey, func(ctx context.Context, p *providers.Property, _ property.Options) (any, error) {
+			t, _ := p.Tract()
+			return d.Demographics(ctx, t)
+		})
+	case providers.RoleAmenities:
+		a, ok := mod.(providers.AmenitiesProvider)
+		if !ok {
+			return wrong
+		}
+		section(func(p *providers.Property, o property.Options) (string, bool) {
+			return p.Point().Key() + "@" + strconv.Itoa(o.Radius), true
+		}, func(ctx context.Context, p *providers.Property, o property.Options) (any, error) {
+			return a.Amenities(ctx, p.Point(), o.Radius)
+		})
+	case providers.RoleWalkScore:
+		w, ok := mod.(providers.WalkScoreProvider)
+		if !ok {
+			return wrong
+		}
+		section(pointKey, func(ctx context.Context, p *providers.Property, _ property.Options) (any, error) {
+			return w.WalkScore(ctx, p.Point(), oneLine(p))
+		})
+	case providers.RoleHousing:
+		h, ok := mod.(providers.HousingProvider)
+		if !ok {
+			return wrong
+		}
+		section(tractKey, func(ctx context.Context, p *providers.Property, _ property.Options) (any, error) {
+			t, _ := p.Tract()
+			out, err := h.Housing(ctx, t)
+			if err != nil || cfg.FairMarketRents == nil {
+				return out, err
+			}
+			// Fair market rents are an optional extra: when HUD fails the
+			// housing figures still come back, without them.
+			fmr, ferr := guard.Do(ctx, cfg.FairMarketRentsBreaker, func(ctx context.Context) (*providers.FairMarketRents, error) {
+				return cfg.FairMarketRents.FairMarketRents(ctx, p.FIPSCode)
+			})
+			if ferr == nil {
+				out.FairMarketRents = fmr
+			}
+			return out, nil
+		})
+	case providers.RoleFairMarketRent:
+		f, ok := mod.(providers.FairMarketRentProvider)
+		if !ok {
+			return wrong
+		}
+		cfg.FairMarketRents, cfg.FairMarketRentsBreaker = f, b
+	}
+	return nil
+}
+
+func pointKey(p *providers.Property, _ property.Options) (string, bool) {
+	return p.Point().Key(), true
+}
+
+func tractKey(p *providers.Property, _ property.Options) (string, bool) {
+	t, ok := p.Tract()
+	return t.GEOID(), ok
+}
+
+// oneLine is the record's address as one line, for upstreams that want it.
+func oneLine(p *providers.Property) string {
+	parts := []string{}
+	for _, s := range []string{p.StreetAddress, p.City, strings.TrimSpace(p.State + " " + p.ZipCode)} {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, ", ")
+}

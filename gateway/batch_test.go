@@ -1,0 +1,158 @@
+package gateway_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+type batchBody struct {
+	Data struct {
+		Results        []map[string]any `json:"results"`
+		Errors         []map[string]any `json:"errors"`
+		TotalRequested int              `json:"total_requested"`
+		TotalFound     int              `json:"total_found"`
+		TotalErrors    int              `json:"total_errors"`
+	} `json:"data"`
+}
+
+func decodeBatch(t *testing.T, r response) batchBody {
+	t.Helper()
+	if r.status != 200 {
+		t.Fatalf("batch status %d: %s", r.status, r.body)
+	}
+	var b batchBody
+	if err := json.Unmarshal(r.body, &b); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestBatchReportsEveryIndexOnce(t *testing.T) {
+	s := newStack(t, stackOptions{})
+	s.get(lookupURL("500 Elm Ave", "Richmond", "VA", "")) // exists before the batch
+	calls := s.geo.calls.Load()
+	body := `{"addresses":[
+		{"id":"a","street":"123 N Main St","city":"Springfield","state":"IL"},
+		{"id":"b","street":"999 Nowhere Rd","state":"IL"},
+		{"id":"c","street":"123 north main street","city":"springfield","state":"il"},
+		{"street":"500 Elm Ave","city":"Richmond","state":"VA"},
+		{"id":"e","street":"PO Box 9","state":"IL"},
+		{"id":"f","street":"1 Main St","state":"QQ"},
+		"not an object",
+		{"id":"h","street":42,"state":"IL"}
+	]}`
+	b := decodeBatch(t, s.do("POST", "/v1/properties/batch", body))
+	d := b.Data
+	if d.TotalRequested != 8 || d.TotalFound != 3 || d.TotalErrors != 5 {
+		t.Fatalf("totals requested %d found %d errors %d, want 8/3/5", d.TotalRequested, d.TotalFound, d.TotalErrors)
+	}
+	seen := map[int]bool{}
+	for _, r := range d.Results {
+		seen[int(r["index"].(float64))] = true
+	}
+	for _, e := range d.Errors {
+		i := int(e["index"].(float64))
+		if seen[i] {
+			t.Fatalf("index %d appears twice", i)
+		}
+		seen[i] = true
+		if e["input"] == nil || e["code"] == "" || e["message"] == "" {
+			t.Fatalf("error entry lacks input/code/message: %v", e)
+		}
+	}
+	for i := 0; i < 8; i++ {
+		if !seen[i] {
+			t.Fatalf("index %d was dropped", i)
+		}
+	}
+	byIndex := map[int]map[string]any{}
+	for _, r := range d.Results {
+		byIndex[int(r["index"].(float64))] = r
+	}
+	if byIndex[0]["client_id"] != "a" || byIndex[2]["client_id"] != "c" {
+		t.Fatalf("client ids not echoed: %v %v", byIndex[0]["client_id"], byIndex[2]["client_id"])
+	}
+	if byIndex[0]["id"] != byIndex[2]["id"] {
+		t.Fatal("two spellings of one address in a batch made two records")
+	}
+	if byIndex[0]["source"] != "census" || byIndex[3]["source"] != "database" {
+		t.Fatalf("sources = %v, %v; want census for new, database for existing", byIndex[0]["source"], byIndex[3]["source"])
+	}
+	if byIndex[0]["street_address"] != "123 N MAIN ST" {
+		t.Fatalf("result is not a full record: %v", byIndex[0])
+	}
+	codes := map[int]string{}
+	for _, e := range d.Errors {
+		codes[int(e["index"].(float64))] = e["code"].(string)
+	}
+	want := map[int]string{1: "address_not_found", 4: "not_a_property", 5: "invalid_parameter", 6: "invalid_address", 7: "invalid_address"}
+	for i, c := range want {
+		if codes[i] != c {
+			t.Errorf("error code at %d = %q, want %q", i, codes[i], c)
+		}
+	}
+	if got := s.geo.calls.Load() - calls; got != 2 {
+		t.Fatalf("geocoder calls for the batch = %d, want 2 (one per distinct new address)", got)
+	}
+}
+
+func TestBatchCostAndSizeLimits(t *testing.T) {
+	s := newStack(t, stackOptions{burst: 30, rate: 0.001})
+	one := `{"street":"123 N Main St","state":"IL"}`
+	r := s.do("POST", "/v1/properties/batch", `{"addresses":[`+one+`,`+one+`]}`)
+	if r.status != 200 || r.header.Get("X-Request-Cost") != "2" {
+		t.Fatalf("batch of 2: status %d cost %s", r.status, r.header.Get("X-Request-Cost"))
+	}
+	items := make([]string, 26)
+	for i := range items {
+		items[i] = one
+	}
+	wantProblem(t, s.do("POST", "/v1/properties/batch", `{"addresses":[`+strings.Join(items, ",")+`]}`), 422, "invalid_batch_size")
+	wantProblem(t, s.do("POST", "/v1/properties/batch", `{"addresses":[]}`), 422, "invalid_batch_size")
+	// 25 addresses cost 25 and the burst left is 28: allowed; then 25 more
+	// is refused with 429, not 422.
+	r = s.do("POST", "/v1/properties/batch", `{"addresses":[`+strings.Join(items[:25], ",")+`]}`)
+	if r.status != 200 || r.header.Get("X-Request-Cost") != "25" {
+		t.Fatalf("batch of 25: %d cost %s", r.status, r.header.Get("X-Request-Cost"))
+	}
+	wantProblem(t, s.do("POST", "/v1/properties/batch", `{"addresses":[`+strings.Join(items[:25], ",")+`]}`), 429, "rate_limited")
+}
+
+func TestBatchCostExceedingBurstIs422(t *testing.T) {
+	s := newStack(t, stackOptions{burst: 10})
+	one := `{"street":"123 N Main St","state":"IL"}`
+	items := make([]string, 11)
+	for i := range items {
+		items[i] = one
+	}
+	r := s.do("POST", "/v1/properties/batch", `{"addresses":[`+strings.Join(items, ",")+`]}`)
+	wantProblem(t, r, 422, "cost_exceeds_limit")
+	if r.header.Get("X-Request-Cost") != "11" {
+		t.Fatalf("X-Request-Cost = %s", r.header.Get("X-Request-Cost"))
+	}
+}
+
+func TestBatchRejectsBadBodies(t *testing.T) {
+	s := newStack(t, stackOptions{})
+	for name, body := range map[string]string{
+		"empty":          "",
+		"not json":       "street=1",
+		"array":          `[{"street":"1 Main St"}]`,
+		"no addresses":   `{"items":[]}`,
+		"wrong type":     `{"addresses":"1 Main St"}`,
+		"trailing data":  `{"addresses":[]} {}`,
+		"null addresses": `{"addresses":null}`,
+	} {
+		r := s.do("POST", "/v1/properties/batch", body)
+		if r.status != 400 {
+			t.Errorf("%s: status %d, want 400: %s", name, r.status, r.body)
+			continue
+		}
+		wantProblem(t, r, 400, "invalid_parameter")
+	}
+	wantProblem(t, s.declaringHugeBody("POST", "/v1/properties/batch", 2<<20), 413, "body_too_large")
+	if s.countProperties() != 0 || s.geo.calls.Load() != 0 {
+		t.Fatal("bad batch bodies changed something")
+	}
+}

@@ -1,0 +1,110 @@
+package gateway
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/propertyd/propertyd/providers"
+)
+
+// problem is an RFC 9457 problem details body, with propertyd's stable code,
+// the request id and, for invalid input, the offending parameters.
+type problem struct {
+	Type      string                 `json:"type"`
+	Title     string                 `json:"title"`
+	Status    int                    `json:"status"`
+	Detail    string                 `json:"detail"`
+	Code      string                 `json:"code"`
+	RequestID string                 `json:"request_id"`
+	Errors    []providers.ParamError `json:"errors,omitempty"`
+}
+
+// statusOf is the one table from error kinds to HTTP statuses.
+var statusOf = map[providers.Kind]int{
+	providers.KindInternal:      http.StatusInternalServerError,
+	providers.KindInvalid:       http.StatusBadRequest,
+	providers.KindUnauthorized:  http.StatusUnauthorized,
+	providers.KindNotFound:      http.StatusNotFound,
+	providers.KindMethod:        http.StatusMethodNotAllowed,
+	providers.KindTooLarge:      http.StatusRequestEntityTooLarge,
+	providers.KindUnprocessable: http.StatusUnprocessableEntity,
+	providers.KindRateLimited:   http.StatusTooManyRequests,
+	providers.KindUpstream:      http.StatusBadGateway,
+	providers.KindUnavailable:   http.StatusServiceUnavailable,
+	providers.KindTimeout:       http.StatusGatewayTimeout,
+	providers.KindCanceled:      499, // never seen by the client, only in logs
+}
+
+// ProblemTypeBase prefixes the type URI of every problem; the fragment is the code.
+const ProblemTypeBase = "https://propertyd.dev/problems/"
+
+var errRouteNotFound = providers.NotFound("not_found", "no such endpoint")
+
+// fromFiber maps Fiber's own errors (routing, body limit) to provider errors.
+func fromFiber(fe *fiber.Error) *providers.Error {
+	switch fe.Code {
+	case fiber.StatusNotFound:
+		return errRouteNotFound
+	case fiber.StatusMethodNotAllowed:
+		return providers.Errorf(providers.KindMethod, "method_not_allowed", "method not allowed on this endpoint")
+	case fiber.StatusRequestEntityTooLarge:
+		return providers.Errorf(providers.KindTooLarge, "body_too_large", "the request body is too large")
+	case fiber.StatusBadRequest:
+		return providers.Errorf(providers.KindInvalid, "bad_request", "the request could not be parsed")
+	case fiber.StatusRequestTimeout:
+		return providers.Errorf(providers.KindInvalid, "request_timeout", "the request took too long to arrive")
+	}
+	if fe.Code >= 400 && fe.Code < 500 {
+		return &providers.Error{Kind: providers.KindInvalid, Code: "bad_request", Message: "the request could not be served"}
+	}
+	return providers.Errorf(providers.KindInternal, "internal_error", "an internal error occurred")
+}
+
+// handleError is Fiber's ErrorHandler: every error a handler or middleware
+// returns becomes a problem details response here, and nowhere else. It
+// never shows a cause, a stack trace or an internal message to the client.
+func (g *Gateway) handleError(c *fiber.Ctx, err error) error {
+	var pe *providers.Error
+	var fe *fiber.Error
+	switch {
+	case errors.As(err, &pe):
+	case errors.As(err, &fe):
+		pe = fromFiber(fe)
+	default:
+		pe = providers.As(err)
+	}
+	status, ok := statusOf[pe.Kind]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	detail := pe.Message
+	code := pe.Code
+	if pe.Kind == providers.KindInternal {
+		detail, code = "an internal error occurred", "internal_error"
+	}
+	if status >= 500 {
+		g.cfg.Logger.Error("request failed", "request_id", requestID(c), "route", c.Route().Path,
+			"status", status, "code", code, "error", err.Error())
+	}
+	if pe.RetryAfter > 0 {
+		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(int((pe.RetryAfter+time.Second-1)/time.Second)))
+	}
+	body := problem{
+		Type: ProblemTypeBase + code, Title: http.StatusText(status), Status: status,
+		Detail: detail, Code: code, RequestID: requestID(c), Errors: pe.Params,
+	}
+	if status == 499 {
+		body.Title = "Client Closed Request"
+	}
+	c.Status(status)
+	c.Set(fiber.HeaderContentType, "application/problem+json")
+	b, jerr := json.Marshal(body)
+	if jerr != nil {
+		return c.SendString(`{"status":500,"code":"internal_error"}`)
+	}
+	return c.Send(b)
+}

@@ -1,0 +1,116 @@
+// Package gateway is propertyd's HTTP front end: the Fiber app, its routes,
+// API-key authentication, weighted per-key rate limits, ETags, and the one
+// error handler that turns every error into RFC 9457 problem details. It
+// knows HTTP and the property service, not upstream formats and not SQL. It
+// is the only package that imports Fiber.
+package gateway
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/propertyd/propertyd/providers/property"
+	"github.com/propertyd/propertyd/ratelimit"
+)
+
+// Key is one API consumer: its name (logged and used for metrics, never the
+// key itself), the SHA-256 of its key, and its token bucket.
+type Key struct {
+	Name   string
+	SHA256 [32]byte
+	Limit  ratelimit.Limit
+}
+
+// Config is what the gateway is built from.
+type Config struct {
+	Service *property.Service
+	Keys    []Key
+	// Sections lists the enrichment sections this deployment serves;
+	// include= accepts exactly these names.
+	Sections []string
+	// BodyLimit caps request bodies in bytes (default 64 KiB).
+	BodyLimit int
+	// RequestTimeout bounds the work of one request, upstream calls
+	// included (default 30s).
+	RequestTimeout time.Duration
+	// Ready reports whether the service can serve (the database answers),
+	// and which breakers are open, for /readyz.
+	Ready  func(ctx context.Context) (ok bool, openBreakers []string)
+	Logger *slog.Logger
+	// Now returns the current time; nil means time.Now.
+	Now func() time.Time
+}
+
+// Gateway is the HTTP front end. Safe for concurrent use.
+type Gateway struct {
+	cfg     Config
+	app     *fiber.App
+	limiter *ratelimit.Keyed
+	keys    []Key
+	allowed map[string]bool // enrichment sections served
+}
+
+// New builds the Fiber app with every route.
+func New(cfg Config) *Gateway {
+	if cfg.BodyLimit <= 0 {
+		cfg.BodyLimit = 64 << 10
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = 30 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	g := &Gateway{cfg: cfg, keys: cfg.Keys, allowed: map[string]bool{}}
+	limits := map[string]ratelimit.Limit{}
+	for _, k := range cfg.Keys {
+		limits[k.Name] = k.Limit
+	}
+	g.limiter = ratelimit.NewKeyed(limits)
+	for _, s := range cfg.Sections {
+		g.allowed[s] = true
+	}
+	g.app = fiber.New(fiber.Config{
+		AppName:               "propertyd",
+		DisableStartupMessage: true,
+		BodyLimit:             cfg.BodyLimit,
+		ErrorHandler:          g.handleError,
+		ReadTimeout:           cfg.RequestTimeout + 5*time.Second,
+		WriteTimeout:          cfg.RequestTimeout + 5*time.Second,
+		IdleTimeout:           2 * time.Minute,
+	})
+	g.routes()
+	return g
+}
+
+// App returns the Fiber app, for tests (app.Test) and for serving.
+func (g *Gateway) App() *fiber.App { return g.app }
+
+// Listen serves on addr until Shutdown.
+func (g *Gateway) Listen(addr string) error { return g.app.Listen(addr) }
+
+// Shutdown stops accepting connections and waits for in-flight requests
+// until ctx ends.
+func (g *Gateway) Shutdown(ctx context.Context) error { return g.app.ShutdownWithContext(ctx) }
+
+func (g *Gateway) routes() {
+	app := g.app
+	app.Use(g.requestContext)
+	app.Get("/healthz", func(c *fiber.Ctx) error { return c.JSON(fiber.Map{"status": "ok"}) })
+	app.Get("/readyz", g.readyz)
+
+	v1 := app.Group("/v1", g.authenticate)
+	v1.Get("/properties/lookup", g.limit(g.costOfIncludes), g.lookup)
+	v1.Get("/properties/reverse", g.limit(g.costOfIncludes), g.reverse)
+	v1.Post("/properties/batch", g.limit(g.costOfBatch), g.batch)
+	v1.Get("/properties/search", g.limit(fixedCost(1)), g.search)
+	v1.Get("/properties/:id", g.limit(g.costOfIncludes), g.get)
+	v1.Get("/properties/:id/:section", g.limit(fixedCost(2)), g.section)
+	// Unmatched paths and methods fall through to Fiber's 404 and 405
+	// errors, which handleError renders as problem details.
+}

@@ -1,0 +1,266 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/address"
+	"github.com/propertyd/propertyd/providers/property"
+)
+
+// Amenity radius bounds for the standalone amenities endpoint, in metres.
+const (
+	minRadius     = 500
+	maxRadius     = 5000
+	defaultRadius = 2000
+)
+
+// respondRecord renders one property with its included sections.
+func (g *Gateway) respondRecord(c *fiber.Ctx, p *providers.Property, src property.Source, created bool) error {
+	inc, _ := g.includes(c)
+	secs := g.cfg.Service.Enrich(c.UserContext(), p, inc, property.Options{Radius: defaultRadius})
+	data, err := objectWith(viewOf(p), sectionFields(inc, secs)...)
+	if err != nil {
+		return err
+	}
+	meta := recordMeta{Source: src.Geocoder, Sections: sectionMetas(inc, secs)}
+	if created {
+		meta.Created = &src.Created
+	}
+	body, err := envelope(data, meta)
+	if err != nil {
+		return err
+	}
+	return sendJSON(c, body)
+}
+
+// lookup: GET /v1/properties/lookup?street=&city=&state=&zip=&include=
+func (g *Gateway) lookup(c *fiber.Ctx) error {
+	q, err := queryParams(c, "street", "city", "state", "zip", "include")
+	if err != nil {
+		return err
+	}
+	p, src, err := g.cfg.Service.Lookup(c.UserContext(), providers.Address{
+		Street: q["street"], City: q["city"], State: q["state"], Zip: q["zip"],
+	})
+	if err != nil {
+		return err
+	}
+	return g.respondRecord(c, p, src, true)
+}
+
+// reverse: GET /v1/properties/reverse?lat=&lng=&include=
+func (g *Gateway) reverse(c *fiber.Ctx) error {
+	q, err := queryParams(c, "lat", "lng", "include")
+	if err != nil {
+		return err
+	}
+	var errs []providers.ParamError
+	lat, perr := parseFloat(q, "lat", -90, 90)
+	if perr != nil {
+		errs = append(errs, *perr)
+	}
+	lng, perr := parseFloat(q, "lng", -180, 180)
+	if perr != nil {
+		errs = append(errs, *perr)
+	}
+	if len(errs) > 0 {
+		return invalid(errs...)
+	}
+	p, src, err := g.cfg.Service.Reverse(c.UserContext(), providers.Point{Lat: lat, Lng: lng})
+	if err != nil {
+		return err
+	}
+	return g.respondRecord(c, p, src, true)
+}
+
+func parseID(c *fiber.Ctx) (int64, error) {
+	id, err := strconv.ParseInt(c.Params("id"), 10, 64)
+	if err != nil || id < 1 {
+		return 0, invalid(providers.ParamError{Parameter: "id", Message: "must be a positive integer"})
+	}
+	return id, nil
+}
+
+// get: GET /v1/properties/{id}?include=
+func (g *Gateway) get(c *fiber.Ctx) error {
+	id, err := parseID(c)
+	if err != nil {
+		return err
+	}
+	if _, err := queryParams(c, "include"); err != nil {
+		return err
+	}
+	p, err := g.cfg.Service.Get(c.UserContext(), id)
+	if err != nil {
+		return err
+	}
+	return g.respondRecord(c, p, property.Source{Geocoder: p.Source}, false)
+}
+
+// standaloneSections are the sections with an endpoint of their own.
+var standaloneSections = map[string]bool{
+	providers.SectionFlood: true, providers.SectionDemographics: true, providers.SectionAmenities: true,
+}
+
+// section: GET /v1/properties/{id}/flood|demographics|amenities[?radius=]
+func (g *Gateway) section(c *fiber.Ctx) error {
+	name := c.Params("section")
+	if !standaloneSections[name] {
+		return errRouteNotFound
+	}
+	id, err := parseID(c)
+	if err != nil {
+		return err
+	}
+	allowed := []string{}
+	if name == providers.SectionAmenities {
+		allowed = append(allowed, "radius")
+	}
+	q, err := queryParams(c, allowed...)
+	if err != nil {
+		return err
+	}
+	radius, perr := parseInt(q, "radius", defaultRadius, minRadius, maxRadius)
+	if perr != nil {
+		return invalid(*perr)
+	}
+	if !g.allowed[name] {
+		return providers.Errorf(providers.KindUnavailable, "section_not_configured", "the %s section is not configured", name)
+	}
+	p, err := g.cfg.Service.Get(c.UserContext(), id)
+	if err != nil {
+		return err
+	}
+	r, err := g.cfg.Service.SectionOf(c.UserContext(), p, name, property.Options{Radius: radius})
+	if err != nil {
+		return err
+	}
+	body, err := envelope(r.Data, fiber.Map{"section": r.Meta})
+	if err != nil {
+		return err
+	}
+	return sendJSON(c, body)
+}
+
+// searchMeta is the paging meta of a search response.
+type searchMeta struct {
+	Page       int `json:"page"`
+	PerPage    int `json:"per_page"`
+	Total      int `json:"total"`
+	TotalPages int `json:"total_pages"`
+}
+
+// search: GET /v1/properties/search?zip=&city=&state=&property_type=&min_bedrooms=&max_bedrooms=&page=&per_page=
+func (g *Gateway) search(c *fiber.Ctx) error {
+	q, err := queryParams(c, "zip", "city", "state", "property_type", "min_bedrooms", "max_bedrooms", "page", "per_page")
+	if err != nil {
+		return err
+	}
+	var errs []providers.ParamError
+	f := providers.SearchFilter{City: strings.ToUpper(strings.TrimSpace(q["city"]))}
+	if z := strings.TrimSpace(q["zip"]); z != "" {
+		if len(z) != 5 || strings.Trim(z, "0123456789") != "" {
+			errs = append(errs, providers.ParamError{Parameter: "zip", Message: "must be 5 digits"})
+		}
+		f.Zip = z
+	}
+	if s := strings.ToUpper(strings.TrimSpace(q["state"])); s != "" {
+		if !address.IsState(s) {
+			errs = append(errs, providers.ParamError{Parameter: "state", Message: "must be a 2-letter USPS state code"})
+		}
+		f.State = s
+	}
+	if t := strings.TrimSpace(q["property_type"]); t != "" {
+		ok := false
+		for _, pt := range providers.PropertyTypes {
+			ok = ok || pt == t
+		}
+		if !ok {
+			errs = append(errs, providers.ParamError{Parameter: "property_type", Message: "must be one of " + strings.Join(providers.PropertyTypes, ", ")})
+		}
+		f.PropertyType = t
+	}
+	for _, b := range []struct {
+		name string
+		dst  **int
+	}{{"min_bedrooms", &f.MinBedrooms}, {"max_bedrooms", &f.MaxBedrooms}} {
+		if _, ok := q[b.name]; ok {
+			n, perr := parseInt(q, b.name, 0, 0, 100)
+			if perr != nil {
+				errs = append(errs, *perr)
+			} else {
+				*b.dst = &n
+			}
+		}
+	}
+	if f.MinBedrooms != nil && f.MaxBedrooms != nil && *f.MinBedrooms > *f.MaxBedrooms {
+		errs = append(errs, providers.ParamError{Parameter: "min_bedrooms", Message: "must not exceed max_bedrooms"})
+	}
+	var perr *providers.ParamError
+	if f.Page, perr = parseInt(q, "page", 1, 1, 1_000_000); perr != nil {
+		errs = append(errs, *perr)
+	}
+	if f.PerPage, perr = parseInt(q, "per_page", 25, 1, 100); perr != nil {
+		errs = append(errs, *perr)
+	}
+	if len(errs) > 0 {
+		return invalid(errs...)
+	}
+	props, total, err := g.cfg.Service.Search(c.UserContext(), f)
+	if err != nil {
+		return err
+	}
+	views := make([]propertyView, len(props))
+	for i := range props {
+		views[i] = viewOf(&props[i])
+	}
+	data, err := json.Marshal(views)
+	if err != nil {
+		return err
+	}
+	body, err := envelope(data, searchMeta{Page: f.Page, PerPage: f.PerPage, Total: total,
+		TotalPages: (total + f.PerPage - 1) / f.PerPage})
+	if err != nil {
+		return err
+	}
+	return sendJSON(c, body)
+}
+
+func (g *Gateway) readyz(c *fiber.Ctx) error {
+	if g.cfg.Ready == nil {
+		return c.JSON(fiber.Map{"status": "ready"})
+	}
+	ok, open := g.cfg.Ready(c.UserContext())
+	if open == nil {
+		open = []string{}
+	}
+	if !ok {
+		c.Status(fiber.StatusServiceUnavailable)
+		return c.JSON(fiber.Map{"status": "unavailable", "open_breakers": open})
+	}
+	return c.JSON(fiber.Map{"status": "ready", "open_breakers": open})
+}
+
+// enrichAll enriches several records concurrently.
+func (g *Gateway) enrichAll(ctx context.Context, ps []*providers.Property, inc []string) []map[string]property.SectionResult {
+	out := make([]map[string]property.SectionResult, len(ps))
+	if len(inc) == 0 {
+		return out
+	}
+	var wg sync.WaitGroup
+	for i, p := range ps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i] = g.cfg.Service.Enrich(ctx, p, inc, property.Options{Radius: defaultRadius})
+		}()
+	}
+	wg.Wait()
+	return out
+}

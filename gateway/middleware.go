@@ -1,0 +1,160 @@
+package gateway
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"hash/fnv"
+	"strconv"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/utils"
+	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/ratelimit"
+)
+
+// Locals keys set by the middleware.
+const (
+	localRequestID = "propertyd.request_id"
+	localKeyName   = "propertyd.key_name"
+	localIncludes  = "propertyd.includes"
+)
+
+// requestContext gives every request an id (the client's X-Request-ID when
+// it is sane, else a random one), echoes it, and sets the user context with
+// the request deadline, which every upstream call inherits.
+func (g *Gateway) requestContext(c *fiber.Ctx) error {
+	id := c.Get(fiber.HeaderXRequestID)
+	if !saneRequestID(id) {
+		var b [12]byte
+		_, _ = rand.Read(b[:])
+		id = hex.EncodeToString(b[:])
+	} else {
+		id = utils.CopyString(id)
+	}
+	c.Locals(localRequestID, id)
+	c.Set(fiber.HeaderXRequestID, id)
+	ctx, cancel := context.WithTimeout(context.Background(), g.cfg.RequestTimeout)
+	defer cancel()
+	c.SetUserContext(ctx)
+	return c.Next()
+}
+
+func saneRequestID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if b := id[i]; b < 0x21 || b > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+func requestID(c *fiber.Ctx) string {
+	id, _ := c.Locals(localRequestID).(string)
+	return id
+}
+
+var errUnauthorized = providers.Errorf(providers.KindUnauthorized, "unauthorized",
+	"a valid API key is required in the X-API-Key header")
+
+// authenticate resolves X-API-Key to a key name by comparing SHA-256 hashes
+// in constant time against every configured key. The key itself is never
+// stored or logged.
+func (g *Gateway) authenticate(c *fiber.Ctx) error {
+	presented := c.Request().Header.Peek("X-API-Key")
+	if len(presented) == 0 {
+		return errUnauthorized
+	}
+	sum := sha256.Sum256(presented)
+	name := ""
+	for _, k := range g.keys {
+		if subtle.ConstantTimeCompare(sum[:], k.SHA256[:]) == 1 {
+			name = k.Name
+		}
+	}
+	if name == "" {
+		return errUnauthorized
+	}
+	c.Locals(localKeyName, name)
+	return c.Next()
+}
+
+// costFunc returns the weight of a request, or an error for input that makes
+// the weight unknowable (an unknown include name).
+type costFunc func(c *fiber.Ctx) (int, error)
+
+func fixedCost(n int) costFunc { return func(*fiber.Ctx) (int, error) { return n, nil } }
+
+// limit charges the request's cost to its key's bucket. A refused request
+// consumes nothing and gets 429 with Retry-After; one that costs more than
+// the bucket holds gets 422 cost_exceeds_limit, since waiting cannot help.
+// A response that ends as 304 Not Modified is refunded. Every response
+// carries X-RateLimit-Limit, -Remaining, -Reset and X-Request-Cost.
+func (g *Gateway) limit(cost costFunc) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		n, err := cost(c)
+		if err != nil {
+			return err
+		}
+		name, _ := c.Locals(localKeyName).(string)
+		d := g.limiter.Reserve(name, n, g.cfg.Now())
+		setLimitHeaders(c, d, n)
+		switch {
+		case d.Impossible:
+			return &providers.Error{Kind: providers.KindUnprocessable, Code: "cost_exceeds_limit",
+				Message: "this request costs " + strconv.Itoa(n) + " units but the key's burst is " +
+					strconv.Itoa(d.Limit) + "; split it into smaller requests"}
+		case !d.Allowed:
+			return &providers.Error{Kind: providers.KindRateLimited, Code: "rate_limited",
+				Message: "rate limit exceeded for this API key", RetryAfter: d.RetryAfter}
+		}
+		err = c.Next()
+		if err == nil && c.Response().StatusCode() == fiber.StatusNotModified {
+			d.Refund(g.cfg.Now())
+			setLimitHeaders(c, d, n)
+		}
+		return err
+	}
+}
+
+func setLimitHeaders(c *fiber.Ctx, d ratelimit.Decision, cost int) {
+	c.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
+	c.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
+	c.Set("X-RateLimit-Reset", strconv.Itoa(int((d.Reset+time.Second-1)/time.Second)))
+	c.Set("X-Request-Cost", strconv.Itoa(cost))
+}
+
+// sendJSON writes a 200 JSON body with a strong ETag over its bytes; a GET
+// whose If-None-Match names that ETag gets 304 with no body instead.
+func sendJSON(c *fiber.Ctx, body []byte) error {
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	if c.Method() != fiber.MethodGet {
+		return c.Send(body)
+	}
+	h := fnv.New64a()
+	_, _ = h.Write(body)
+	etag := `"` + strconv.FormatUint(h.Sum64(), 36) + `"`
+	c.Set(fiber.HeaderETag, etag)
+	if inm := c.Get(fiber.HeaderIfNoneMatch); inm != "" && etagMatches(inm, etag) {
+		c.Status(fiber.StatusNotModified)
+		c.Response().ResetBody()
+		return nil
+	}
+	return c.Send(body)
+}
+
+// etagMatches implements If-None-Match's weak comparison over a list.
+func etagMatches(header, etag string) bool {
+	for _, part := range splitComma(header) {
+		if part == "*" || part == etag || part == "W/"+etag {
+			return true
+		}
+	}
+	return false
+}

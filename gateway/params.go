@@ -1,0 +1,190 @@
+package gateway
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/propertyd/propertyd/providers"
+)
+
+// maxParamLen bounds any single query parameter value.
+const maxParamLen = 200
+
+// queryParams reads the query string strictly: every parameter must be one
+// of allowed, appear at most once, be valid UTF-8 without control characters
+// and be at most maxParamLen bytes. Values are copied, so they outlive the
+// request. All problems are reported at once.
+func queryParams(c *fiber.Ctx, allowed ...string) (map[string]string, error) {
+	out := map[string]string{}
+	var errs []providers.ParamError
+	seen := map[string]bool{}
+	c.Context().QueryArgs().VisitAll(func(k, v []byte) {
+		name := string(k)
+		ok := false
+		for _, a := range allowed {
+			if a == name {
+				ok = true
+				break
+			}
+		}
+		switch {
+		case !ok:
+			errs = append(errs, providers.ParamError{Parameter: printable(name), Message: "unknown parameter (allowed: " + strings.Join(allowed, ", ") + ")"})
+		case seen[name]:
+			errs = append(errs, providers.ParamError{Parameter: name, Message: "given more than once"})
+		case len(v) > maxParamLen:
+			errs = append(errs, providers.ParamError{Parameter: name, Message: "longer than " + strconv.Itoa(maxParamLen) + " bytes"})
+		case !utf8.Valid(v) || hasControl(v):
+			errs = append(errs, providers.ParamError{Parameter: name, Message: "contains invalid characters"})
+		default:
+			out[name] = string(v)
+		}
+		seen[name] = true
+	})
+	if len(errs) > 0 {
+		return nil, invalid(errs...)
+	}
+	return out, nil
+}
+
+func invalid(errs ...providers.ParamError) *providers.Error {
+	names := make([]string, len(errs))
+	for i, e := range errs {
+		names[i] = e.Parameter
+	}
+	return &providers.Error{Kind: providers.KindInvalid, Code: "invalid_parameter",
+		Message: "invalid parameter: " + strings.Join(names, ", "), Params: errs}
+}
+
+func hasControl(b []byte) bool {
+	for _, r := range string(b) {
+		if r < 0x20 || r == 0x7f {
+			return true
+		}
+	}
+	return false
+}
+
+// printable makes an unknown parameter name safe to echo.
+func printable(s string) string {
+	if len(s) > 40 {
+		s = s[:40]
+	}
+	if !utf8.ValidString(s) || hasControl([]byte(s)) {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+func splitComma(s string) []string {
+	parts := strings.Split(s, ",")
+	out := parts[:0]
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// parseIncludes reads include=: a comma-separated list of section names in
+// which blanks and duplicates are ignored; an unknown name is invalid and
+// the error lists the allowed ones. The result is in canonical order.
+func (g *Gateway) parseIncludes(raw string) ([]string, error) {
+	want := map[string]bool{}
+	for _, name := range splitComma(raw) {
+		name = strings.ToLower(name)
+		if !g.allowed[name] {
+			return nil, invalid(providers.ParamError{Parameter: "include",
+				Message: "unknown section " + strconv.Quote(printable(name)) + " (allowed: " + strings.Join(g.sectionList(), ", ") + ")"})
+		}
+		want[name] = true
+	}
+	var out []string
+	for _, name := range providers.SectionNames {
+		if want[name] {
+			out = append(out, name)
+		}
+	}
+	return out, nil
+}
+
+func (g *Gateway) sectionList() []string {
+	var out []string
+	for _, name := range providers.SectionNames {
+		if g.allowed[name] {
+			out = append(out, name)
+		}
+	}
+	if len(out) == 0 {
+		return []string{"(none configured)"}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// includes parses include= once per request and keeps the result, since the
+// cost function and the handler both need it.
+func (g *Gateway) includes(c *fiber.Ctx) ([]string, error) {
+	if v, ok := c.Locals(localIncludes).([]string); ok {
+		return v, nil
+	}
+	args := c.Context().QueryArgs()
+	if n := len(args.PeekMulti("include")); n > 1 {
+		return nil, invalid(providers.ParamError{Parameter: "include", Message: "given more than once"})
+	}
+	inc, err := g.parseIncludes(string(args.Peek("include")))
+	if err != nil {
+		return nil, err
+	}
+	if inc == nil {
+		inc = []string{}
+	}
+	c.Locals(localIncludes, inc)
+	return inc, nil
+}
+
+// costOfIncludes is 1 plus 1 per distinct section included.
+func (g *Gateway) costOfIncludes(c *fiber.Ctx) (int, error) {
+	inc, err := g.includes(c)
+	if err != nil {
+		return 0, err
+	}
+	return 1 + len(inc), nil
+}
+
+// parseInt reads an integer parameter within [min, max].
+func parseInt(params map[string]string, name string, def, min, max int) (int, *providers.ParamError) {
+	v, ok := params[name]
+	if !ok {
+		return def, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil {
+		return 0, &providers.ParamError{Parameter: name, Message: "must be an integer"}
+	}
+	if n < min || n > max {
+		return 0, &providers.ParamError{Parameter: name, Message: "must be between " + strconv.Itoa(min) + " and " + strconv.Itoa(max)}
+	}
+	return n, nil
+}
+
+// parseFloat reads a required finite number within [min, max].
+func parseFloat(params map[string]string, name string, min, max float64) (float64, *providers.ParamError) {
+	v, ok := params[name]
+	if !ok || strings.TrimSpace(v) == "" {
+		return 0, &providers.ParamError{Parameter: name, Message: "is required"}
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || f != f {
+		return 0, &providers.ParamError{Parameter: name, Message: "must be a number"}
+	}
+	if f < min || f > max {
+		return 0, &providers.ParamError{Parameter: name, Message: "must be between " +
+			strconv.FormatFloat(min, 'f', -1, 64) + " and " + strconv.FormatFloat(max, 'f', -1, 64)}
+	}
+	return f, nil
+}

@@ -1,0 +1,72 @@
+package property
+
+import (
+	"context"
+	"sync"
+
+	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/address"
+)
+
+// MaxBatch is the most addresses one batch may hold.
+const MaxBatch = 25
+
+// BatchItem is one address of a batch with the client's optional id.
+type BatchItem struct {
+	ID      string
+	Address providers.Address
+}
+
+// BatchOutcome is the result for one item: either Property or Err is set.
+type BatchOutcome struct {
+	Index    int
+	Item     BatchItem
+	Property *providers.Property
+	// FromDatabase is true when the record existed before this batch.
+	FromDatabase bool
+	Err          error
+}
+
+// Batch looks every item up as Lookup does, concurrently within the
+// configured bound, and returns one outcome per item in input order: no
+// item is ever dropped and one bad address never fails the others. Items
+// that normalize to the same address share one lookup (one geocoder call).
+// The caller validates the batch size.
+func (s *Service) Batch(ctx context.Context, items []BatchItem) []BatchOutcome {
+	out := make([]BatchOutcome, len(items))
+	byKey := map[string][]int{}
+	var keys []string
+	norm := make([]address.Normalized, len(items))
+	for i, it := range items {
+		out[i] = BatchOutcome{Index: i, Item: it}
+		n, err := address.Normalize(it.Address)
+		if err != nil {
+			out[i].Err = err
+			continue
+		}
+		norm[i] = n
+		k := n.Key()
+		if _, seen := byKey[k]; !seen {
+			keys = append(keys, k)
+		}
+		byKey[k] = append(byKey[k], i)
+	}
+	sem := make(chan struct{}, s.cfg.BatchConcurrency)
+	var wg sync.WaitGroup
+	for _, k := range keys {
+		idx := byKey[k]
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			p, src, err := s.lookupNormalized(ctx, norm[idx[0]])
+			for _, i := range idx {
+				out[i].Property, out[i].Err = p, err
+				out[i].FromDatabase = err == nil && !src.Created
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}

@@ -1,0 +1,159 @@
+package property
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/guard"
+)
+
+// Options are the per-request knobs of the sections.
+type Options struct {
+	// Radius is the amenities search radius in metres.
+	Radius int
+}
+
+// Section is one enrichment section: where its data comes from, the natural
+// key it is cached under (a tract for ACS, a point for flood, a point and a
+// radius for amenities), and how long a value stays fresh. Values are kept
+// in the store as JSON, so a restart serves what is still fresh without an
+// upstream call, and an expired value is served as stale when the upstream
+// fails. Build Sections in configuration; the Service owns them afterwards.
+type Section struct {
+	Name    string
+	Source  string // module name, reported when the value does not say
+	TTL     time.Duration
+	Breaker *guard.Breaker
+	// Key returns the natural key of p's data, or ok=false when p lacks what
+	// the section needs (a reverse-geocoded point outside any tract, say).
+	Key func(p *providers.Property, o Options) (key string, ok bool)
+	// Fetch calls the provider module.
+	Fetch func(ctx context.Context, p *providers.Property, o Options) (any, error)
+
+	svc *Service
+}
+
+// Section statuses and cache outcomes reported in meta.sections.
+const (
+	StatusOK          = "ok"
+	StatusStale       = "stale"
+	StatusUnavailable = "unavailable"
+	CacheHit          = "hit"
+	CacheMiss         = "miss"
+)
+
+// SectionResult is one section of a response: its JSON value (nil when
+// unavailable) and how it was produced.
+type SectionResult struct {
+	Data json.RawMessage
+	Meta providers.SectionMeta
+}
+
+// Enrich fetches the named sections of p in parallel, each under its own
+// breaker and timeout. A failing section never fails the others: it comes
+// back with status unavailable (or stale, with the expired value).
+func (s *Service) Enrich(ctx context.Context, p *providers.Property, names []string, o Options) map[string]SectionResult {
+	out := make(map[string]SectionResult, len(names))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, name := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, _ := s.SectionOf(ctx, p, name, o)
+			mu.Lock()
+			out[name] = r
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// SectionOf returns one section of p. The error is non-nil exactly when the
+// result has no data (status unavailable): KindInvalid for an unknown
+// section, KindUnprocessable (section_not_applicable) when p lacks what the
+// section needs, else the upstream's error.
+func (s *Service) SectionOf(ctx context.Context, p *providers.Property, name string, o Options) (SectionResult, error) {
+	sec, ok := s.cfg.Sections[name]
+	if !ok {
+		err := providers.Errorf(providers.KindUnavailable, "section_not_configured", "the %s section is not configured", name)
+		return SectionResult{Meta: providers.SectionMeta{Status: StatusUnavailable, Error: err.Code}}, err
+	}
+	return sec.get(ctx, p, o)
+}
+
+func (sec *Section) get(ctx context.Context, p *providers.Property, o Options) (SectionResult, error) {
+	key, ok := sec.Key(p, o)
+	if !ok {
+		err := providers.Errorf(providers.KindUnprocessable, "section_not_applicable",
+			"the %s section needs data this property does not have", sec.Name)
+		return sec.unavailable(err), err
+	}
+	store := sec.svc.cfg.Store
+	now := sec.svc.cfg.Now()
+	cached, err := store.Section(ctx, sec.Name, key)
+	if err != nil && providers.KindOf(err) != providers.KindNotFound {
+		cached = nil // a read error is served like a miss
+	}
+	if cached != nil && now.Before(cached.ExpiresAt) {
+		return sec.result(cached, StatusOK, CacheHit), nil
+	}
+	v, err := sec.svc.shared(ctx, "sec:"+sec.Name+":"+key, func(ctx context.Context) (any, error) {
+		val, err := guard.Do(ctx, sec.Breaker, func(ctx context.Context) (any, error) { return sec.Fetch(ctx, p, o) })
+		if err != nil {
+			return nil, err
+		}
+		data, err := json.Marshal(val)
+		if err != nil {
+			return nil, providers.Wrap(err, providers.KindInternal, "internal_error", "could not encode a section")
+		}
+		var tags struct {
+			Source  string `json:"source"`
+			Vintage string `json:"vintage"`
+		}
+		_ = json.Unmarshal(data, &tags)
+		if tags.Source == "" {
+			tags.Source = sec.Source
+		}
+		fetched := sec.svc.cfg.Now().UTC()
+		rec := providers.SectionRecord{Section: sec.Name, Key: key, Data: data, Source: tags.Source,
+			Vintage: tags.Vintage, FetchedAt: fetched, ExpiresAt: fetched.Add(sec.TTL)}
+		if err := store.PutSection(ctx, rec); err != nil {
+			return nil, err
+		}
+		return &rec, nil
+	})
+	if err == nil {
+		return sec.result(v.(*providers.SectionRecord), StatusOK, CacheMiss), nil
+	}
+	if cached != nil && providers.KindOf(err) != providers.KindCanceled {
+		r := sec.result(cached, StatusStale, CacheHit)
+		r.Meta.Error = providers.CodeOf(err)
+		return r, nil
+	}
+	return sec.unavailable(err), err
+}
+
+func (sec *Section) result(r *providers.SectionRecord, status, cache string) SectionResult {
+	fetched, expires := r.FetchedAt.UTC(), r.ExpiresAt.UTC()
+	src := r.Source
+	if src == "" {
+		src = sec.Source
+	}
+	return SectionResult{Data: r.Data, Meta: providers.SectionMeta{
+		Status: status, Source: src, Vintage: r.Vintage, FetchedAt: &fetched, ExpiresAt: &expires, Cache: cache,
+	}}
+}
+
+func (sec *Section) unavailable(err error) SectionResult {
+	m := providers.SectionMeta{Status: StatusUnavailable, Source: sec.Source, Cache: CacheMiss, Error: providers.CodeOf(err)}
+	if ra := providers.As(err).RetryAfter; ra > 0 {
+		secs := int((ra + time.Second - 1) / time.Second)
+		m.RetryAfter = &secs
+	}
+	return SectionResult{Meta: m}
+}

@@ -1,0 +1,253 @@
+// Package property is propertyd's core: it resolves addresses and
+// coordinates to property records (normalize, look up by key, geocode once,
+// save), enriches records with sections from provider modules, and runs
+// batches. It knows the provider and store interfaces, not HTTP and not any
+// upstream's wire format; the gateway turns its results into responses.
+package property
+
+import (
+	"context"
+	"time"
+
+	"github.com/propertyd/propertyd/cache"
+	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/address"
+	"github.com/propertyd/propertyd/providers/guard"
+	"golang.org/x/sync/singleflight"
+)
+
+// Config is what a Service is built from. Geocoder and Store are required.
+type Config struct {
+	Store providers.Store
+	// Cache holds remembered geocoder misses; nil remembers none.
+	Cache *cache.Cache
+
+	Geocoder        providers.Geocoder
+	GeocoderName    string // module name, reported as the record's source
+	GeocoderBreaker *guard.Breaker
+
+	Reverse        providers.ReverseGeocoder
+	ReverseName    string
+	ReverseBreaker *guard.Breaker
+
+	// MissTTL is how long an address the geocoder could not match is
+	// answered 404 without asking again (default 1h; negative: never).
+	MissTTL time.Duration
+	// ReverseRadius is how far (metres) an existing record may be from a
+	// reverse lookup's point to be returned instead of a new one (default 50).
+	ReverseRadius float64
+	// BatchConcurrency bounds the lookups of one batch in flight (default 8).
+	BatchConcurrency int
+
+	// FairMarketRents, when set, is read by the housing section wiring.
+	FairMarketRents        providers.FairMarketRentProvider
+	FairMarketRentsBreaker *guard.Breaker
+
+	// Sections are the enrichment sections by name; see Section.
+	Sections map[string]*Section
+
+	// Now returns the current time; nil means time.Now.
+	Now func() time.Time
+}
+
+// Service resolves and enriches property records. Safe for concurrent use.
+type Service struct {
+	cfg    Config
+	flight singleflight.Group
+}
+
+// New returns a Service; it applies Config defaults.
+func New(cfg Config) *Service {
+	if cfg.MissTTL == 0 {
+		cfg.MissTTL = time.Hour
+	}
+	if cfg.ReverseRadius <= 0 {
+		cfg.ReverseRadius = 50
+	}
+	if cfg.BatchConcurrency <= 0 {
+		cfg.BatchConcurrency = 8
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	s := &Service{cfg: cfg}
+	for _, sec := range cfg.Sections {
+		sec.svc = s
+	}
+	return s
+}
+
+// Source names where a lookup's record came from.
+type Source struct {
+	// Geocoder is the module that produced the record (its Source).
+	Geocoder string
+	// Created is true when this call created the record.
+	Created bool
+}
+
+// Get returns the record with id: KindNotFound (property_not_found).
+func (s *Service) Get(ctx context.Context, id int64) (*providers.Property, error) {
+	return s.cfg.Store.Property(ctx, id)
+}
+
+// Search returns a page of records and the total; KindInvalid for bad paging.
+func (s *Service) Search(ctx context.Context, f providers.SearchFilter) ([]providers.Property, int, error) {
+	return s.cfg.Store.Search(ctx, f)
+}
+
+// Lookup resolves a client-typed address to its record, creating it on
+// first sight through the geocoder. A spelling seen before costs no upstream
+// call; concurrent first lookups of one spelling make one geocoder call.
+//
+// Errors: KindInvalid (bad fields), KindUnprocessable (not_a_property for PO
+// boxes), KindNotFound (address_not_found), and the geocoder's upstream kinds.
+func (s *Service) Lookup(ctx context.Context, a providers.Address) (*providers.Property, Source, error) {
+	n, err := address.Normalize(a)
+	if err != nil {
+		return nil, Source{}, err
+	}
+	return s.lookupNormalized(ctx, n)
+}
+
+func (s *Service) lookupNormalized(ctx context.Context, n address.Normalized) (*providers.Property, Source, error) {
+	key := n.Key()
+	if p, err := s.cfg.Store.PropertyByKey(ctx, key); err == nil {
+		return p, Source{Geocoder: p.Source}, nil
+	} else if providers.KindOf(err) != providers.KindNotFound {
+		return nil, Source{}, err
+	}
+	if _, missed := s.cfg.Cache.Get("miss:" + key); missed {
+		return nil, Source{}, providers.ErrNoMatch
+	}
+	type result struct {
+		p       *providers.Property
+		created bool
+	}
+	v, err := s.shared(ctx, "geo:"+key, func(ctx context.Context) (any, error) {
+		loc, err := guard.Do(ctx, s.cfg.GeocoderBreaker, func(ctx context.Context) (providers.Location, error) {
+			return s.cfg.Geocoder.Geocode(ctx, n.Building())
+		})
+		if err != nil {
+			if providers.CodeOf(err) == providers.ErrNoMatch.Code && s.cfg.MissTTL > 0 {
+				s.cfg.Cache.Set("miss:"+key, true, int64(len(key)+32), s.cfg.MissTTL)
+			}
+			return nil, err
+		}
+		canonical := address.Canonical(loc.MatchedAddress)
+		keys := []string{key}
+		if ck := canonicalKey(loc, n.Unit); ck != "" && ck != key {
+			keys = append(keys, ck)
+		}
+		now := s.cfg.Now().UTC()
+		p, created, err := s.cfg.Store.Save(ctx, providers.NewProperty{
+			Property: providers.Property{
+				StreetAddress: loc.Street, Unit: n.Unit, City: loc.City, State: loc.State, ZipCode: loc.Zip,
+				County: loc.County, FIPSCode: loc.FIPSCode, CensusTract: loc.CensusTract,
+				Latitude: loc.Point.Lat, Longitude: loc.Point.Lng,
+				Source: s.cfg.GeocoderName, CreatedAt: now, UpdatedAt: now,
+			},
+			Canonical: canonical,
+			Keys:      keys,
+		})
+		if err != nil {
+			return nil, err
+		}
+		return result{p, created}, nil
+	})
+	if err != nil {
+		return nil, Source{}, err
+	}
+	r := v.(result)
+	return r.p, Source{Geocoder: r.p.Source, Created: r.created}, nil
+}
+
+// canonicalKey is the lookup key of the geocoder's own spelling, so a client
+// that later types the canonical address finds the record without a call.
+func canonicalKey(loc providers.Location, unit string) string {
+	n, err := address.Normalize(providers.Address{Street: loc.Street, City: loc.City, State: loc.State, Zip: loc.Zip})
+	if err != nil {
+		return ""
+	}
+	n.Unit = unit
+	return n.Key()
+}
+
+// Reverse returns the nearest existing record within the configured radius
+// of p, or reverse geocodes p and creates a record holding its coordinates
+// and census geographies. Errors: KindInvalid for out-of-range coordinates,
+// KindNotFound (location_not_found) outside any county, and upstream kinds.
+func (s *Service) Reverse(ctx context.Context, p providers.Point) (*providers.Property, Source, error) {
+	if err := ValidatePoint(p); err != nil {
+		return nil, Source{}, err
+	}
+	if rec, err := s.cfg.Store.Nearest(ctx, p, s.cfg.ReverseRadius); err == nil {
+		return rec, Source{Geocoder: rec.Source}, nil
+	} else if providers.KindOf(err) != providers.KindNotFound {
+		return nil, Source{}, err
+	}
+	if s.cfg.Reverse == nil {
+		return nil, Source{}, providers.Errorf(providers.KindUnavailable, "upstream_unavailable", "no reverse geocoder is configured")
+	}
+	type result struct {
+		rec     *providers.Property
+		created bool
+	}
+	v, err := s.shared(ctx, "rev:"+p.Key(), func(ctx context.Context) (any, error) {
+		// A concurrent caller may have created a record nearby meanwhile.
+		if rec, err := s.cfg.Store.Nearest(ctx, p, s.cfg.ReverseRadius); err == nil {
+			return result{rec, false}, nil
+		}
+		loc, err := guard.Do(ctx, s.cfg.ReverseBreaker, func(ctx context.Context) (providers.Location, error) {
+			return s.cfg.Reverse.Reverse(ctx, p)
+		})
+		if err != nil {
+			return nil, err
+		}
+		now := s.cfg.Now().UTC()
+		rec, created, err := s.cfg.Store.Save(ctx, providers.NewProperty{Property: providers.Property{
+			State: loc.State, County: loc.County, FIPSCode: loc.FIPSCode, CensusTract: loc.CensusTract,
+			Latitude: p.Lat, Longitude: p.Lng, Source: s.cfg.ReverseName, CreatedAt: now, UpdatedAt: now,
+		}})
+		if err != nil {
+			return nil, err
+		}
+		return result{rec, created}, nil
+	})
+	if err != nil {
+		return nil, Source{}, err
+	}
+	r := v.(result)
+	return r.rec, Source{Geocoder: r.rec.Source, Created: r.created}, nil
+}
+
+// ValidatePoint checks that p is a WGS84 coordinate.
+func ValidatePoint(p providers.Point) error {
+	var errs []providers.ParamError
+	if !(p.Lat >= -90 && p.Lat <= 90) {
+		errs = append(errs, providers.ParamError{Parameter: "lat", Message: "must be a number between -90 and 90"})
+	}
+	if !(p.Lng >= -180 && p.Lng <= 180) {
+		errs = append(errs, providers.ParamError{Parameter: "lng", Message: "must be a number between -180 and 180"})
+	}
+	if len(errs) > 0 {
+		return &providers.Error{Kind: providers.KindInvalid, Code: "invalid_parameter",
+			Message: "invalid coordinates", Params: errs}
+	}
+	return nil
+}
+
+// shared runs fn once for all concurrent callers with the same key. The
+// call runs detached from any one caller's cancellation (its own deadline
+// comes from the breaker's timeout), so a client that goes away does not
+// fail the others; each caller still stops waiting when its own ctx ends.
+func (s *Service) shared(ctx context.Context, key string, fn func(context.Context) (any, error)) (any, error) {
+	ch := s.flight.DoChan(key, func() (any, error) {
+		return fn(context.WithoutCancel(ctx))
+	})
+	select {
+	case r := <-ch:
+		return r.Val, r.Err
+	case <-ctx.Done():
+		return nil, providers.As(ctx.Err())
+	}
+}
