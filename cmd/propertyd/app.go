@@ -68,7 +68,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	svcCfg := property.Config{
 		Store: st, Cache: m.cache, MissTTL: cfg.Cache.MissTTL.D(),
 		ReverseRadius: cfg.ReverseRadiusMeters, BatchConcurrency: cfg.BatchConcurrency,
-		Sections: map[string]*property.Section{},
+		Sections: map[string]*property.Section{}, Logger: m.Logger,
 	}
 	// svc is set below; osm-walk reads amenities through it lazily.
 	var svc *property.Service

@@ -3,6 +3,7 @@ package property
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -130,6 +131,7 @@ func (sec *Section) get(ctx context.Context, p *providers.Property, o Options) (
 	if err == nil {
 		return sec.result(v.(*providers.SectionRecord), StatusOK, CacheMiss), nil
 	}
+	sec.logFailure(err, cached != nil)
 	if cached != nil && providers.KindOf(err) != providers.KindCanceled {
 		r := sec.result(cached, StatusStale, CacheHit)
 		r.Meta.Error = providers.CodeOf(err)
@@ -156,4 +158,21 @@ func (sec *Section) unavailable(err error) SectionResult {
 		m.RetryAfter = &secs
 	}
 	return SectionResult{Meta: m}
+}
+
+// logFailure records why a section could not be fetched. A misconfigured
+// module (a missing or invalid API key) is an error an operator must fix;
+// other upstream failures are warnings, since breakers and stale values
+// absorb them.
+func (sec *Section) logFailure(err error, stale bool) {
+	pe := providers.As(err)
+	if pe.Kind == providers.KindCanceled {
+		return
+	}
+	level := slog.LevelWarn
+	if pe.Code == "upstream_misconfigured" {
+		level = slog.LevelError
+	}
+	sec.svc.cfg.Logger.Log(context.Background(), level, "section unavailable",
+		"section", sec.Name, "module", sec.Source, "code", pe.Code, "served_stale", stale, "error", err.Error())
 }

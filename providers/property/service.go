@@ -7,6 +7,7 @@ package property
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/propertyd/propertyd/cache"
@@ -48,6 +49,9 @@ type Config struct {
 
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
+	// Logger receives section failures (never addresses or keys); nil
+	// discards them.
+	Logger *slog.Logger
 }
 
 // Service resolves and enriches property records. Safe for concurrent use.
@@ -69,6 +73,9 @@ func New(cfg Config) *Service {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Service{cfg: cfg}
 	for _, sec := range cfg.Sections {
