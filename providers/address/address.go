@@ -22,9 +22,9 @@ const CodeNotAProperty = "not_a_property"
 // no address. It is a plain value, safe to copy and share.
 type Normalized struct {
 	// Street is the building address in USPS standard form: upper case,
-	// punctuation removed (except '-' in house numbers such as "123-45" and
-	// '/' in fractions such as "1/2"), single spaces, directionals and the
-	// street suffix abbreviated: "123 N MAIN ST".
+	// punctuation removed (except a '-' or '/' between two digits, as in
+	// the house number "123-45" or the fraction "1/2"), single spaces,
+	// directionals and the street suffix abbreviated: "123 N MAIN ST".
 	Street string
 	// Unit is the secondary unit parsed off the street, designator
 	// abbreviated ("APT 4B", "STE 200", "BLDG C APT 4"), or "# 12" when only
@@ -69,6 +69,9 @@ func (n Normalized) Building() providers.Address {
 // A valid street that is a post office box or private mailbox returns a
 // KindUnprocessable error with code CodeNotAProperty naming street.
 //
+// The strings of the result may share memory with a's fields (an input
+// already in standard form is not copied): a caller whose strings are only
+// valid for a while, such as Fiber's request values, copies them first.
 // Normalize is safe for concurrent use.
 func Normalize(a providers.Address) (Normalized, error) {
 	street := strings.TrimSpace(a.Street)
@@ -109,7 +112,7 @@ func Normalize(a providers.Address) (Normalized, error) {
 		return Normalized{}, invalid(errs)
 	}
 
-	var buf [maxTokens]token
+	var buf [maxTokens]string
 	toks := tokenize(strings.ToUpper(street), buf[:0])
 	if isPOBox(toks) {
 		return Normalized{}, &providers.Error{
@@ -197,24 +200,24 @@ func invalid(errs []providers.ParamError) error {
 // punctuation removed, single spaces. Use it wherever a client gives a city
 // (a search filter, say) so it compares equal to stored records.
 func City(s string) string {
-	var buf [maxTokens]token
+	var buf [maxTokens]string
 	return joinWords(dropHashes(tokenize(strings.ToUpper(s), buf[:0])))
 }
 
-// joinWords joins token texts with single spaces.
-func joinWords(w []token) string {
+// joinWords joins words with single spaces.
+func joinWords(w []string) string {
 	switch len(w) {
 	case 0:
 		return ""
 	case 1:
-		return w[0].text
+		return w[0]
 	}
 	var b strings.Builder
 	for i, t := range w {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(t.text)
+		b.WriteString(t)
 	}
 	return b.String()
 }
@@ -261,7 +264,7 @@ func Canonical(matchedAddress string) string {
 		}
 		switch i {
 		case 0:
-			var buf [maxTokens]token
+			var buf [maxTokens]string
 			street, _ := normalizeStreet(tokenize(strings.ToUpper(part), buf[:0]), false)
 			b.WriteString(street)
 		case 2:

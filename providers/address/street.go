@@ -12,20 +12,22 @@ import (
 // as a street); use Normalize for client input. Unit is empty when the line
 // names none. It is safe for concurrent use.
 func ParseUnit(street string) (building, unit string) {
-	var buf [maxTokens]token
+	var buf [maxTokens]string
 	return normalizeStreet(tokenize(strings.ToUpper(street), buf[:0]), true)
 }
 
 // normalizeStreet turns the tokens of an upper-cased street line into the
 // normalized building street and, when withUnit is set, the unit parsed off
 // its end.
-func normalizeStreet(toks []token, withUnit bool) (building, unit string) {
+func normalizeStreet(toks []string, withUnit bool) (building, unit string) {
 	end := len(toks)
 	if withUnit {
+		var cbuf [maxTokens + 1]int
+		p := newUnitParser(toks, cbuf[:0])
 		var ubuf [4]unitSpan
 		units := ubuf[:0]
 		for {
-			u, start, ok := lastUnit(toks[:end])
+			u, start, ok := p.lastUnit(end)
 			if !ok {
 				break
 			}
@@ -37,6 +39,55 @@ func normalizeStreet(toks []token, withUnit bool) (building, unit string) {
 	return buildingStreet(dropHashes(toks[:end])), unit
 }
 
+// unitParser parses units off the end of a street line. It precomputes what
+// the guards need about every prefix of the line, so parsing many units
+// stays linear.
+type unitParser struct {
+	toks []string
+	// count[i] is the number of words (tokens other than '#') in toks[:i].
+	count []int
+	// house is the house number length, in words, of any prefix of two
+	// words or more (it depends on the first two words only).
+	house int
+	// letter is the word position of the first word past the house number
+	// holding a letter, or len(toks) when there is none.
+	letter int
+}
+
+// newUnitParser returns a parser of toks that keeps p.count in count's
+// storage when it fits. (A value, not a pointer: the buffers stay on the
+// caller's stack.)
+func newUnitParser(toks []string, count []int) unitParser {
+	p := unitParser{toks: toks, letter: len(toks)}
+	var wbuf [2]string
+	w := wbuf[:0]
+	n := 0
+	count = append(count, 0)
+	for _, t := range toks {
+		if t != hash {
+			if len(w) < 2 {
+				w = append(w, t)
+			}
+			n++
+		}
+		count = append(count, n)
+	}
+	p.count = count
+	p.house = houseLen(w)
+	pos := 0
+	for _, t := range toks {
+		if t == hash {
+			continue
+		}
+		if pos >= p.house && hasLetter(t) {
+			p.letter = pos
+			break
+		}
+		pos++
+	}
+	return p
+}
+
 // unitSpan is one parsed secondary unit: its standard designator ("APT", or
 // "#" when only a pound sign was given) and its identifier ("4B"), which is
 // empty for designators that stand alone ("REAR").
@@ -45,16 +96,16 @@ type unitSpan struct {
 	id         string
 }
 
-// lastUnit parses the secondary unit that ends toks, if any, and returns it
-// with the index of its first token. A unit is "DESIGNATOR ID", "# ID",
-// "DESIGNATOR # ID", a designator run into its number ("APT4B") or a
-// standalone designator ("REAR"). Units are parsed from the end, so several
-// in a row ("BLDG C APT 4") are all found. The building left over must still
-// look like a street (see rangeGuard and standaloneGuard), so that "123 Lot
-// St" keeps its street name.
-func lastUnit(toks []token) (u unitSpan, start int, ok bool) {
-	e := len(toks)
-	for e > 0 && toks[e-1].text == hash { // "APT 4 #": the sign is noise
+// lastUnit parses the secondary unit that ends toks[:e], if any, and
+// returns it with the index of its first token. A unit is "DESIGNATOR ID",
+// "# ID", "DESIGNATOR # ID", a designator run into its number ("APT4B") or
+// a standalone designator ("REAR"). Units are parsed from the end, so
+// several in a row ("BLDG C APT 4") are all found. The building left over
+// must still look like a street (see rangeGuard and standaloneGuard), so
+// that "123 Lot St" keeps its street name.
+func (p *unitParser) lastUnit(e int) (u unitSpan, start int, ok bool) {
+	toks := p.toks
+	for e > 0 && toks[e-1] == hash { // "APT 4 #": the sign is noise
 		e--
 	}
 	if e == 0 {
@@ -64,51 +115,78 @@ func lastUnit(toks []token) (u unitSpan, start int, ok bool) {
 	// first: the building writes it as one word ("NE"), and the normalized
 	// line must parse as the input did.
 	if e >= 3 {
-		if id, ok := mergeDirectionals(toks[e-2].text, toks[e-1].text); ok {
-			if u, start, ok := unitBefore(toks, e-2, id); ok {
+		if id, ok := mergeDirectionals(toks[e-2], toks[e-1]); ok {
+			if u, start, ok := p.unitBefore(e-2, id); ok {
 				return u, start, true
 			}
 		}
 	}
-	last := toks[e-1].text
+	last := toks[e-1]
 	if validID(last) {
-		if u, start, ok := unitBefore(toks, e-1, last); ok {
+		if u, start, ok := p.unitBefore(e-1, last); ok {
 			return u, start, true
 		}
 	}
-	if std, id, ok := splitDesignator(last); ok && rangeGuard(toks[:e-1]) {
+	if std, id, ok := splitDesignator(last); ok && p.rangeGuard(e-1) {
 		return unitSpan{designator: std, id: id}, e - 1, true
 	}
-	if std, ok := designators[last]; ok && standalone[std] && standaloneGuard(toks[:e-1]) {
+	if std, ok := designators[last]; ok && standalone[std] && p.standaloneGuard(e-1) {
 		return unitSpan{designator: std}, e - 1, true
 	}
 	return unitSpan{}, 0, false
 }
 
-// unitBefore parses the designator of identifier id, which starts at toks[i]:
-// "APT 4", "# 4" or "APT # 4". When the building would end in a designator
-// word and be too short without it ("0 UNIT # 4"), the pound sign alone is
-// the designator.
-func unitBefore(toks []token, i int, id string) (u unitSpan, start int, ok bool) {
+// unitBefore parses the designator of identifier id, which starts at
+// toks[i]: "APT 4", "# 4" or "APT # 4". When the building would end in a
+// designator word and be too short without it ("0 UNIT # 4"), the pound
+// sign alone is the designator.
+func (p *unitParser) unitBefore(i int, id string) (u unitSpan, start int, ok bool) {
+	toks := p.toks
 	d := i - 1
 	if d < 0 {
 		return unitSpan{}, 0, false
 	}
-	if toks[d].text != hash {
-		if std, ok := rangeDesignator(toks[d].text); ok && rangeGuard(toks[:d]) {
+	if toks[d] != hash {
+		if std, ok := rangeDesignator(toks[d]); ok && p.rangeGuard(d) {
 			return unitSpan{designator: std, id: id}, d, true
 		}
 		return unitSpan{}, 0, false
 	}
 	if d > 0 {
-		if std, ok := rangeDesignator(toks[d-1].text); ok && rangeGuard(toks[:d-1]) {
+		if std, ok := rangeDesignator(toks[d-1]); ok && p.rangeGuard(d-1) {
 			return unitSpan{designator: std, id: id}, d - 1, true
 		}
 	}
-	if rangeGuard(toks[:d]) {
+	if p.rangeGuard(d) {
 		return unitSpan{designator: hash, id: id}, d, true
 	}
 	return unitSpan{}, 0, false
+}
+
+// rangeGuard reports whether toks[:end] may be left as the building when a
+// unit with an identifier follows: at least two words, one of them past
+// the house number with a letter in it.
+func (p *unitParser) rangeGuard(end int) bool {
+	c := p.count[end]
+	return c >= 2 && p.letter < c
+}
+
+// standaloneGuard reports whether toks[:end] may be left as the building
+// when a standalone designator such as REAR follows: the street past the
+// house number has at least two words and ends in a suffix or directional,
+// so "100 Park Side" and "45 Ocean Front" keep their names.
+func (p *unitParser) standaloneGuard(end int) bool {
+	if p.count[end] < 2 || p.count[end]-p.house < 2 {
+		return false
+	}
+	i := end - 1
+	if p.toks[i] == hash { // runs of '#' are one token
+		i--
+	}
+	last := p.toks[i]
+	_, suffix := suffixes[last]
+	_, dir := directionals[last]
+	return suffix || dir
 }
 
 // splitDesignator splits a designator typed run into its identifier
@@ -155,40 +233,6 @@ func rangeDesignator(s string) (string, bool) {
 	return std, ok && !standalone[std]
 }
 
-// rangeGuard reports whether b may be left as the building when a unit with
-// an identifier follows: at least two words, one of them past the house
-// number with a letter in it.
-func rangeGuard(b []token) bool {
-	var buf [maxTokens]token
-	w := dropHashes(append(buf[:0], b...))
-	if len(w) < 2 {
-		return false
-	}
-	for _, t := range w[houseLen(w):] {
-		if hasLetter(t.text) {
-			return true
-		}
-	}
-	return false
-}
-
-// standaloneGuard reports whether b may be left as the building when a
-// standalone designator such as REAR follows: the street past the house
-// number has at least two words and ends in a suffix or directional, so
-// "100 Park Side" and "45 Ocean Front" keep their names.
-func standaloneGuard(b []token) bool {
-	var buf [maxTokens]token
-	w := dropHashes(append(buf[:0], b...))
-	w = w[houseLen(w):]
-	if len(w) < 2 {
-		return false
-	}
-	last := w[len(w)-1].text
-	_, suffix := suffixes[last]
-	_, dir := directionals[last]
-	return suffix || dir
-}
-
 func joinUnits(units []unitSpan) string {
 	switch len(units) {
 	case 0:
@@ -216,11 +260,11 @@ func joinUnits(units []unitSpan) string {
 // houseLen returns how many of the leading tokens (pound signs removed)
 // form the house number: a first word starting with a digit that is not an
 // ordinal ("123", "123-45", "12A"), and a fraction that follows ("1/2").
-func houseLen(w []token) int {
-	if len(w) == 0 || !startsWithDigit(w[0].text) || isOrdinal(w[0].text) {
+func houseLen(w []string) int {
+	if len(w) == 0 || !startsWithDigit(w[0]) || isOrdinal(w[0]) {
 		return 0
 	}
-	if len(w) > 1 && isFraction(w[1].text) {
+	if len(w) > 1 && isFraction(w[1]) {
 		return 2
 	}
 	return 1
@@ -228,14 +272,14 @@ func houseLen(w []token) int {
 
 // buildingStreet writes the building address in standard form: house
 // number, pre-directional, street name, suffix, post-directional.
-func buildingStreet(w []token) string {
+func buildingStreet(w []string) string {
 	if len(w) == 0 {
 		return ""
 	}
 	var b strings.Builder
 	size := 0
 	for _, t := range w {
-		size += len(t.text) + 1
+		size += len(t) + 1
 	}
 	b.Grow(size)
 
@@ -244,12 +288,12 @@ func buildingStreet(w []token) string {
 		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(t.text)
+		b.WriteString(t)
 	}
 	var wbuf [maxTokens]string
 	words := wbuf[:0]
 	for _, t := range w[hl:] {
-		words = append(words, t.text)
+		words = append(words, t)
 	}
 	writeStreetWords(&b, words)
 	return b.String()
@@ -334,8 +378,15 @@ func writeStreetWords(b *strings.Builder, words []string) {
 // ("N W", "NORTH WEST", "N.W.") into one directional.
 func mergeDirectionals(a, b string) (string, bool) {
 	ns, ew := directionals[a], directionals[b]
-	if (ns == "N" || ns == "S") && (ew == "E" || ew == "W") {
-		return ns + ew, true
+	switch {
+	case ns == "N" && ew == "E":
+		return "NE", true
+	case ns == "N" && ew == "W":
+		return "NW", true
+	case ns == "S" && ew == "E":
+		return "SE", true
+	case ns == "S" && ew == "W":
+		return "SW", true
 	}
 	return "", false
 }
@@ -345,17 +396,17 @@ func mergeDirectionals(a, b string) (string, bool) {
 // 12", "P O BOX", "POST OFFICE BOX", "POB 12", "POBOX12", "BOX 12" as the
 // whole street, "PMB 34" anywhere. Streets that merely contain the letters
 // ("BOXWOOD LN", "BOX ELDER ST", "123 POST OFFICE RD") are not.
-func isPOBox(toks []token) bool {
-	var buf [maxTokens]token
+func isPOBox(toks []string) bool {
+	var buf [maxTokens]string
 	w := dropHashes(append(buf[:0], toks...))
 	at := func(i int) string {
 		if i < len(w) {
-			return w[i].text
+			return w[i]
 		}
 		return ""
 	}
 	for i, t := range w {
-		switch t.text {
+		switch t {
 		case "PMB", "POBOX":
 			return true
 		case "P":
@@ -386,10 +437,10 @@ func isPOBox(toks []token) bool {
 				return true
 			}
 		default:
-			if strings.HasPrefix(t.text, "POBOX") && allDigits(t.text[5:]) {
+			if strings.HasPrefix(t, "POBOX") && allDigits(t[5:]) {
 				return true
 			}
-			if i == 0 && isBoxWord(t.text) && (t.text != "BOX" || startsWithDigit(at(1))) {
+			if i == 0 && isBoxWord(t) && (t != "BOX" || startsWithDigit(at(1))) {
 				return true
 			}
 		}

@@ -6,14 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// token is one word of an upper-cased address field. Its text holds
-// letters, digits and combining marks, and a '-' or '/' only between two
-// digits ("123-45", "1/2"); or it is "#" for a pound sign.
-type token struct {
-	text string
-}
-
-// hash is the text of a pound-sign token.
+// hash is the pound-sign token.
 const hash = "#"
 
 // maxTokens is the number of tokens the stack buffers hold; a 100-character
@@ -21,16 +14,18 @@ const hash = "#"
 // heap and are still handled.
 const maxTokens = 64
 
-// tokenize appends the tokens of the upper-cased field u to toks.
+// tokenize appends the tokens of the upper-cased field u to toks. A token
+// holds letters, digits and combining marks, and a '-' or '/' only between
+// two digits ("123-45", "1/2"); or it is "#" for a pound sign.
 //
 // An apostrophe inside a word is dropped ("O'BRIEN" is "OBRIEN"). A '-' or
 // '/' next to a digit glues its neighbours into one word and is kept only
 // between two digits: "123-45" and "1/2" stay, "4-B" is "4B", "I-95" is
 // "I95". Between two letters it separates words ("WILKES BARRE"). A run of
 // '#' is one pound-sign token. Every other character that is not a letter,
-// digit or mark separates words. Because a token's text re-tokenizes to
-// itself, normalized output parses exactly as the input it came from.
-func tokenize(u string, toks []token) []token {
+// digit or mark separates words. Because a token re-tokenizes to itself,
+// normalized output parses exactly as the input it came from.
+func tokenize(u string, toks []string) []string {
 	start := -1    // byte offset of the current token, or -1
 	clean := false // the current token holds characters to drop
 	var last rune  // last word character of the current token
@@ -64,8 +59,8 @@ func tokenize(u string, toks []token) []token {
 			toks = appendToken(toks, u[start:i], clean)
 			start, clean = -1, false
 		}
-		if r == '#' && (len(toks) == 0 || toks[len(toks)-1].text != hash) {
-			toks = append(toks, token{text: hash}) // "##" is one pound sign
+		if r == '#' && (len(toks) == 0 || toks[len(toks)-1] != hash) {
+			toks = append(toks, hash) // "##" is one pound sign
 		}
 		i = next
 	}
@@ -77,7 +72,7 @@ func tokenize(u string, toks []token) []token {
 
 // appendToken appends the word text; when clean is set it first drops the
 // apostrophes and the '-' and '/' that are not between two digits.
-func appendToken(toks []token, text string, clean bool) []token {
+func appendToken(toks []string, text string, clean bool) []string {
 	if clean {
 		var b strings.Builder
 		b.Grow(len(text))
@@ -97,14 +92,14 @@ func appendToken(toks []token, text string, clean bool) []token {
 		}
 		text = b.String()
 	}
-	return append(toks, token{text: text})
+	return append(toks, text)
 }
 
 // dropHashes removes the pound-sign tokens from toks, in place.
-func dropHashes(toks []token) []token {
+func dropHashes(toks []string) []string {
 	out := toks[:0]
 	for _, t := range toks {
-		if t.text != hash {
+		if t != hash {
 			out = append(out, t)
 		}
 	}
