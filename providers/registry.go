@@ -112,3 +112,16 @@ func (r *Registry) Build(role Role, name string, s Settings) (any, error) {
 	}
 	return v, nil
 }
+
+// Constructor adapts a module's typed constructor to Module.New. It returns
+// a nil interface (not a typed nil pointer) when f fails, so callers can
+// trust a nil check.
+func Constructor[T any](f func(Settings) (T, error)) func(Settings) (any, error) {
+	return func(s Settings) (any, error) {
+		v, err := f(s)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	}
+}

@@ -2,11 +2,11 @@ package census
 
 import (
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/upstream"
 )
 
 // DefaultBaseURL is the public Census geocoder, used when config.yaml names
@@ -29,13 +29,7 @@ func init() {
 		Name:           Name,
 		Roles:          []providers.Role{providers.RoleGeocoder, providers.RoleReverseGeocoder},
 		DefaultBaseURL: DefaultBaseURL,
-		New: func(s providers.Settings) (any, error) {
-			c, err := New(s)
-			if err != nil {
-				return nil, err
-			}
-			return c, nil
-		},
+		New:            providers.Constructor(New),
 	})
 }
 
@@ -61,29 +55,17 @@ func New(s providers.Settings) (*Client, error) {
 	if err := s.CheckOptions("benchmark", "vintage"); err != nil {
 		return nil, err
 	}
-	base := strings.TrimRight(s.BaseURL, "/")
-	if base == "" {
-		base = DefaultBaseURL
+	base, err := upstream.BaseURL(s, DefaultBaseURL)
+	if err != nil {
+		return nil, err
 	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, providers.Errorf(providers.KindInvalid, "invalid_config",
-			"base URL %q is not an absolute http(s) URL", s.BaseURL)
-	}
-	c := &Client{
+	return &Client{
 		base:      base,
-		http:      s.Client,
+		http:      upstream.Client(s),
 		benchmark: strings.TrimSpace(s.Option("benchmark", DefaultBenchmark)),
 		vintage:   strings.TrimSpace(s.Option("vintage", DefaultVintage)),
-		now:       s.Now,
-	}
-	if c.http == nil {
-		c.http = http.DefaultClient
-	}
-	if c.now == nil {
-		c.now = time.Now
-	}
-	return c, nil
+		now:       upstream.Clock(s),
+	}, nil
 }
 
 // Benchmark returns the benchmark the client asks for, for logs and the

@@ -5,16 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/upstream"
 )
+
+// service names the upstream in the messages clients see.
+const service = "the census geocoder"
 
 // Size limits for answers. A layers=all JSON answer is about 8 KB and a full
 // batch of MaxBatchRows geographies rows about 2 MB; anything far larger is
@@ -41,62 +41,26 @@ func (c *Client) do(ctx context.Context, req *http.Request, limit int64) ([]byte
 	if err := ctx.Err(); err != nil { // nothing to send for a caller that has gone
 		return nil, providers.As(err)
 	}
-	resp, err := c.http.Do(req)
+	a, err := upstream.Do(c.http, req, limit, service)
 	if err != nil {
-		return nil, transportError(ctx, err)
+		return nil, err
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
-	if err != nil {
-		return nil, transportError(ctx, err)
+	if a.Status != http.StatusOK {
+		return nil, c.statusError(a)
 	}
-	if int64(len(body)) > limit {
-		return nil, providers.Wrap(fmt.Errorf("census: answer larger than %d bytes", limit),
-			providers.KindUpstream, "upstream_error", "the census geocoder sent an unexpectedly large answer")
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, c.statusError(resp, body)
-	}
-	return body, nil
+	return a.Body, nil
 }
 
-// transportError classifies a failure to get an answer at all: the caller's
-// context first, then client timeouts, then anything else as an upstream
-// failure.
-func transportError(ctx context.Context, err error) error {
-	if cerr := ctx.Err(); cerr != nil {
-		return providers.As(cerr)
-	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		return providers.As(err)
-	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return providers.Wrap(err, providers.KindTimeout, "upstream_timeout", "the census geocoder did not answer in time")
-	}
-	return providers.Wrap(err, providers.KindUpstream, "upstream_error", "the census geocoder could not be reached")
-}
-
-// statusError turns a non-200 answer into a KindUpstream error. 429 has its
-// own code; 429 and 5xx carry the parsed Retry-After. The upstream's own
-// messages, when the body is its {"errors":[...]} document, become the cause.
-func (c *Client) statusError(resp *http.Response, body []byte) error {
-	e := &providers.Error{
-		Kind:    providers.KindUpstream,
-		Code:    "upstream_error",
-		Message: fmt.Sprintf("the census geocoder answered with HTTP %d", resp.StatusCode),
-	}
-	if resp.StatusCode == http.StatusTooManyRequests {
-		e.Code = "upstream_rate_limited"
-		e.Message = "the census geocoder is limiting the request rate"
-	}
-	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
-		e.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), c.now())
-	}
-	if cause := errorsCause(body); cause != nil {
-		e.Err = fmt.Errorf("census: HTTP %d: %w", resp.StatusCode, cause)
+// statusError turns a non-200 answer into a KindUpstream error (see
+// upstream.StatusError: 429 has its own code; 429 and 5xx carry the parsed
+// Retry-After). The upstream's own messages, when the body is its
+// {"errors":[...]} document, become the cause.
+func (c *Client) statusError(a *upstream.Answer) error {
+	e := upstream.StatusError(a.Status, a.Header, a.Body, service, c.now())
+	if cause := errorsCause(a.Body); cause != nil {
+		e.Err = fmt.Errorf("census: HTTP %d: %w", a.Status, cause)
 	} else {
-		e.Err = fmt.Errorf("census: HTTP %d: %s", resp.StatusCode, snippet(body))
+		e.Err = fmt.Errorf("census: %w", e.Err)
 	}
 	return e
 }
@@ -121,36 +85,9 @@ func errorsCause(body []byte) error {
 	return errors.New(strings.Join(msgs, "; "))
 }
 
-// parseRetryAfter reads a Retry-After header given in seconds or as an HTTP
-// date; 0 means absent or unreadable.
-func parseRetryAfter(v string, now time.Time) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if secs <= 0 {
-			return 0
-		}
-		return time.Duration(secs) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return d.Round(time.Second)
-		}
-	}
-	return 0
-}
-
-// snippet returns the start of body for an error cause, on one line.
-func snippet(body []byte) string {
-	const max = 200
-	s := string(body)
-	if len(s) > max {
-		s = s[:max] + "..."
-	}
-	return strings.Join(strings.Fields(s), " ")
-}
+// snippet is upstream.Snippet under the name the decoders of this package
+// use for the causes they report.
+func snippet(body []byte) string { return upstream.Snippet(body) }
 
 // setNonEmpty sets q[key] to v unless v is empty, so optional parameters
 // the caller does not know are left out rather than sent blank.

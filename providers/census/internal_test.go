@@ -2,9 +2,7 @@ package census
 
 import (
 	"encoding/json"
-	"net/http"
 	"testing"
-	"time"
 
 	"github.com/propertyd/propertyd/providers"
 )
@@ -95,27 +93,5 @@ func TestDecodingToleratesTypeDrift(t *testing.T) {
 	}
 	if loc.Point != (providers.Point{Lat: 39.25, Lng: -104.5}) || loc.Zip != "80000" {
 		t.Errorf("got %+v", loc)
-	}
-}
-
-func TestParseRetryAfter(t *testing.T) {
-	now := time.Date(2025, 3, 4, 12, 0, 0, 0, time.UTC)
-	tests := []struct {
-		in   string
-		want time.Duration
-	}{
-		{"", 0},
-		{"45", 45 * time.Second},
-		{" 7 ", 7 * time.Second},
-		{"0", 0},
-		{"-5", 0},
-		{now.Add(2 * time.Minute).Format(http.TimeFormat), 2 * time.Minute},
-		{now.Add(-time.Minute).Format(http.TimeFormat), 0},
-		{"soon", 0},
-	}
-	for _, tt := range tests {
-		if got := parseRetryAfter(tt.in, now); got != tt.want {
-			t.Errorf("parseRetryAfter(%q) = %v, want %v", tt.in, got, tt.want)
-		}
 	}
 }

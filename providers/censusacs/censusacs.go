@@ -2,11 +2,11 @@ package censusacs
 
 import (
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/upstream"
 )
 
 // DefaultBaseURL is the public Census data API, used when config.yaml names
@@ -72,25 +72,16 @@ func New(s providers.Settings) (*Client, error) {
 	if err := s.CheckOptions("year", "api_key"); err != nil {
 		return nil, err
 	}
-	base := strings.TrimRight(s.BaseURL, "/")
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, providers.Errorf(providers.KindInvalid, "invalid_config",
-			"base URL %q is not an absolute http(s) URL", s.BaseURL)
+	base, err := upstream.BaseURL(s, DefaultBaseURL)
+	if err != nil {
+		return nil, err
 	}
 	year := strings.TrimSpace(s.Option("year", DefaultYear))
 	if y, err := strconv.Atoi(year); err != nil || len(year) != 4 || y < firstYear {
 		return nil, providers.Errorf(providers.KindInvalid, "invalid_config",
 			"option year %q is not an ACS 5-year vintage (four digits, %d or later)", year, firstYear)
 	}
-	hc := http.DefaultClient
-	if s.Client != nil {
-		hc = s.Client
-	}
-	cp := *hc
+	cp := *upstream.Client(s)
 	cp.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	return &Client{
 		base: base,

@@ -9,11 +9,11 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/upstream"
 )
 
 // MaxVariables is the most names one request may ask for, NAME included:
@@ -138,7 +138,7 @@ func ParseResponse(status int, h http.Header, body []byte) ([]Row, error) {
 	case status == http.StatusTooManyRequests:
 		e := providers.Wrap(fmt.Errorf("HTTP 429: %s", firstLine(body)), providers.KindUpstream,
 			"upstream_rate_limited", "the census ACS API is rate limiting requests")
-		e.RetryAfter = retryAfter(h, time.Now())
+		e.RetryAfter, _ = upstream.RetryAfter(h.Get("Retry-After"), time.Now())
 		return nil, e
 	case status == http.StatusBadRequest:
 		return nil, providers.Wrap(errors.New(firstLine(body)), providers.KindUpstream,
@@ -147,7 +147,7 @@ func ParseResponse(status int, h http.Header, body []byte) ([]Row, error) {
 		e := providers.Wrap(fmt.Errorf("HTTP %d: %s", status, firstLine(body)), providers.KindUpstream,
 			"upstream_error", "the census ACS API answered with an error")
 		if status >= 500 {
-			e.RetryAfter = retryAfter(h, time.Now())
+			e.RetryAfter, _ = upstream.RetryAfter(h.Get("Retry-After"), time.Now())
 		}
 		return nil, e
 	}
@@ -193,25 +193,6 @@ func firstLine(body []byte) string {
 		return "(empty body)"
 	}
 	return s
-}
-
-// retryAfter parses a Retry-After header (seconds or an HTTP date); 0 when
-// absent, malformed or in the past.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
-	if secs, err := strconv.Atoi(v); err == nil {
-		if secs < 0 {
-			return 0
-		}
-		return time.Duration(secs) * time.Second
-	}
-	if at, err := http.ParseTime(v); err == nil && at.After(now) {
-		return at.Sub(now)
-	}
-	return 0
 }
 
 // transportError classifies an error of http.Client.Do or of reading a

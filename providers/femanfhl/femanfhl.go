@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/upstream"
 )
 
 // Name is the module name under which the package registers itself, and the
@@ -42,13 +42,7 @@ func init() {
 		Name:           Name,
 		Roles:          []providers.Role{providers.RoleFlood},
 		DefaultBaseURL: DefaultBaseURL,
-		New: func(s providers.Settings) (any, error) {
-			c, err := New(s)
-			if err != nil {
-				return nil, err
-			}
-			return c, nil
-		},
+		New:            providers.Constructor(New),
 	})
 }
 
@@ -74,14 +68,9 @@ func New(s providers.Settings) (*Client, error) {
 	if err := s.CheckOptions("zones_layer", "panels_layer"); err != nil {
 		return nil, err
 	}
-	base := DefaultBaseURL
-	if s.BaseURL != "" {
-		base = strings.TrimRight(s.BaseURL, "/")
-	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, providers.Errorf(providers.KindInvalid, "invalid_config",
-			"base_url %q is not an absolute http(s) URL", s.BaseURL)
+	base, err := upstream.BaseURL(s, DefaultBaseURL)
+	if err != nil {
+		return nil, err
 	}
 	zones, err := layerOption(s, "zones_layer", DefaultZonesLayer)
 	if err != nil {
@@ -95,21 +84,14 @@ func New(s providers.Settings) (*Client, error) {
 		return nil, providers.Errorf(providers.KindInvalid, "invalid_config",
 			"zones_layer and panels_layer are both %d; they must name different layers", zones)
 	}
-	c := &Client{
+	return &Client{
 		base:         base,
-		http:         s.Client,
+		http:         upstream.Client(s),
 		zonesLayer:   zones,
 		panelsLayer:  panels,
-		now:          s.Now,
+		now:          upstream.Clock(s),
 		maxBodyBytes: 4 << 20,
-	}
-	if c.http == nil {
-		c.http = http.DefaultClient
-	}
-	if c.now == nil {
-		c.now = time.Now
-	}
-	return c, nil
+	}, nil
 }
 
 func layerOption(s providers.Settings, name string, def int) (int, error) {

@@ -3,18 +3,19 @@ package femanfhl
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/upstream"
 )
+
+// service names the upstream in the messages clients see.
+const service = "the FEMA flood map service"
 
 // ArcGISError is the error envelope ArcGIS sends with HTTP 200,
 // {"error":{"code":400,"message":"Failed to execute query.","details":[]}}.
@@ -121,12 +122,12 @@ func (c *Client) query(ctx context.Context, layer int, outFields string, p provi
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, transportError(ctx, err)
+		return nil, upstream.TransportError(ctx, err, service)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBodyBytes+1))
 	if err != nil {
-		return nil, transportError(ctx, err)
+		return nil, upstream.TransportError(ctx, err, service)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, c.statusError(resp, layer)
@@ -136,22 +137,6 @@ func (c *Client) query(ctx context.Context, layer int, outFields string, p provi
 			"the FEMA flood map service sent an answer larger than %d bytes", c.maxBodyBytes)
 	}
 	return body, nil
-}
-
-// transportError classifies a failure to get an answer at all.
-func transportError(ctx context.Context, err error) *providers.Error {
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		e := providers.As(ctxErr)
-		return providers.Wrap(err, e.Kind, e.Code, e.Message)
-	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		return providers.As(err)
-	}
-	var ne interface{ Timeout() bool }
-	if errors.As(err, &ne) && ne.Timeout() {
-		return providers.Wrap(err, providers.KindTimeout, "upstream_timeout", "the FEMA flood map service did not answer in time")
-	}
-	return providers.Wrap(err, providers.KindUpstream, "upstream_error", "the FEMA flood map service could not be reached")
 }
 
 // statusError turns a non-200 answer into an error: 429 is
@@ -169,27 +154,6 @@ func (c *Client) statusError(resp *http.Response, layer int) *providers.Error {
 	default:
 		e = providers.Wrap(cause, providers.KindUpstream, "upstream_error", "the FEMA flood map service answered with an error")
 	}
-	e.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), c.now())
+	e.RetryAfter = upstream.Delay(resp.Header, c.now())
 	return e
-}
-
-// retryAfter parses a Retry-After header, delta-seconds or an HTTP date; it
-// returns 0 when the header is absent, unparseable or in the past.
-func retryAfter(h string, now time.Time) time.Duration {
-	h = strings.TrimSpace(h)
-	if h == "" {
-		return 0
-	}
-	if n, err := strconv.ParseInt(h, 10, 64); err == nil {
-		if n <= 0 || n > int64(math.MaxInt64/time.Second) {
-			return 0
-		}
-		return time.Duration(n) * time.Second
-	}
-	if t, err := http.ParseTime(h); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return d.Round(time.Second)
-		}
-	}
-	return 0
 }

@@ -27,6 +27,15 @@ type Policy struct {
 	// HalfOpenRequests is how many trial calls a half-open breaker admits
 	// (default 1).
 	HalfOpenRequests uint32
+	// OnStateChange, when set, is told about every state change ("closed",
+	// "half-open", "open") of the breaker named name, for metrics and logs.
+	// It runs while the breaker holds its lock: it must be quick and must
+	// not call the breaker.
+	OnStateChange func(name, from, to string)
+	// OnCall, when set, is told about every call the breaker let through:
+	// the error as Do returns it (nil on success) and how long it took.
+	// Calls refused by an open breaker are not reported.
+	OnCall func(name string, err error, d time.Duration)
 }
 
 func (p Policy) withDefaults() Policy {
@@ -66,9 +75,12 @@ func NewBreaker(name string, p Policy) *Breaker {
 		MaxRequests: p.HalfOpenRequests,
 		Timeout:     p.OpenFor,
 		ReadyToTrip: func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= p.FailureThreshold },
-		OnStateChange: func(_ string, _, to gobreaker.State) {
+		OnStateChange: func(_ string, from, to gobreaker.State) {
 			if to == gobreaker.StateOpen {
 				b.openUntil.Store(b.now().Add(p.OpenFor).UnixNano())
+			}
+			if p.OnStateChange != nil {
+				p.OnStateChange(name, from.String(), to.String())
 			}
 		},
 		IsSuccessful: func(err error) bool { return !providers.IsFailure(err) },
@@ -113,8 +125,13 @@ func Do[T any](ctx context.Context, b *Breaker, fn func(context.Context) (T, err
 	v, err := b.cb.Execute(func() (any, error) {
 		cctx, cancel := context.WithTimeout(ctx, b.policy.Timeout)
 		defer cancel()
+		start := time.Now()
 		v, err := fn(cctx)
-		return v, classify(ctx, err)
+		err = classify(ctx, err)
+		if b.policy.OnCall != nil {
+			b.policy.OnCall(b.name, err, time.Since(start))
+		}
+		return v, err
 	})
 	if errors.Is(err, gobreaker.ErrOpenState) || errors.Is(err, gobreaker.ErrTooManyRequests) {
 		return zero, &providers.Error{

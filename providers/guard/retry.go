@@ -5,10 +5,11 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
+	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/upstream"
 	"github.com/propertyd/propertyd/ratelimit"
 )
 
@@ -37,7 +38,8 @@ type Retry struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Limiter paces attempts and caps concurrent ones; nil means no limit.
 	Limiter *ratelimit.Outbound
-	// OnAttempt, when set, is told about every attempt sent upstream.
+	// OnAttempt, when set, is told about every attempt sent upstream. Every
+	// attempt is also counted in the request's providers.Observation.
 	OnAttempt func(req *http.Request)
 }
 
@@ -58,7 +60,7 @@ func DefaultCheckRetry(ctx context.Context, resp *http.Response, err error) bool
 // min*2^(attempt-1) with full jitter, capped at max.
 func DefaultBackoff(min, max time.Duration, attempt int, resp *http.Response) time.Duration {
 	if resp != nil {
-		if d, ok := RetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+		if d, ok := upstream.RetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
 			return d
 		}
 	}
@@ -70,21 +72,10 @@ func DefaultBackoff(min, max time.Duration, attempt int, resp *http.Response) ti
 }
 
 // RetryAfter parses a Retry-After header: delay-seconds or an HTTP date.
+//
+// Deprecated: use upstream.RetryAfter, which it calls.
 func RetryAfter(v string, now time.Time) (time.Duration, bool) {
-	if v == "" {
-		return 0, false
-	}
-	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
-		return time.Duration(s) * time.Second, true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		d := t.Sub(now)
-		if d < 0 {
-			d = 0
-		}
-		return d, true
-	}
-	return 0, false
+	return upstream.RetryAfter(v, now)
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
@@ -138,6 +129,7 @@ func (r *Retry) RoundTrip(req *http.Request) (*http.Response, error) {
 		if r.OnAttempt != nil {
 			r.OnAttempt(req)
 		}
+		providers.ObservationFrom(ctx).UpstreamCall()
 		resp, err := base.RoundTrip(req)
 		if err != nil {
 			release()

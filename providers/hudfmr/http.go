@@ -3,17 +3,15 @@ package hudfmr
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/upstream"
 )
+
+// service names the upstream in the messages clients see.
+const service = "the HUD FMR API"
 
 // maxBody bounds an answer: a Small Area FMR metro with a few hundred ZIP
 // rows is well under 1 MB.
@@ -28,47 +26,21 @@ func (c *Client) get(ctx context.Context, path, entity string) ([]byte, error) {
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	req.Header.Set("Accept", "application/json")
-	resp, err := c.http.Do(req)
+	a, err := upstream.Do(c.http, req, maxBody, service)
 	if err != nil {
-		return nil, transportError(ctx, err)
+		return nil, err
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
-	if err != nil {
-		return nil, transportError(ctx, err)
+	if a.Status != http.StatusOK {
+		return nil, c.statusError(a, entity)
 	}
-	if len(body) > maxBody {
-		return nil, providers.Wrap(fmt.Errorf("hudfmr: answer larger than %d bytes", maxBody),
-			providers.KindUpstream, "upstream_error", "the HUD FMR API sent an unexpectedly large answer")
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, c.statusError(resp, body, entity)
-	}
-	return body, nil
-}
-
-// transportError classifies a failure to get an answer at all: the caller's
-// context first, then client timeouts, then anything else as an upstream
-// failure.
-func transportError(ctx context.Context, err error) error {
-	if cerr := ctx.Err(); cerr != nil {
-		return providers.As(cerr)
-	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		return providers.As(err)
-	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return providers.Wrap(err, providers.KindTimeout, "upstream_timeout", "the HUD FMR API did not answer in time")
-	}
-	return providers.Wrap(err, providers.KindUpstream, "upstream_error", "the HUD FMR API could not be reached")
+	return a.Body, nil
 }
 
 // statusError classifies a non-200 answer for entity; see the package
 // documentation for the table.
-func (c *Client) statusError(resp *http.Response, body []byte, entity string) error {
-	cause := fmt.Errorf("hudfmr: HTTP %d for %s: %s", resp.StatusCode, entity, upstreamMessage(body))
-	switch code := resp.StatusCode; {
+func (c *Client) statusError(a *upstream.Answer, entity string) error {
+	cause := fmt.Errorf("hudfmr: HTTP %d for %s: %s", a.Status, entity, upstreamMessage(a.Body))
+	switch code := a.Status; {
 	case code == http.StatusNotFound:
 		return providers.Wrap(cause, providers.KindNotFound, "fmr_not_found",
 			"HUD publishes no fair market rents for this county"+newEnglandNote(entity))
@@ -81,17 +53,10 @@ func (c *Client) statusError(resp *http.Response, body []byte, entity string) er
 	case code == http.StatusBadRequest:
 		return providers.Wrap(cause, providers.KindUpstream, "upstream_rejected_input",
 			"the HUD FMR API rejected the request parameters")
-	case code == http.StatusTooManyRequests:
-		return &providers.Error{Kind: providers.KindUpstream, Code: "upstream_rate_limited",
-			Message:    "the HUD FMR API is limiting the request rate",
-			RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), c.now()), Err: cause}
-	case code >= 500:
-		return &providers.Error{Kind: providers.KindUpstream, Code: "upstream_error",
-			Message:    fmt.Sprintf("the HUD FMR API answered with HTTP %d", code),
-			RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), c.now()), Err: cause}
-	default:
-		return providers.Wrap(cause, providers.KindUpstream, "upstream_error",
-			fmt.Sprintf("the HUD FMR API answered with HTTP %d", code))
+	default: // 429, 5xx and anything else, as every module reports them
+		e := upstream.StatusError(code, a.Header, a.Body, service, c.now())
+		e.Err = cause
+		return e
 	}
 }
 
@@ -125,33 +90,6 @@ func newEnglandNote(entity string) string {
 	return ""
 }
 
-// parseRetryAfter reads a Retry-After header given in seconds or as an HTTP
-// date; 0 means absent or unreadable.
-func parseRetryAfter(v string, now time.Time) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if secs <= 0 {
-			return 0
-		}
-		return time.Duration(secs) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return d.Round(time.Second)
-		}
-	}
-	return 0
-}
-
-// snippet returns the start of body for an error cause, on one line.
-func snippet(body []byte) string {
-	const max = 200
-	s := string(body)
-	if len(s) > max {
-		s = s[:max] + "..."
-	}
-	return strings.Join(strings.Fields(s), " ")
-}
+// snippet is upstream.Snippet under the name the decoders of this package
+// use for the causes they report.
+func snippet(body []byte) string { return upstream.Snippet(body) }

@@ -2,11 +2,11 @@ package hudfmr
 
 import (
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/upstream"
 )
 
 // DefaultBaseURL is the public HUD USER Fair Market Rent API, used when
@@ -23,13 +23,7 @@ func init() {
 		Name:           Name,
 		Roles:          []providers.Role{providers.RoleFairMarketRent},
 		DefaultBaseURL: DefaultBaseURL,
-		New: func(s providers.Settings) (any, error) {
-			c, err := New(s)
-			if err != nil {
-				return nil, err
-			}
-			return c, nil
-		},
+		New:            providers.Constructor(New),
 	})
 }
 
@@ -64,23 +58,11 @@ func New(s providers.Settings) (*Client, error) {
 		return nil, providers.Errorf(providers.KindInvalid, "invalid_config",
 			"option year %q is not a four-digit fiscal year", year)
 	}
-	base := strings.TrimRight(s.BaseURL, "/")
-	if base == "" {
-		base = DefaultBaseURL
+	base, err := upstream.BaseURL(s, DefaultBaseURL)
+	if err != nil {
+		return nil, err
 	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, providers.Errorf(providers.KindInvalid, "invalid_config",
-			"base URL %q is not an absolute http(s) URL", s.BaseURL)
-	}
-	c := &Client{base: base, http: s.Client, token: token, year: year, now: s.Now}
-	if c.http == nil {
-		c.http = http.DefaultClient
-	}
-	if c.now == nil {
-		c.now = time.Now
-	}
-	return c, nil
+	return &Client{base: base, http: upstream.Client(s), token: token, year: year, now: upstream.Clock(s)}, nil
 }
 
 // digits reports whether s is exactly n ASCII digits.

@@ -29,13 +29,7 @@ func init() {
 		Name:           Name,
 		Roles:          []providers.Role{providers.RoleWalkScore},
 		DefaultBaseURL: DefaultBaseURL,
-		New: func(s providers.Settings) (any, error) {
-			c, err := New(s)
-			if err != nil {
-				return nil, err
-			}
-			return c, nil
-		},
+		New:            providers.Constructor(New),
 	})
 }
 

@@ -6,17 +6,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/upstream"
 )
+
+// service names the upstream in the messages clients see.
+const service = "the Overpass API"
 
 // maxBody bounds an answer. Tags-only output is about 300 bytes per element;
 // a 5 km radius downtown is some ten thousand elements, a few megabytes.
@@ -77,37 +78,11 @@ func (c *Client) interpret(ctx context.Context, q string) ([]element, error) {
 	if c.userAgent != "" {
 		req.Header.Set("User-Agent", c.userAgent)
 	}
-	resp, err := c.http.Do(req)
+	a, err := upstream.Do(c.http, req, maxBody, service)
 	if err != nil {
-		return nil, transportError(ctx, err)
+		return nil, err
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
-	if err != nil {
-		return nil, transportError(ctx, err)
-	}
-	if len(body) > maxBody {
-		return nil, providers.Wrap(fmt.Errorf("overpass: answer larger than %d bytes", maxBody),
-			providers.KindUpstream, "upstream_error", "the Overpass API sent an unexpectedly large answer")
-	}
-	return decode(resp.StatusCode, resp.Header, body, c.now())
-}
-
-// transportError classifies a failure to get an answer at all: the caller's
-// context first, then client timeouts, then anything else as an upstream
-// failure.
-func transportError(ctx context.Context, err error) error {
-	if cerr := ctx.Err(); cerr != nil {
-		return providers.As(cerr)
-	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		return providers.As(err)
-	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return providers.Wrap(err, providers.KindTimeout, "upstream_timeout", "the Overpass API did not answer in time")
-	}
-	return providers.Wrap(err, providers.KindUpstream, "upstream_error", "the Overpass API could not be reached")
+	return decode(a.Status, a.Header, a.Body, c.now())
 }
 
 // decode turns one interpreter answer into its elements, or into the
@@ -181,19 +156,22 @@ func statusError(status int, h http.Header, body []byte, now time.Time) error {
 }
 
 // pageError classifies an error page (HTML or text) by status and by the
-// dispatcher state it names.
+// dispatcher state it names: a page naming the rate limit counts as HTTP 429
+// whatever its status, and the rest is upstream.StatusError with messages
+// for the states the dispatcher explains.
 func pageError(status int, h http.Header, body []byte, now time.Time) error {
 	text := pageText(body)
-	e := &providers.Error{
-		Kind:    providers.KindUpstream,
-		Code:    "upstream_error",
-		Message: fmt.Sprintf("the Overpass API answered with HTTP %d", status),
-		Err:     fmt.Errorf("overpass: HTTP %d: %s", status, text),
+	as := status
+	if strings.Contains(text, markRateLimited) {
+		as = http.StatusTooManyRequests
+	}
+	e := upstream.StatusError(as, h, body, service, now)
+	e.Err = fmt.Errorf("overpass: HTTP %d: %s", status, text)
+	e.RetryAfter = min(e.RetryAfter, maxRetryAfter)
+	if e.Code == "upstream_rate_limited" {
+		return e
 	}
 	switch {
-	case status == http.StatusTooManyRequests || strings.Contains(text, markRateLimited):
-		e.Code = "upstream_rate_limited"
-		e.Message = "the Overpass API is limiting the request rate"
 	case strings.Contains(text, markBusy):
 		e.Message = "the Overpass API is too busy to answer"
 	case status == http.StatusBadRequest:
@@ -201,11 +179,12 @@ func pageError(status int, h http.Header, body []byte, now time.Time) error {
 	case status == http.StatusOK:
 		e.Message = "the Overpass API sent an error page instead of data"
 	}
-	if e.Code == "upstream_rate_limited" || status >= 500 {
-		e.RetryAfter = parseRetryAfter(h.Get("Retry-After"), now)
-	}
 	return e
 }
+
+// maxRetryAfter caps the RetryAfter of an error: a wait of more than a day
+// is no advice a client can use.
+const maxRetryAfter = 24 * time.Hour
 
 var (
 	errorParagraph = regexp.MustCompile(`(?is)<strong[^>]*>\s*Error\s*</strong>\s*:?(.*?)</p>`)
@@ -227,29 +206,4 @@ func pageText(body []byte) string {
 		s = s[:300] + "..."
 	}
 	return s
-}
-
-// maxRetryAfter caps a Retry-After in seconds, so a silly header cannot
-// overflow a time.Duration.
-const maxRetryAfter = 24 * 60 * 60
-
-// parseRetryAfter reads a Retry-After header in seconds or as an HTTP date;
-// 0 when absent, malformed or in the past.
-func parseRetryAfter(v string, now time.Time) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	if n, err := strconv.Atoi(v); err == nil {
-		if n <= 0 {
-			return 0
-		}
-		return time.Duration(min(n, maxRetryAfter)) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return d.Round(time.Second)
-		}
-	}
-	return 0
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/upstream"
 )
 
 // DefaultBaseURL is the interpreter endpoint of the main public Overpass
@@ -53,13 +54,7 @@ func init() {
 		Name:           Name,
 		Roles:          []providers.Role{providers.RoleAmenities},
 		DefaultBaseURL: DefaultBaseURL,
-		New: func(s providers.Settings) (any, error) {
-			c, err := New(s)
-			if err != nil {
-				return nil, err
-			}
-			return c, nil
-		},
+		New:            providers.Constructor(New),
 	})
 }
 
@@ -108,21 +103,14 @@ func New(s providers.Settings) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{
+	return &Client{
 		endpoint:   endpoint,
-		http:       s.Client,
+		http:       upstream.Client(s),
 		timeout:    timeout,
 		maxResults: maxResults,
 		userAgent:  strings.TrimSpace(s.Option("user_agent", DefaultUserAgent)),
-		now:        s.Now,
-	}
-	if c.http == nil {
-		c.http = http.DefaultClient
-	}
-	if c.now == nil {
-		c.now = time.Now
-	}
-	return c, nil
+		now:        upstream.Clock(s),
+	}, nil
 }
 
 // intOption parses the integer option name, def when unset, and checks it

@@ -2,18 +2,16 @@ package walkscore
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/upstream"
 )
+
+// service names the upstream in the messages clients see.
+const service = "Walk Score"
 
 // maxBody bounds an answer: a score with transit and bike is under 1 KB.
 const maxBody = 1 << 20
@@ -33,37 +31,13 @@ func (c *Client) get(ctx context.Context, q url.Values) (*answer, error) {
 		return nil, providers.Wrap(c.redact(err), providers.KindInternal, "internal_error", "could not build the Walk Score request")
 	}
 	req.Header.Set("Accept", "application/json")
-	resp, err := c.http.Do(req)
+	a, err := upstream.Do(c.http, req, maxBody, service)
 	if err != nil {
-		return nil, transportError(ctx, c.redact(err))
+		e := providers.As(err)
+		e.Err = c.redact(e.Err) // the cause may quote the request URL
+		return nil, e
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
-	if err != nil {
-		return nil, transportError(ctx, c.redact(err))
-	}
-	if len(body) > maxBody {
-		return nil, providers.Wrap(fmt.Errorf("walkscore: answer larger than %d bytes", maxBody),
-			providers.KindUpstream, "upstream_error", "Walk Score sent an unexpectedly large answer")
-	}
-	return &answer{status: resp.StatusCode, header: resp.Header, body: body}, nil
-}
-
-// transportError classifies a failure to get an answer at all: the caller's
-// context first, then client timeouts, then anything else as an upstream
-// failure. err must already be redacted.
-func transportError(ctx context.Context, err error) error {
-	if cerr := ctx.Err(); cerr != nil {
-		return providers.As(cerr)
-	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		return providers.As(err)
-	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return providers.Wrap(err, providers.KindTimeout, "upstream_timeout", "Walk Score did not answer in time")
-	}
-	return providers.Wrap(err, providers.KindUpstream, "upstream_error", "Walk Score could not be reached")
+	return &answer{status: a.Status, header: a.Header, body: a.Body}, nil
 }
 
 // redactedError hides the API key in the text of an error that quotes the
@@ -94,33 +68,6 @@ func (c *Client) redact(err error) error {
 	return &redactedError{err: err, secrets: secrets}
 }
 
-// parseRetryAfter reads a Retry-After header given in seconds or as an HTTP
-// date; 0 means absent or unreadable.
-func parseRetryAfter(v string, now time.Time) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if secs <= 0 {
-			return 0
-		}
-		return time.Duration(secs) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return d.Round(time.Second)
-		}
-	}
-	return 0
-}
-
-// snippet returns the start of body for an error cause, on one line.
-func snippet(body []byte) string {
-	const max = 200
-	s := string(body)
-	if len(s) > max {
-		s = s[:max] + "..."
-	}
-	return strings.Join(strings.Fields(s), " ")
-}
+// snippet is upstream.Snippet under the name the decoders of this package
+// use for the causes they report.
+func snippet(body []byte) string { return upstream.Snippet(body) }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/upstream"
 )
 
 // The status codes of a Walk Score answer body.
@@ -155,7 +156,7 @@ func (c *Client) upstreamError(a *answer, status int, code, message string) erro
 		Kind:       providers.KindUpstream,
 		Code:       code,
 		Message:    message,
-		RetryAfter: parseRetryAfter(a.header.Get("Retry-After"), c.now()),
+		RetryAfter: upstream.Delay(a.header, c.now()),
 		Err:        cause(a, status),
 	}
 }

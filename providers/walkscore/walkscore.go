@@ -2,11 +2,11 @@ package walkscore
 
 import (
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/upstream"
 )
 
 // DefaultBaseURL is the public Walk Score API, used when config.yaml names no
@@ -22,13 +22,7 @@ func init() {
 		Name:           Name,
 		Roles:          []providers.Role{providers.RoleWalkScore},
 		DefaultBaseURL: DefaultBaseURL,
-		New: func(s providers.Settings) (any, error) {
-			c, err := New(s)
-			if err != nil {
-				return nil, err
-			}
-			return c, nil
-		},
+		New:            providers.Constructor(New),
 	})
 }
 
@@ -56,21 +50,9 @@ func New(s providers.Settings) (*Client, error) {
 		return nil, providers.Errorf(providers.KindInvalid, "invalid_config",
 			"option api_key is required: the wsapikey Walk Score issued for this server")
 	}
-	base := strings.TrimRight(s.BaseURL, "/")
-	if base == "" {
-		base = DefaultBaseURL
+	base, err := upstream.BaseURL(s, DefaultBaseURL)
+	if err != nil {
+		return nil, err
 	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, providers.Errorf(providers.KindInvalid, "invalid_config",
-			"base URL %q is not an absolute http(s) URL", s.BaseURL)
-	}
-	c := &Client{base: base, http: s.Client, key: key, now: s.Now}
-	if c.http == nil {
-		c.http = http.DefaultClient
-	}
-	if c.now == nil {
-		c.now = time.Now
-	}
-	return c, nil
+	return &Client{base: base, http: upstream.Client(s), key: key, now: upstream.Clock(s)}, nil
 }

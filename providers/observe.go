@@ -1,0 +1,144 @@
+package providers
+
+import (
+	"context"
+	"sync/atomic"
+)
+
+// Tiers name where a record or a section value was served from. They are
+// the values of the tier label in metrics and of the cache field in request
+// logs, ordered from cheapest to dearest.
+const (
+	TierMemory   = "ristretto" // the in-memory cache
+	TierDatabase = "sqlite"    // the database
+	TierUpstream = "upstream"  // a provider module had to be asked
+)
+
+// Kinds of value a request reads, for Observation.Served.
+const (
+	ReadRecord  = "record"
+	ReadSection = "section"
+)
+
+// Tiers lists every tier, cheapest first.
+var Tiers = []string{TierMemory, TierDatabase, TierUpstream}
+
+// ReadKinds lists every kind of read.
+var ReadKinds = []string{ReadRecord, ReadSection}
+
+// Observation counts what one request cost: the HTTP requests sent to
+// upstreams (retries included) and which tier served each record and section
+// value it read. The gateway puts one in every request's context; the
+// decorators (the retry transport, the caching store, the property service)
+// count into it, so a request log line can say what the request did without
+// any of them knowing about logs or metrics. The zero value is ready to use;
+// a nil *Observation ignores everything, so counting code never checks
+// whether a request is observed. Safe for concurrent use.
+type Observation struct {
+	upstream atomic.Int64
+	reads    [2][3]atomic.Int64 // [kind][tier], in the order of ReadKinds and Tiers
+}
+
+type observationKey struct{}
+
+// WithObservation returns ctx carrying o, for everything the request calls.
+func WithObservation(ctx context.Context, o *Observation) context.Context {
+	return context.WithValue(ctx, observationKey{}, o)
+}
+
+// ObservationFrom returns the Observation in ctx, or nil when the work is
+// not observed.
+func ObservationFrom(ctx context.Context) *Observation {
+	o, _ := ctx.Value(observationKey{}).(*Observation)
+	return o
+}
+
+// UpstreamCall counts one HTTP request sent to an upstream.
+func (o *Observation) UpstreamCall() {
+	if o != nil {
+		o.upstream.Add(1)
+	}
+}
+
+// Served counts one value of kind (ReadRecord or ReadSection) served from
+// tier (TierMemory, TierDatabase or TierUpstream); other names are ignored.
+func (o *Observation) Served(kind, tier string) {
+	if o == nil {
+		return
+	}
+	k, t := indexOf(ReadKinds, kind), indexOf(Tiers, tier)
+	if k >= 0 && t >= 0 {
+		o.reads[k][t].Add(1)
+	}
+}
+
+// UpstreamCalls reports the HTTP requests sent to upstreams so far.
+func (o *Observation) UpstreamCalls() int {
+	if o == nil {
+		return 0
+	}
+	return int(o.upstream.Load())
+}
+
+// Reads reports how many values of kind were served from tier so far.
+func (o *Observation) Reads(kind, tier string) int {
+	k, t := indexOf(ReadKinds, kind), indexOf(Tiers, tier)
+	if o == nil || k < 0 || t < 0 {
+		return 0
+	}
+	return int(o.reads[k][t].Load())
+}
+
+// Outcome summarizes the reads in one word: the dearest tier that served
+// anything (TierUpstream when any value had to be fetched), or "" when the
+// request read no record and no section.
+func (o *Observation) Outcome() string {
+	if o == nil {
+		return ""
+	}
+	for t := len(Tiers) - 1; t >= 0; t-- {
+		for k := range ReadKinds {
+			if o.reads[k][t].Load() > 0 {
+				return Tiers[t]
+			}
+		}
+	}
+	return ""
+}
+
+func indexOf(list []string, s string) int {
+	for i, v := range list {
+		if v == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// tierNote is where a tiered store leaves the tier that answered a read.
+type tierNote struct{ tier atomic.Pointer[string] }
+
+type tierNoteKey struct{}
+
+// TrackTier returns a context in which a tiered store reports which tier
+// answers a read (see ServedFrom), and a function returning the last tier
+// reported, or "" when the store reported none (a plain database). The
+// caller, which knows whether it serves what it read (a fresh value) or goes
+// on to the upstream (an expired one), counts the outcome itself.
+func TrackTier(ctx context.Context) (context.Context, func() string) {
+	n := &tierNote{}
+	return context.WithValue(ctx, tierNoteKey{}, n), func() string {
+		if t := n.tier.Load(); t != nil {
+			return *t
+		}
+		return ""
+	}
+}
+
+// ServedFrom tells the caller that wrapped ctx with TrackTier that tier
+// answered its read; without TrackTier it does nothing.
+func ServedFrom(ctx context.Context, tier string) {
+	if n, ok := ctx.Value(tierNoteKey{}).(*tierNote); ok {
+		n.tier.Store(&tier)
+	}
+}

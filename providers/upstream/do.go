@@ -1,0 +1,40 @@
+package upstream
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/propertyd/propertyd/providers"
+)
+
+// Answer is an upstream's answer, read in full whatever its status: the
+// module decides what the status means, since some upstreams report errors
+// in the body of an HTTP 200 and others outcomes in the body of any status.
+type Answer struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// Do sends req with hc and reads the whole answer. A failure to get one is
+// TransportError(req.Context(), err, service); a body longer than limit
+// bytes is KindUpstream upstream_error ("<service> sent an unexpectedly
+// large answer"), since no answer of the upstream is that large. Do does
+// not retry: the decorators in hc do.
+func Do(hc *http.Client, req *http.Request, limit int64, service string) (*Answer, error) {
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, TransportError(req.Context(), err, service)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return nil, TransportError(req.Context(), err, service)
+	}
+	if int64(len(body)) > limit {
+		return nil, providers.Wrap(fmt.Errorf("answer larger than %d bytes", limit),
+			providers.KindUpstream, "upstream_error", service+" sent an unexpectedly large answer")
+	}
+	return &Answer{Status: resp.StatusCode, Header: resp.Header, Body: body}, nil
+}
