@@ -39,16 +39,19 @@ func propertyBytes(p *providers.Property) int64 {
 	return int64(240 + len(p.StreetAddress) + len(p.Unit) + len(p.City) + len(p.County) + len(p.Source))
 }
 
-// Property returns the record with id, from memory when it is there.
+// Property returns the record with id, from memory when it is there. It
+// reports the tier that answered to providers.TrackTier.
 func (s *Store) Property(ctx context.Context, id int64) (*providers.Property, error) {
 	if v, ok := s.c.Get(idKey(id)); ok {
 		p := *v.(*providers.Property)
+		providers.ServedFrom(ctx, providers.TierMemory)
 		return &p, nil
 	}
 	p, err := s.Store.Property(ctx, id)
 	if err != nil {
 		return nil, err
 	}
+	providers.ServedFrom(ctx, providers.TierDatabase)
 	s.putProperty(p)
 	return p, nil
 }
@@ -62,6 +65,7 @@ func (s *Store) PropertyByKey(ctx context.Context, key string) (*providers.Prope
 	if err != nil {
 		return nil, err
 	}
+	providers.ServedFrom(ctx, providers.TierDatabase)
 	s.c.Set(aliasKey(key), p.ID, int64(len(key)+48), s.ttl)
 	s.putProperty(p)
 	return p, nil
@@ -90,16 +94,19 @@ func (s *Store) putProperty(p *providers.Property) {
 func (s *Store) Invalidate(id int64) { s.c.Del(idKey(id)) }
 
 // Section returns a section value, from memory when it is there. Expired
-// values are returned too; the caller decides whether they are stale.
+// values are returned too; the caller decides whether they are stale. It
+// reports the tier that answered to providers.TrackTier.
 func (s *Store) Section(ctx context.Context, section, key string) (*providers.SectionRecord, error) {
 	if v, ok := s.c.Get(sectionKey(section, key)); ok {
 		r := *v.(*providers.SectionRecord)
+		providers.ServedFrom(ctx, providers.TierMemory)
 		return &r, nil
 	}
 	r, err := s.Store.Section(ctx, section, key)
 	if err != nil {
 		return nil, err
 	}
+	providers.ServedFrom(ctx, providers.TierDatabase)
 	s.putSection(r)
 	return r, nil
 }

@@ -91,6 +91,7 @@ func (g *Gateway) batch(c *fiber.Ctx) error {
 	if r.err != nil {
 		return r.err
 	}
+	g.cfg.Metrics.BatchSize(len(r.items))
 	items := make([]property.BatchItem, len(r.items))
 	clientIDs := make([]*string, len(r.items))
 	var errs []batchError

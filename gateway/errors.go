@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -68,6 +70,24 @@ func fromFiber(fe *fiber.Error) *providers.Error {
 // returns becomes a problem details response here, and nowhere else. It
 // never shows a cause, a stack trace or an internal message to the client.
 func (g *Gateway) handleError(c *fiber.Ctx, err error) error {
+	if fe, ok := errors.AsType[*fiber.Error](err); ok && fe.Code == fiber.StatusRequestTimeout {
+		// No request arrived within the read timeout, most often on a
+		// spare connection a client opened and has not used yet. Close it
+		// without an answer, as net/http does: an answer written now could
+		// be read as the response to the request the client sends next.
+		_ = c.Context().Conn().Close()
+		return nil
+	}
+	if requestID(c) == "" {
+		// Fiber refused the request before any middleware ran (a request
+		// line or headers over the read buffer, a body over the limit): it
+		// still gets a request id, in the body and the header.
+		var b [12]byte
+		_, _ = rand.Read(b[:])
+		id := hex.EncodeToString(b[:])
+		c.Locals(localRequestID, id)
+		c.Set(fiber.HeaderXRequestID, id)
+	}
 	var pe *providers.Error
 	var fe *fiber.Error
 	switch {

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/adaptor"
+	"github.com/propertyd/propertyd/gateway/metrics"
 	"github.com/propertyd/propertyd/providers/property"
 	"github.com/propertyd/propertyd/ratelimit"
 )
@@ -39,6 +41,9 @@ type Config struct {
 	// and which breakers are open, for /readyz.
 	Ready  func(ctx context.Context) (ok bool, openBreakers []string)
 	Logger *slog.Logger
+	// Metrics, when set, records every request and is served at /metrics
+	// (without a key); nil means no metrics and no /metrics route.
+	Metrics *metrics.Metrics
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
 }
@@ -100,9 +105,13 @@ func (g *Gateway) Shutdown(ctx context.Context) error { return g.app.ShutdownWit
 
 func (g *Gateway) routes() {
 	app := g.app
-	app.Use(g.requestContext)
+	app.Use(g.requestContext, g.observe)
+	if g.cfg.Metrics != nil {
+		app.Get("/metrics", adaptor.HTTPHandler(g.cfg.Metrics.Handler()))
+	}
 	app.Get("/healthz", func(c *fiber.Ctx) error { return c.JSON(fiber.Map{"status": "ok"}) })
 	app.Get("/readyz", g.readyz)
+	g.referenceRoutes() // /openapi.json, /docs, /docs/assets/*: no key
 
 	v1 := app.Group("/v1", g.authenticate)
 	v1.Get("/properties/lookup", g.limit(g.costOfIncludes), g.lookup)

@@ -6,7 +6,9 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"errors"
 	"hash/fnv"
+	"log/slog"
 	"strconv"
 	"time"
 
@@ -41,6 +43,67 @@ func (g *Gateway) requestContext(c *fiber.Ctx) error {
 	defer cancel()
 	c.SetUserContext(ctx)
 	return c.Next()
+}
+
+// quietRoutes are probes and scrapes, logged at debug level so that a
+// monitoring system polling them does not drown the request log.
+var quietRoutes = map[string]bool{"/healthz": true, "/readyz": true, "/metrics": true}
+
+// observe logs one structured line per request once it is answered and
+// records the request metrics. The line holds the request id, the key's
+// name, the route pattern, status, latency, the cache outcome (the dearest
+// tier that served a record or section) and the HTTP requests made to
+// upstreams, all counted through the providers.Observation it puts in the
+// user context. It never logs the key, the path or the query, so addresses
+// stay out of the log. It renders a chain error itself through handleError,
+// so that the status it reports is the one sent.
+func (g *Gateway) observe(c *fiber.Ctx) error {
+	start := time.Now()
+	obs := &providers.Observation{}
+	c.SetUserContext(providers.WithObservation(c.UserContext(), obs))
+	err := c.Next()
+	route := routeOf(c, err)
+	if err != nil {
+		if herr := g.handleError(c, err); herr != nil {
+			_ = c.SendStatus(fiber.StatusInternalServerError)
+		}
+	}
+	status := c.Response().StatusCode()
+	d := time.Since(start)
+	m := g.cfg.Metrics
+	m.ObserveRequest(route, status, d)
+	for _, kind := range providers.ReadKinds {
+		for _, tier := range providers.Tiers {
+			m.CacheOutcome(kind, tier, obs.Reads(kind, tier))
+		}
+	}
+	level := slog.LevelInfo
+	if quietRoutes[route] {
+		level = slog.LevelDebug
+	}
+	keyName, _ := c.Locals(localKeyName).(string)
+	g.cfg.Logger.LogAttrs(context.Background(), level, "request",
+		slog.String("request_id", requestID(c)),
+		slog.String("method", c.Method()),
+		slog.String("route", route),
+		slog.Int("status", status),
+		slog.Float64("duration_ms", float64(d.Microseconds())/1000),
+		slog.String("key_name", keyName),
+		slog.String("cache", obs.Outcome()),
+		slog.Int("upstream_calls", obs.UpstreamCalls()),
+	)
+	return nil
+}
+
+// routeOf is the route pattern that answered (e.g. /v1/properties/:id),
+// never the raw path: "unmatched" when no route matched, and the group
+// prefix (/v1) when a group middleware (authentication) answered first.
+func routeOf(c *fiber.Ctx, err error) string {
+	var fe *fiber.Error
+	if errors.As(err, &fe) && (fe.Code == fiber.StatusNotFound || fe.Code == fiber.StatusMethodNotAllowed) {
+		return "unmatched"
+	}
+	return c.Route().Path
 }
 
 func saneRequestID(id string) bool {
@@ -111,6 +174,7 @@ func (g *Gateway) limit(cost costFunc) fiber.Handler {
 				Message: "this request costs " + strconv.Itoa(n) + " units but the key's burst is " +
 					strconv.Itoa(d.Limit) + "; split it into smaller requests"}
 		case !d.Allowed:
+			g.cfg.Metrics.RateLimited(name)
 			return &providers.Error{Kind: providers.KindRateLimited, Code: "rate_limited",
 				Message: "rate limit exceeded for this API key", RetryAfter: d.RetryAfter}
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/propertyd/propertyd/cache"
 	"github.com/propertyd/propertyd/gateway"
+	"github.com/propertyd/propertyd/gateway/metrics"
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/guard"
 	"github.com/propertyd/propertyd/providers/property"
@@ -38,6 +39,7 @@ type Main struct {
 	gw       *gateway.Gateway
 	ln       net.Listener
 	breakers []*guard.Breaker
+	metrics  *metrics.Metrics
 	served   chan error
 }
 
@@ -56,6 +58,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		}
 	}()
 	cfg := m.Config
+	m.metrics = metrics.New()
 	m.db, err = store.Open(ctx, cfg.Database, store.Options{})
 	if err != nil {
 		return fmt.Errorf("opening database %s: %w", cfg.Database, err)
@@ -93,21 +96,25 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	}
 	m.gw = gateway.New(gateway.Config{
 		Service: svc, Keys: keys, Sections: cfg.Sections(), BodyLimit: cfg.BodyLimitBytes,
-		RequestTimeout: cfg.RequestTimeout.D(), Logger: m.Logger, Ready: m.ready,
+		RequestTimeout: cfg.RequestTimeout.D(), Logger: m.Logger, Ready: m.ready, Metrics: m.metrics,
 	})
 	return nil
 }
 
 // build constructs the module for role and its breaker, with an HTTP client
-// whose transport retries and paces calls to that upstream.
+// whose transport retries and paces calls to that upstream. The transport
+// and the breaker report attempts, calls and state changes to the metrics;
+// state changes are logged too.
 func (m *Main) build(role providers.Role, pc *ProviderConfig, amenities providers.AmenitiesProvider) (any, *guard.Breaker, error) {
 	base := m.HTTPTransport
 	if base == nil {
 		base = defaultTransport
 	}
+	met := m.metrics
 	client := &http.Client{Transport: &guard.Retry{
 		Base: base, Max: *pc.Retries,
-		Limiter: ratelimit.NewOutbound(ratelimit.Limit{Rate: pc.RateLimit.Rate, Burst: pc.RateLimit.Burst}, pc.RateLimit.Concurrency),
+		Limiter:   ratelimit.NewOutbound(ratelimit.Limit{Rate: pc.RateLimit.Rate, Burst: pc.RateLimit.Burst}, pc.RateLimit.Concurrency),
+		OnAttempt: func(*http.Request) { met.UpstreamAttempt(pc.Module) },
 	}}
 	mod, err := m.Registry.Build(role, pc.Module, providers.Settings{
 		BaseURL: strings.TrimRight(pc.BaseURL, "/"), Client: client, Options: pc.Options, Amenities: amenities,
@@ -117,7 +124,13 @@ func (m *Main) build(role providers.Role, pc *ProviderConfig, amenities provider
 	}
 	b := guard.NewBreaker(pc.Module, guard.Policy{
 		Timeout: pc.Timeout.D(), FailureThreshold: pc.Breaker.Failures, OpenFor: pc.Breaker.OpenFor.D(),
+		OnStateChange: func(name, from, to string) {
+			met.SetBreakerState(name, string(role), to)
+			m.Logger.Warn("breaker state changed", "provider", name, "role", string(role), "from", from, "to", to)
+		},
+		OnCall: met.UpstreamCall,
 	})
+	met.SetBreakerState(pc.Module, string(role), b.State())
 	m.breakers = append(m.breakers, b)
 	return mod, b, nil
 }

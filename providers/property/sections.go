@@ -96,11 +96,13 @@ func (sec *Section) get(ctx context.Context, p *providers.Property, o Options) (
 	}
 	store := sec.svc.cfg.Store
 	now := sec.svc.cfg.Now()
-	cached, err := store.Section(ctx, sec.Name, key)
+	tctx, tier := providers.TrackTier(ctx)
+	cached, err := store.Section(tctx, sec.Name, key)
 	if err != nil && providers.KindOf(err) != providers.KindNotFound {
 		cached = nil // a read error is served like a miss
 	}
 	if cached != nil && now.Before(cached.ExpiresAt) {
+		served(ctx, providers.ReadSection, tier())
 		return sec.result(cached, StatusOK, CacheHit), nil
 	}
 	v, err := sec.svc.shared(ctx, "sec:"+sec.Name+":"+key, func(ctx context.Context) (any, error) {
@@ -129,10 +131,12 @@ func (sec *Section) get(ctx context.Context, p *providers.Property, o Options) (
 		return &rec, nil
 	})
 	if err == nil {
+		served(ctx, providers.ReadSection, providers.TierUpstream)
 		return sec.result(v.(*providers.SectionRecord), StatusOK, CacheMiss), nil
 	}
 	sec.logFailure(err, cached != nil)
 	if cached != nil && providers.KindOf(err) != providers.KindCanceled {
+		served(ctx, providers.ReadSection, tier())
 		r := sec.result(cached, StatusStale, CacheHit)
 		r.Meta.Error = providers.CodeOf(err)
 		return r, nil

@@ -94,7 +94,12 @@ type Source struct {
 
 // Get returns the record with id: KindNotFound (property_not_found).
 func (s *Service) Get(ctx context.Context, id int64) (*providers.Property, error) {
-	return s.cfg.Store.Property(ctx, id)
+	tctx, tier := providers.TrackTier(ctx)
+	p, err := s.cfg.Store.Property(tctx, id)
+	if err == nil {
+		served(ctx, providers.ReadRecord, tier())
+	}
+	return p, err
 }
 
 // Search returns a page of records and the total; KindInvalid for bad paging.
@@ -118,7 +123,9 @@ func (s *Service) Lookup(ctx context.Context, a providers.Address) (*providers.P
 
 func (s *Service) lookupNormalized(ctx context.Context, n address.Normalized) (*providers.Property, Source, error) {
 	key := n.Key()
-	if p, err := s.cfg.Store.PropertyByKey(ctx, key); err == nil {
+	tctx, tier := providers.TrackTier(ctx)
+	if p, err := s.cfg.Store.PropertyByKey(tctx, key); err == nil {
+		served(ctx, providers.ReadRecord, tier())
 		return p, Source{Geocoder: p.Source}, nil
 	} else if providers.KindOf(err) != providers.KindNotFound {
 		return nil, Source{}, err
@@ -140,22 +147,7 @@ func (s *Service) lookupNormalized(ctx context.Context, n address.Normalized) (*
 			}
 			return nil, err
 		}
-		canonical := address.Canonical(loc.MatchedAddress)
-		keys := []string{key}
-		if ck := canonicalKey(loc, n.Unit); ck != "" && ck != key {
-			keys = append(keys, ck)
-		}
-		now := s.cfg.Now().UTC()
-		p, created, err := s.cfg.Store.Save(ctx, providers.NewProperty{
-			Property: providers.Property{
-				StreetAddress: loc.Street, Unit: n.Unit, City: loc.City, State: loc.State, ZipCode: loc.Zip,
-				County: loc.County, FIPSCode: loc.FIPSCode, CensusTract: loc.CensusTract,
-				Latitude: loc.Point.Lat, Longitude: loc.Point.Lng,
-				Source: s.cfg.GeocoderName, CreatedAt: now, UpdatedAt: now,
-			},
-			Canonical: canonical,
-			Keys:      keys,
-		})
+		p, created, err := s.cfg.Store.Save(ctx, NewRecord(loc, n, s.cfg.GeocoderName, s.cfg.Now()))
 		if err != nil {
 			return nil, err
 		}
@@ -165,7 +157,33 @@ func (s *Service) lookupNormalized(ctx context.Context, n address.Normalized) (*
 		return nil, Source{}, err
 	}
 	r := v.(result)
+	served(ctx, providers.ReadRecord, providers.TierUpstream)
 	return r.p, Source{Geocoder: r.p.Source, Created: r.created}, nil
+}
+
+// NewRecord is the record to save for a geocoder match of the normalized
+// client address n: the match's fields with the client's unit, made by
+// source at now. It is identified by the canonical (matched) address and
+// unit, and reached from then on by the client's lookup key and the key of
+// the geocoder's own spelling. Lookup and bulk imports both build records
+// with it, so each finds the records the other made.
+func NewRecord(loc providers.Location, n address.Normalized, source string, now time.Time) providers.NewProperty {
+	key := n.Key()
+	keys := []string{key}
+	if ck := canonicalKey(loc, n.Unit); ck != "" && ck != key {
+		keys = append(keys, ck)
+	}
+	now = now.UTC()
+	return providers.NewProperty{
+		Property: providers.Property{
+			StreetAddress: loc.Street, Unit: n.Unit, City: loc.City, State: loc.State, ZipCode: loc.Zip,
+			County: loc.County, FIPSCode: loc.FIPSCode, CensusTract: loc.CensusTract,
+			Latitude: loc.Point.Lat, Longitude: loc.Point.Lng,
+			Source: source, CreatedAt: now, UpdatedAt: now,
+		},
+		Canonical: address.Canonical(loc.MatchedAddress),
+		Keys:      keys,
+	}
 }
 
 // canonicalKey is the lookup key of the geocoder's own spelling, so a client
@@ -187,7 +205,9 @@ func (s *Service) Reverse(ctx context.Context, p providers.Point) (*providers.Pr
 	if err := ValidatePoint(p); err != nil {
 		return nil, Source{}, err
 	}
-	if rec, err := s.cfg.Store.Nearest(ctx, p, s.cfg.ReverseRadius); err == nil {
+	tctx, tier := providers.TrackTier(ctx)
+	if rec, err := s.cfg.Store.Nearest(tctx, p, s.cfg.ReverseRadius); err == nil {
+		served(ctx, providers.ReadRecord, tier())
 		return rec, Source{Geocoder: rec.Source}, nil
 	} else if providers.KindOf(err) != providers.KindNotFound {
 		return nil, Source{}, err
@@ -198,11 +218,12 @@ func (s *Service) Reverse(ctx context.Context, p providers.Point) (*providers.Pr
 	type result struct {
 		rec     *providers.Property
 		created bool
+		tier    string // where rec came from
 	}
 	v, err := s.shared(ctx, "rev:"+p.Key(), func(ctx context.Context) (any, error) {
 		// A concurrent caller may have created a record nearby meanwhile.
 		if rec, err := s.cfg.Store.Nearest(ctx, p, s.cfg.ReverseRadius); err == nil {
-			return result{rec, false}, nil
+			return result{rec, false, providers.TierDatabase}, nil
 		}
 		loc, err := guard.Do(ctx, s.cfg.ReverseBreaker, func(ctx context.Context) (providers.Location, error) {
 			return s.cfg.Reverse.Reverse(ctx, p)
@@ -218,12 +239,13 @@ func (s *Service) Reverse(ctx context.Context, p providers.Point) (*providers.Pr
 		if err != nil {
 			return nil, err
 		}
-		return result{rec, created}, nil
+		return result{rec, created, providers.TierUpstream}, nil
 	})
 	if err != nil {
 		return nil, Source{}, err
 	}
 	r := v.(result)
+	served(ctx, providers.ReadRecord, r.tier)
 	return r.rec, Source{Geocoder: r.rec.Source, Created: r.created}, nil
 }
 
@@ -241,6 +263,15 @@ func ValidatePoint(p providers.Point) error {
 			Message: "invalid coordinates", Params: errs}
 	}
 	return nil
+}
+
+// served counts a value of kind served from tier in the request's
+// Observation; a store that reports no tier is the database itself.
+func served(ctx context.Context, kind, tier string) {
+	if tier == "" {
+		tier = providers.TierDatabase
+	}
+	providers.ObservationFrom(ctx).Served(kind, tier)
 }
 
 // shared runs fn once for all concurrent callers with the same key. The

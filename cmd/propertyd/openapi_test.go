@@ -1,0 +1,527 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jarcoal/httpmock"
+	"github.com/pb33f/libopenapi"
+	validator "github.com/pb33f/libopenapi-validator"
+	"github.com/pb33f/libopenapi-validator/config"
+	"github.com/pb33f/libopenapi-validator/paths"
+	"github.com/pb33f/libopenapi-validator/schema_validation"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+
+	"github.com/propertyd/propertyd/gateway/docs"
+	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/census"
+	"github.com/propertyd/propertyd/providers/censusacs"
+	"github.com/propertyd/propertyd/providers/femanfhl"
+	"github.com/propertyd/propertyd/providers/hudfmr"
+	"github.com/propertyd/propertyd/providers/overpass"
+	"github.com/propertyd/propertyd/providers/providertest"
+	"github.com/propertyd/propertyd/providers/walkscore"
+)
+
+// The places the fake Census geocoder knows in the conformance run. Each
+// failure case uses a place of its own, so no cached section hides it.
+var (
+	oaPlaceBroad = providertest.CensusPlace{Street: "2200 W BROAD ST", City: "RICHMOND", State: "VA", Zip: "23220",
+		Lat: 37.5600, Lng: -77.4720, CountyName: "Richmond city", StateFIPS: "51", CountyFIPS: "760", Tract: "041000", Block: "1003"}
+	oaPlaceMain = providertest.CensusPlace{Street: "900 E MAIN ST", City: "RICHMOND", State: "VA", Zip: "23219",
+		Lat: 37.5380, Lng: -77.4330, CountyName: "Richmond city", StateFIPS: "51", CountyFIPS: "760", Tract: "060400", Block: "2001"}
+	oaPlaceRiver = providertest.CensusPlace{Street: "77 RIVER RD", City: "GOOCHLAND", State: "VA", Zip: "23063",
+		Lat: 37.6800, Lng: -77.8800, CountyName: "Goochland County", StateFIPS: "51", CountyFIPS: "075"}
+	oaPlaceEighth = providertest.CensusPlace{Street: "400 N 8TH ST", City: "RICHMOND", State: "VA", Zip: "23219",
+		Lat: 37.5420, Lng: -77.4320, CountyName: "Richmond city", StateFIPS: "51", CountyFIPS: "760", Tract: "020100", Block: "1010"}
+	oaPlaceCapitol = providertest.CensusPlace{Street: "1000 BANK ST", City: "RICHMOND", State: "VA", Zip: "23219",
+		Lat: 37.5390, Lng: -77.4350, CountyName: "Richmond city", StateFIPS: "51", CountyFIPS: "760", Tract: "020200", Block: "1011"}
+	oaPlaceGrove = providertest.CensusPlace{Street: "3000 GROVE AVE", City: "RICHMOND", State: "VA", Zip: "23221",
+		Lat: 37.5530, Lng: -77.4850, CountyName: "Richmond city", StateFIPS: "51", CountyFIPS: "760", Tract: "040300", Block: "3004"}
+	oaPlacePatterson = providertest.CensusPlace{Street: "5000 PATTERSON AVE", City: "RICHMOND", State: "VA", Zip: "23226",
+		Lat: 37.5800, Lng: -77.5100, CountyName: "Richmond city", StateFIPS: "51", CountyFIPS: "760", Tract: "010300", Block: "2002"}
+)
+
+const oaSmallKey = "propertyd-small-key" // burst 6, next to no refill
+
+// oaConformanceUpstreams answers every upstream of the shipped config.
+func oaConformanceUpstreams() *httpmock.MockTransport {
+	mt := httpmock.NewMockTransport()
+	providertest.RegisterCensusGeocoder(mt, census.DefaultBaseURL,
+		oaPlaceBroad, oaPlaceMain, oaPlaceRiver, oaPlaceEighth, oaPlaceCapitol, oaPlaceGrove, oaPlacePatterson)
+	oaRegisterFlood(mt)
+	acs := map[string]string{}
+	for _, v := range append(append([]string{}, censusacs.DemographicsVariables...), censusacs.HousingVariables...) {
+		acs[v] = "120"
+	}
+	acs["B01003_001E"] = "4120"
+	acs["B19013_001E"] = "-666666666" // suppressed: null
+	providertest.RegisterACS(mt, censusacs.DefaultBaseURL, map[string]map[string]string{
+		"51760041000": acs, "51760010300": acs,
+	})
+	providertest.RegisterOverpass(mt, overpass.DefaultBaseURL,
+		providertest.OSMElement{Type: "node", ID: 11, Lat: 37.5608, Lng: -77.4716, Tags: map[string]string{"amenity": "school", "name": "Broad Street Elementary"}},
+		providertest.OSMElement{Type: "node", ID: 12, Lat: 37.5596, Lng: -77.4731, Tags: map[string]string{"shop": "supermarket", "name": "Fan Market"}},
+		providertest.OSMElement{Type: "node", ID: 13, Lat: 37.5612, Lng: -77.4702, Tags: map[string]string{"highway": "bus_stop", "name": "Broad & Lombardy"}},
+	)
+	return mt
+}
+
+func oaRegisterFlood(mt *httpmock.MockTransport) {
+	providertest.RegisterFEMA(mt, femanfhl.DefaultBaseURL, providertest.FloodArea{
+		MinLat: 37.50, MinLng: -77.55, MaxLat: 37.60, MaxLng: -77.40,
+		Zone: "AE", Subtype: "FLOODWAY", SFHA: true, StaticBFE: 112.5,
+		DFIRMID: "51760C", Panel: "51760C0042E", PanelEffective: time.Date(2009, 7, 16, 0, 0, 0, 0, time.UTC),
+	})
+}
+
+// oaConformanceConfig is the shipped config with upstream retries off (failure
+// cases answer at once), a flood breaker that opens after two failures and
+// a short flood timeout, a housing TTL that expires at once (for a stale
+// section), a roomy demo key and a small second key.
+func oaConformanceConfig(t *testing.T) *Config {
+	t.Helper()
+	t.Setenv("TEST_PROPERTYD_SMALL_KEY", oaSmallKey)
+	cfg := testConfig(t, filepath.Join(t.TempDir(), "p.db"))
+	for _, p := range cfg.Providers {
+		zero := 0
+		p.Retries = &zero
+	}
+	cfg.Providers["flood"].Breaker.Failures = 2
+	cfg.Providers["flood"].Timeout = Duration(300 * time.Millisecond)
+	cfg.Providers["housing"].TTL = Duration(time.Millisecond)
+	cfg.Keys[0].Rate, cfg.Keys[0].Burst = 1000, 1000
+	cfg.Keys = append(cfg.Keys, KeyConfig{Name: "small", KeyEnv: "TEST_PROPERTYD_SMALL_KEY", Rate: 0.0001, Burst: 6})
+	return cfg
+}
+
+// oaSpecValidity says whether a test request is one the document allows.
+type oaSpecValidity int
+
+const (
+	oaRequestValid   oaSpecValidity = iota // the document allows it: validate request and response
+	oaRequestInvalid                       // the document forbids it: the validator must say so too
+	oaRequestOutside                       // no operation describes it (unknown route, wrong method)
+)
+
+// oaAPICall is one request of the conformance run and what it must produce.
+type oaAPICall struct {
+	name    string
+	method  string
+	path    string
+	key     string // X-API-Key; "" sends none
+	header  map[string]string
+	body    string
+	status  int
+	code    string // the problem code of an error response
+	request oaSpecValidity
+	schema  string // for oaRequestOutside: the component schema the body must match
+}
+
+// oaConformance drives real requests through a running propertyd and checks
+// every request and response against the OpenAPI document.
+type oaConformance struct {
+	t       *testing.T
+	base    string
+	doc     *v3.Document
+	v       validator.Validator
+	loose   validator.Validator // for /openapi.json, whose body is the open-ended document
+	opts    *config.ValidationOptions
+	covered map[string]bool // "METHOD /template STATUS"
+}
+
+func oaNewConformance(t *testing.T, base string) *oaConformance {
+	t.Helper()
+	doc, err := libopenapi.NewDocument(docs.Spec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := doc.BuildV3Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Strict mode also reports undeclared headers and query parameters;
+	// only the headers of HTTP itself go undeclared (not ETag, Cache-Control
+	// or X-Request-ID, which the library would ignore by default). A batch
+	// error's input is the item as sent, and /openapi.json is the document
+	// itself: neither has members to declare.
+	opts := []config.Option{config.WithFormatAssertions(), config.WithStrictMode(),
+		config.WithStrictIgnoredHeaders("content-type", "content-length", "date", "connection",
+			"transfer-encoding", "vary", "host", "user-agent", "accept-encoding", "x-api-key"),
+		config.WithStrictIgnorePaths("$.body.data.errors[*].input", "$.body.data.errors[*].input.**")}
+	v, errs := validator.NewValidator(doc, opts...)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	loose, errs := validator.NewValidator(doc, config.WithFormatAssertions())
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	return &oaConformance{t: t, base: base, doc: &model.Model, v: v, loose: loose,
+		opts: config.NewValidationOptions(opts...), covered: map[string]bool{}}
+}
+
+func (c *oaConformance) newRequest(call oaAPICall) *http.Request {
+	var body io.Reader
+	if call.body != "" {
+		body = strings.NewReader(call.body)
+	}
+	req, err := http.NewRequest(call.method, c.base+call.path, body)
+	if err != nil {
+		c.t.Fatalf("%s: %v", call.name, err)
+	}
+	if call.body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if call.key != "" {
+		req.Header.Set("X-API-Key", call.key)
+	}
+	for k, v := range call.header {
+		req.Header.Set(k, v)
+	}
+	return req
+}
+
+// do sends call, checks its status and code, validates it against the
+// document and returns the response with its body.
+func (c *oaConformance) do(call oaAPICall) (*http.Response, []byte) {
+	c.t.Helper()
+	resp, err := http.DefaultClient.Do(c.newRequest(call))
+	if err != nil {
+		c.t.Fatalf("%s: %v", call.name, err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		c.t.Fatalf("%s: %v", call.name, err)
+	}
+	if resp.StatusCode != call.status {
+		c.t.Errorf("%s: %s %s answered %d, want %d: %s", call.name, call.method, call.path, resp.StatusCode, call.status, body)
+		return resp, body
+	}
+	if call.code != "" {
+		var p struct{ Code string }
+		if err := json.Unmarshal(body, &p); err != nil || p.Code != call.code {
+			c.t.Errorf("%s: code %q, want %q: %s", call.name, p.Code, call.code, body)
+		}
+	}
+	c.validate(call, resp, body)
+	return resp, body
+}
+
+// validate checks the exchange against the document, the way a client
+// generated from it would see it.
+func (c *oaConformance) validate(call oaAPICall, resp *http.Response, body []byte) {
+	c.t.Helper()
+	req := c.newRequest(call) // a fresh body for the validator
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	resp.Request = req
+	report := func(what string, errs []error) {
+		for _, e := range errs {
+			c.t.Errorf("%s: %s: %v", call.name, what, e)
+		}
+		if len(errs) > 0 {
+			c.t.Logf("%s: the response was %d %v\n%s", call.name, resp.StatusCode, resp.Header, oaShorten(body, 2000))
+		}
+	}
+	switch call.request {
+	case oaRequestOutside:
+		if call.schema == "" {
+			c.t.Fatalf("%s: no schema named for a request outside the document", call.name)
+		}
+		proxy, ok := c.doc.Components.Schemas.Get(call.schema)
+		if !ok {
+			c.t.Fatalf("%s: no component schema %s", call.name, call.schema)
+		}
+		if ct := resp.Header.Get("Content-Type"); ct != "application/problem+json" {
+			c.t.Errorf("%s: Content-Type %q, want application/problem+json", call.name, ct)
+		}
+		if ok, errs := schema_validation.NewSchemaValidator().ValidateSchemaBytes(proxy.Schema(), body); !ok {
+			report("body does not match "+call.schema, oaAsErrors(errs))
+		}
+		return
+	case oaRequestInvalid:
+		if ok, _ := c.v.ValidateHttpRequest(req); ok {
+			c.t.Errorf("%s: the server refused the request with %d but the document allows it", call.name, resp.StatusCode)
+		}
+		req = c.newRequest(call)
+		if ok, errs := c.v.ValidateHttpResponse(req, resp); !ok {
+			report("response", oaAsErrors(errs))
+		}
+	default:
+		v := c.v
+		if req.URL.Path == "/openapi.json" {
+			v = c.loose
+		}
+		if ok, errs := v.ValidateHttpRequestResponse(req, resp); !ok {
+			report("request/response", oaAsErrors(errs))
+		}
+	}
+	if _, _, tmpl := paths.FindPath(req, c.doc, c.opts); tmpl != "" {
+		c.covered[fmt.Sprintf("%s %s %d", call.method, tmpl, resp.StatusCode)] = true
+	}
+}
+
+func oaAsErrors[E error](errs []E) []error {
+	out := make([]error, len(errs))
+	for i, e := range errs {
+		out[i] = e
+	}
+	return out
+}
+
+func oaDecode(t *testing.T, body []byte) map[string]any {
+	t.Helper()
+	var out map[string]any
+	if err := json.Unmarshal(body, &out); err != nil {
+		t.Fatalf("not a JSON object: %s", body)
+	}
+	return out
+}
+
+func oaLookupPath(p providertest.CensusPlace, include string) string {
+	q := url.Values{"street": {p.Street}, "city": {p.City}, "state": {p.State}}
+	if include != "" {
+		q.Set("include", include)
+	}
+	return "/v1/properties/lookup?" + q.Encode()
+}
+
+const oaEverySection = "flood,walkscore,demographics,amenities,housing"
+
+// TestResponsesMatchTheOpenAPIDocument sends real requests to every endpoint
+// of a running propertyd, whose every module talks to a fake of its real
+// upstream, and validates each request and response (status, headers and
+// body) against gateway/docs/openapi.json. The document's object schemas
+// forbid members they do not list and the validator runs in strict mode, so
+// a field, header or status added to a response but not to the document
+// fails here.
+func TestResponsesMatchTheOpenAPIDocument(t *testing.T) {
+	mt := oaConformanceUpstreams()
+	m := startMain(t, oaConformanceConfig(t), mt)
+	c := oaNewConformance(t, "http://"+m.Addr())
+	ok := func(name, method, path, body string) oaAPICall {
+		return oaAPICall{name: name, method: method, path: path, key: demoKey, body: body, status: 200}
+	}
+	fail := func(name, method, path, body string, status int, code string, req oaSpecValidity) oaAPICall {
+		return oaAPICall{name: name, method: method, path: path, key: demoKey, body: body, status: status, code: code, request: req}
+	}
+
+	// Records, with every section.
+	_, body := c.do(ok("lookup with every section", "GET", oaLookupPath(oaPlaceBroad, oaEverySection), ""))
+	rec := oaDecode(t, body)
+	data := rec["data"].(map[string]any)
+	id := int64(data["id"].(float64))
+	if data["flood"] == nil || data["demographics"] == nil || data["amenities"] == nil ||
+		data["walkscore"] == nil || data["housing"] == nil {
+		t.Fatalf("a section is missing, so its shape went unchecked: %s", body)
+	}
+	resp, _ := c.do(ok("lookup again", "GET", oaLookupPath(oaPlaceBroad, ""), ""))
+	etag := resp.Header.Get("ETag")
+	c.do(oaAPICall{name: "lookup not modified", method: "GET", path: oaLookupPath(oaPlaceBroad, ""), key: demoKey,
+		header: map[string]string{"If-None-Match": etag}, status: 304})
+	c.do(ok("lookup with a unit and a zip", "GET", "/v1/properties/lookup?street=2200+W+Broad+St+Apt+4B&state=Virginia&zip=23220-1234", ""))
+	c.do(ok("reverse to the existing record", "GET", "/v1/properties/reverse?lat=37.56001&lng=-77.47201&include=flood", ""))
+	c.do(ok("reverse creating a record", "GET", "/v1/properties/reverse?lat=37.5650&lng=-77.4600", ""))
+	byID := fmt.Sprintf("/v1/properties/%d", id)
+	c.do(ok("get with sections", "GET", byID+"?include="+oaEverySection, ""))
+	// Housing expires at once here, so a body with it changes every time.
+	resp, _ = c.do(ok("get with cached sections", "GET", byID+"?include=flood,demographics", ""))
+	c.do(oaAPICall{name: "get not modified", method: "GET", path: byID + "?include=flood,demographics", key: demoKey,
+		header: map[string]string{"If-None-Match": resp.Header.Get("ETag")}, status: 304})
+	c.do(ok("get without sections", "GET", byID, ""))
+
+	// Standalone sections.
+	resp, _ = c.do(ok("flood", "GET", byID+"/flood", ""))
+	c.do(oaAPICall{name: "flood not modified", method: "GET", path: byID + "/flood", key: demoKey,
+		header: map[string]string{"If-None-Match": resp.Header.Get("ETag")}, status: 304})
+	c.do(ok("demographics", "GET", byID+"/demographics", ""))
+	c.do(ok("amenities", "GET", byID+"/amenities", ""))
+	c.do(ok("amenities within 1500 m", "GET", byID+"/amenities?radius=1500", ""))
+
+	// Search.
+	if err := m.db.UpsertAttributes(context.Background(), id, oaPtr("single_family"), oaPtr(3)); err != nil {
+		t.Fatal(err)
+	}
+	resp, _ = c.do(ok("search", "GET", "/v1/properties/search?state=va&city=Richmond&zip=23220&property_type=single_family&min_bedrooms=2&max_bedrooms=4&page=1&per_page=10", ""))
+	c.do(oaAPICall{name: "search not modified", method: "GET", path: "/v1/properties/search?state=va&city=Richmond&zip=23220&property_type=single_family&min_bedrooms=2&max_bedrooms=4&page=1&per_page=10",
+		key: demoKey, header: map[string]string{"If-None-Match": resp.Header.Get("ETag")}, status: 304})
+	c.do(ok("search everything", "GET", "/v1/properties/search", ""))
+
+	// Batch: a record that exists, a new one, and one error of each kind.
+	_, body = c.do(ok("batch with sections and errors", "POST", "/v1/properties/batch?include="+oaEverySection, `{"addresses":[
+		{"id":"old","street":"2200 West Broad Street","city":"Richmond","state":"VA"},
+		{"id":"new","street":"5000 Patterson Avenue","city":"Richmond","state":"VA","zip":"23226"},
+		{"id":"box","street":"PO Box 12","city":"Richmond","state":"VA"},
+		{"id":null,"street":"1 Nowhere Ln","city":"Richmond","state":"VA"},
+		{"street":"9 Elm St","state":"ZZ"}]}`))
+	batch := oaDecode(t, body)["data"].(map[string]any)
+	if batch["total_found"] != 2.0 || batch["total_errors"] != 3.0 {
+		t.Fatalf("batch: want 2 found and 3 errors: %s", body)
+	}
+	c.do(ok("batch without sections", "POST", "/v1/properties/batch", `{"addresses":[{"street":"2200 W Broad St","state":"VA"}]}`))
+	c.do(fail("batch with a malformed item", "POST", "/v1/properties/batch", `{"addresses":[{"street":5,"state":"VA"}]}`, 200, "", oaRequestInvalid))
+
+	// Operations and the reference.
+	for _, p := range []string{"/healthz", "/readyz", "/metrics"} {
+		c.do(oaAPICall{name: p, method: "GET", path: p, status: 200})
+	}
+	for _, p := range []string{"/openapi.json", "/docs", "/docs/assets/swagger-ui-bundle.js", "/docs/assets/swagger-ui.css", "/docs/assets/propertyd-docs.js"} {
+		resp, _ := c.do(oaAPICall{name: p, method: "GET", path: p, status: 200})
+		c.do(oaAPICall{name: p + " not modified", method: "GET", path: p, status: 304,
+			header: map[string]string{"If-None-Match": resp.Header.Get("ETag")}})
+	}
+	c.do(oaAPICall{name: "an asset that does not exist", method: "GET", path: "/docs/assets/nope.js", status: 404, code: "not_found", request: oaRequestInvalid})
+
+	// Client errors.
+	c.do(fail("no street", "GET", "/v1/properties/lookup?state=VA", "", 400, "invalid_parameter", oaRequestInvalid))
+	c.do(fail("an unknown section", "GET", oaLookupPath(oaPlaceBroad, "flood,schools"), "", 400, "invalid_parameter", oaRequestInvalid))
+	c.do(fail("an unknown parameter", "GET", "/v1/properties/search?colour=red", "", 400, "invalid_parameter", oaRequestInvalid))
+	c.do(fail("an unknown state", "GET", "/v1/properties/lookup?street=1+Main+St&state=ZZ", "", 400, "invalid_parameter", oaRequestValid))
+	c.do(fail("latitude out of range", "GET", "/v1/properties/reverse?lat=91&lng=0", "", 400, "invalid_parameter", oaRequestInvalid))
+	c.do(fail("a bad id", "GET", "/v1/properties/0", "", 400, "invalid_parameter", oaRequestInvalid))
+	c.do(fail("a bad page", "GET", "/v1/properties/search?page=0", "", 400, "invalid_parameter", oaRequestInvalid))
+	c.do(fail("a bad radius", "GET", byID+"/amenities?radius=100", "", 400, "invalid_parameter", oaRequestInvalid))
+	c.do(fail("a body that is not JSON", "POST", "/v1/properties/batch", `{"addresses":`, 400, "invalid_parameter", oaRequestInvalid))
+	c.do(oaAPICall{name: "no key", method: "GET", path: oaLookupPath(oaPlaceBroad, ""), status: 401, code: "unauthorized", request: oaRequestInvalid})
+	c.do(oaAPICall{name: "a wrong key", method: "GET", path: oaLookupPath(oaPlaceBroad, ""), key: "not-a-key", status: 401, code: "unauthorized"})
+	c.do(fail("an address the geocoder cannot match", "GET", "/v1/properties/lookup?street=1+Nowhere+Ln&state=VA", "", 404, "address_not_found", oaRequestValid))
+	c.do(fail("a point in the ocean", "GET", "/v1/properties/reverse?lat=30&lng=-60", "", 404, "location_not_found", oaRequestValid))
+	c.do(fail("an unknown id", "GET", "/v1/properties/999999", "", 404, "property_not_found", oaRequestValid))
+	c.do(fail("a section of an unknown id", "GET", "/v1/properties/999999/flood", "", 404, "property_not_found", oaRequestValid))
+	c.do(oaAPICall{name: "an unknown route", method: "GET", path: "/v1/nothing-here", key: demoKey, status: 404,
+		code: "not_found", request: oaRequestOutside, schema: "ProblemNotFound"})
+	c.do(oaAPICall{name: "a wrong method", method: "DELETE", path: "/v1/properties/lookup", key: demoKey, status: 405,
+		code: "method_not_allowed", request: oaRequestOutside, schema: "ProblemMethodNotAllowed"})
+	c.do(fail("a post office box", "GET", "/v1/properties/lookup?street=PO+Box+12&state=VA", "", 422, "not_a_property", oaRequestValid))
+	c.do(fail("an empty batch", "POST", "/v1/properties/batch", `{"addresses":[]}`, 422, "invalid_batch_size", oaRequestInvalid))
+	big := `{"addresses":[{"street":"` + strings.Repeat("x", 70<<10) + `","state":"VA"}]}`
+	c.do(fail("a body over the limit", "POST", "/v1/properties/batch", big, 413, "body_too_large", oaRequestValid))
+
+	// A key's limits.
+	small := func(name, method, path, body string, status int, code string) oaAPICall {
+		return oaAPICall{name: name, method: method, path: path, key: oaSmallKey, body: body, status: status, code: code}
+	}
+	c.do(small("a batch over the key's burst", "POST", "/v1/properties/batch?include="+oaEverySection,
+		`{"addresses":[{"street":"2200 W Broad St","state":"VA"},{"street":"900 E Main St","state":"VA"}]}`, 422, "cost_exceeds_limit"))
+	c.do(small("the key's whole burst", "GET", oaLookupPath(oaPlaceBroad, oaEverySection), "", 200, ""))
+	resp, _ = c.do(small("over the key's budget", "GET", oaLookupPath(oaPlaceBroad, ""), "", 429, "rate_limited"))
+	if resp.Header.Get("Retry-After") == "" {
+		t.Error("429 without Retry-After")
+	}
+
+	// Sections that cannot be produced. Each failure uses a place whose
+	// section is not cached yet.
+	idOf := func(p providertest.CensusPlace) string {
+		_, body := c.do(ok("lookup "+p.Street, "GET", oaLookupPath(p, ""), ""))
+		return fmt.Sprintf("/v1/properties/%d", int64(oaDecode(t, body)["data"].(map[string]any)["id"].(float64)))
+	}
+	river, mainSt, eighth, capitol, grove := idOf(oaPlaceRiver), idOf(oaPlaceMain), idOf(oaPlaceEighth), idOf(oaPlaceCapitol), idOf(oaPlaceGrove)
+	c.do(fail("demographics of a record without a tract", "GET", river+"/demographics", "", 422, "section_not_applicable", oaRequestValid))
+	c.do(fail("demographics of a tract the ACS lacks", "GET", mainSt+"/demographics", "", 404, "tract_not_found", oaRequestValid))
+	c.do(ok("a record with sections that are unavailable", "GET", river+"?include=demographics,housing", ""))
+
+	providertest.RegisterFEMAFailure(mt, femanfhl.DefaultBaseURL, providertest.FEMAZonesLayer, providertest.FEMAFailure{Delay: 5 * time.Second})
+	c.do(fail("flood timing out", "GET", mainSt+"/flood", "", 504, "upstream_timeout", oaRequestValid))
+	providertest.RegisterFEMAFailure(mt, femanfhl.DefaultBaseURL, providertest.FEMAZonesLayer, providertest.FEMAFailure{Status: 500})
+	c.do(fail("flood failing", "GET", eighth+"/flood", "", 502, "upstream_error", oaRequestValid))
+	resp, _ = c.do(fail("flood behind an open breaker", "GET", capitol+"/flood", "", 503, "upstream_unavailable", oaRequestValid))
+	if resp.Header.Get("Retry-After") == "" {
+		t.Error("503 from an open breaker without Retry-After")
+	}
+	_, body = c.do(ok("an unavailable section in a record", "GET", capitol+"?include=flood", ""))
+	if sec := oaDecode(t, body)["meta"].(map[string]any)["sections"].(map[string]any)["flood"].(map[string]any); sec["status"] != "unavailable" {
+		t.Errorf("flood section = %v, want unavailable", sec)
+	}
+	_, body = c.do(oaAPICall{name: "readyz with an open breaker", method: "GET", path: "/readyz", status: 200})
+	if !strings.Contains(string(body), "fema-nfhl") {
+		t.Errorf("readyz does not list the open breaker: %s", body)
+	}
+
+	providertest.RegisterACSError(mt, censusacs.DefaultBaseURL, 500, "Internal Server Error", nil)
+	c.do(fail("demographics failing", "GET", grove+"/demographics", "", 502, "upstream_error", oaRequestValid))
+	_, body = c.do(ok("a stale section", "GET", byID+"?include=demographics,housing", ""))
+	if sec := oaDecode(t, body)["meta"].(map[string]any)["sections"].(map[string]any)["housing"].(map[string]any); sec["status"] != "stale" {
+		t.Errorf("housing section = %v, want stale (expired and the upstream failing)", sec)
+	}
+
+	c.requireCoverage()
+}
+
+// requireCoverage fails unless every operation was seen answering 200, and
+// every error status the run can provoke was seen, so the run cannot shrink
+// silently.
+func (c *oaConformance) requireCoverage() {
+	c.t.Helper()
+	for tmpl, item := range c.doc.Paths.PathItems.FromOldest() {
+		for method := range item.GetOperations().KeysFromOldest() {
+			key := fmt.Sprintf("%s %s 200", strings.ToUpper(method), tmpl)
+			if !c.covered[key] {
+				c.t.Errorf("no request checked %s", key)
+			}
+		}
+	}
+	var statuses []string
+	for k := range c.covered {
+		statuses = append(statuses, k[strings.LastIndex(k, " ")+1:])
+	}
+	for _, s := range []string{"304", "400", "401", "404", "413", "422", "429", "502", "503", "504"} {
+		if !slices.Contains(statuses, s) {
+			c.t.Errorf("no response with status %s was checked", s)
+		}
+	}
+}
+
+// TestOptionalModulesMatchTheOpenAPIDocument checks the section shapes of
+// the modules the shipped config leaves out: the Walk Score API (transit and
+// bike scores) and HUD fair market rents in housing.
+func TestOptionalModulesMatchTheOpenAPIDocument(t *testing.T) {
+	mt := oaConformanceUpstreams()
+	transit, bike := 58, 71
+	providertest.RegisterWalkScore(mt, walkscore.DefaultBaseURL, providertest.WalkScoreFake{Places: []providertest.WalkScorePlace{{
+		Point: providers.Point{Lat: oaPlaceBroad.Lat, Lng: oaPlaceBroad.Lng}, WalkScore: 88, TransitScore: &transit, BikeScore: &bike,
+	}}})
+	providertest.RegisterHUDFMR(mt, hudfmr.DefaultBaseURL, map[string]providertest.HUDCounty{
+		"51760": {CountyName: "Richmond city, VA", MetroName: "Richmond, VA MSA", AreaName: "Richmond, VA MSA",
+			Rents: [5]int{1180, 1260, 1430, 1820, 2190}},
+	})
+	cfg := oaConformanceConfig(t)
+	cfg.Providers["walkscore"] = &ProviderConfig{Module: "walkscore-api", Options: map[string]string{"api_key": "k"}}
+	fmr := cfg.Providers["fair_market_rent"]
+	fmr.Disabled = false
+	fmr.Options = map[string]string{"token": providertest.HUDFMRToken}
+	cfg.applyDefaults()
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	m := startMain(t, cfg, mt)
+	c := oaNewConformance(t, "http://"+m.Addr())
+	_, body := c.do(oaAPICall{name: "walkscore-api and hud-fmr", method: "GET", path: oaLookupPath(oaPlaceBroad, "walkscore,housing"),
+		key: demoKey, status: 200})
+	d := oaDecode(t, body)["data"].(map[string]any)
+	if ws, _ := d["walkscore"].(map[string]any); ws == nil || ws["transit_score"] != 58.0 {
+		t.Errorf("walkscore = %v, want the Walk Score API's with a transit score", d["walkscore"])
+	}
+	if h, _ := d["housing"].(map[string]any); h == nil || h["fair_market_rents"] == nil {
+		t.Errorf("housing = %v, want fair market rents", d["housing"])
+	}
+}
+
+func oaPtr[T any](v T) *T { return &v }
+
+func oaShorten(b []byte, n int) string {
+	if len(b) <= n {
+		return string(b)
+	}
+	return string(b[:n]) + "..."
+}

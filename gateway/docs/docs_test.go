@@ -1,0 +1,181 @@
+package docs_test
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pb33f/libopenapi"
+	validator "github.com/pb33f/libopenapi-validator"
+
+	"github.com/propertyd/propertyd/gateway/docs"
+)
+
+// TestSpecIsAValidOpenAPI31Document guards the document's own validity: a
+// broken $ref or a schema error would make every client generator and the
+// /docs page fail.
+func TestSpecIsAValidOpenAPI31Document(t *testing.T) {
+	var raw map[string]any
+	if err := json.Unmarshal(docs.Spec(), &raw); err != nil {
+		t.Fatalf("openapi.json is not JSON: %v", err)
+	}
+	if raw["openapi"] != "3.1.0" {
+		t.Fatalf("openapi = %v, want 3.1.0", raw["openapi"])
+	}
+	doc, err := libopenapi.NewDocument(docs.Spec())
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	model, err := doc.BuildV3Model()
+	if err != nil {
+		t.Fatalf("the document does not build (a $ref that resolves nowhere?): %v", err)
+	}
+	v, errs := validator.NewValidator(doc)
+	if len(errs) > 0 {
+		t.Fatalf("validator: %v", errs)
+	}
+	if ok, verrs := v.ValidateDocument(); !ok {
+		for _, e := range verrs {
+			t.Errorf("%s (line %d): %s", e.Message, e.SpecLine, e.Reason)
+		}
+	}
+
+	want := []string{
+		"/v1/properties/lookup", "/v1/properties/reverse", "/v1/properties/batch", "/v1/properties/search",
+		"/v1/properties/{id}", "/v1/properties/{id}/flood", "/v1/properties/{id}/demographics",
+		"/v1/properties/{id}/amenities", "/healthz", "/readyz", "/metrics", "/openapi.json", "/docs",
+		"/docs/assets/{asset}",
+	}
+	var got []string
+	for path := range model.Model.Paths.PathItems.KeysFromOldest() {
+		got = append(got, path)
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("paths = %v\nwant %v", got, want)
+	}
+	if _, ok := model.Model.Components.SecuritySchemes.Get("ApiKey"); !ok {
+		t.Fatal("no ApiKey security scheme")
+	}
+}
+
+// TestEveryResponseDeclaresItsHeaders: the validator checks a response's
+// headers (and reports undeclared ones) only when the document declares a
+// headers map for it, so every response must have one.
+func TestEveryResponseDeclaresItsHeaders(t *testing.T) {
+	var raw struct {
+		Paths      map[string]map[string]struct{ Responses map[string]map[string]any }
+		Components struct{ Responses map[string]map[string]any }
+	}
+	if err := json.Unmarshal(docs.Spec(), &raw); err != nil {
+		t.Fatal(err)
+	}
+	check := func(where string, r map[string]any) {
+		if _, ref := r["$ref"]; ref {
+			return
+		}
+		if _, ok := r["headers"]; !ok {
+			t.Errorf("%s declares no headers", where)
+		}
+	}
+	for name, r := range raw.Components.Responses {
+		check("components.responses."+name, r)
+	}
+	for path, ops := range raw.Paths {
+		for method, op := range ops {
+			for status, r := range op.Responses {
+				check(method+" "+path+" "+status, r)
+			}
+		}
+	}
+}
+
+// TestSpecListsEveryDocumentedErrorCode keeps the document and the README's
+// error table in step: a code a client may switch on must be in both.
+func TestSpecListsEveryDocumentedErrorCode(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := strings.Index(string(readme), "| status | code | when |")
+	if start < 0 {
+		t.Fatal("README.md has no error table")
+	}
+	table := string(readme[start:])
+	table = table[:strings.Index(table, "\n\n")]
+	var codes []string
+	for _, row := range strings.Split(table, "\n")[2:] {
+		cols := strings.Split(row, "|")
+		if len(cols) < 4 {
+			continue
+		}
+		for _, m := range regexp.MustCompile("`([a-z_]+)`").FindAllStringSubmatch(cols[2], -1) {
+			codes = append(codes, m[1])
+		}
+	}
+	if len(codes) < 15 {
+		t.Fatalf("found only %d codes in the README's error table: %v", len(codes), codes)
+	}
+	spec := string(docs.Spec())
+	for _, c := range codes {
+		if !strings.Contains(spec, `"`+c+`"`) {
+			t.Errorf("code %s is in the README's error table but not in openapi.json", c)
+		}
+	}
+}
+
+// TestPageLoadsNothingFromElsewhere: the page and its own script name no
+// other host, and every asset the page loads is embedded.
+func TestPageLoadsNothingFromElsewhere(t *testing.T) {
+	page := string(docs.Page())
+	if m := regexp.MustCompile(`(?i)(https?:)?//[a-z0-9.-]+\.[a-z]`).FindString(page); m != "" {
+		t.Fatalf("the page names another host: %q", m)
+	}
+	own, err := fs.ReadFile(docs.Assets(), "propertyd-docs.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := regexp.MustCompile(`https?://`).FindString(string(own)); m != "" {
+		t.Fatalf("propertyd-docs.js names another host: %q", m)
+	}
+	if !strings.Contains(string(own), "validatorUrl: null") {
+		t.Fatal("Swagger UI's validator badge would send the document to a public service")
+	}
+	css, err := fs.ReadFile(docs.Assets(), "swagger-ui.css")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := regexp.MustCompile(`@import|url\(["']?(https?:)?//`).FindString(string(css)); m != "" {
+		t.Fatalf("the style sheet loads something from another host: %q", m)
+	}
+	refs := regexp.MustCompile(`(?:src|href)="(/[^"]*)"`).FindAllStringSubmatch(page, -1)
+	if len(refs) < 3 {
+		t.Fatalf("the page loads %d local resources, want the style sheet and two scripts", len(refs))
+	}
+	for _, r := range refs {
+		if r[1] == "/openapi.json" { // the <noscript> link
+			continue
+		}
+		name, ok := strings.CutPrefix(r[1], "/docs/assets/")
+		if !ok {
+			t.Errorf("the page loads %s, outside /docs/assets/", r[1])
+			continue
+		}
+		if _, err := fs.Stat(docs.Assets(), name); err != nil {
+			t.Errorf("the page loads %s, which is not embedded", r[1])
+		}
+	}
+	if !strings.Contains(string(own), `url: "/openapi.json"`) {
+		t.Fatal("the page does not load /openapi.json")
+	}
+	for _, directive := range []string{"default-src 'none'", "script-src 'self'", "connect-src 'self'"} {
+		if !strings.Contains(docs.ContentSecurityPolicy, directive) {
+			t.Errorf("ContentSecurityPolicy lacks %q", directive)
+		}
+	}
+}

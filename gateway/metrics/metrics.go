@@ -1,0 +1,202 @@
+// Package metrics is propertyd's Prometheus instrumentation: a small typed
+// API the gateway and the wiring call (requests, upstream calls, breaker
+// states, cache tiers, rate-limit refusals, batch sizes) over a registry of
+// its own, served in the text exposition format by Handler. It is the only
+// package that imports the Prometheus client, so no other package sees its
+// types. Every metric name starts with propertyd_; the README lists them.
+//
+// Label values are always bounded sets: route patterns (never raw paths),
+// module names, role names, tier names, error codes, status codes and API
+// key names (never the keys).
+package metrics
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/propertyd/propertyd/providers"
+)
+
+// Breaker states as the propertyd_breaker_state gauge reports them.
+const (
+	BreakerClosed   = 0
+	BreakerHalfOpen = 1
+	BreakerOpen     = 2
+)
+
+// latencyBuckets span a warm in-memory answer (sub-millisecond) to the
+// default request timeout (30s).
+var latencyBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}
+
+// Metrics holds propertyd's metrics in a registry of its own, so tests and
+// several instances in one process never collide. Build one with New; a nil
+// *Metrics records nothing, so callers never check whether metrics are on.
+// Safe for concurrent use.
+type Metrics struct {
+	reg *prometheus.Registry
+
+	requests        *prometheus.CounterVec
+	requestSeconds  *prometheus.HistogramVec
+	upstreamCalls   *prometheus.CounterVec
+	upstreamErrors  *prometheus.CounterVec
+	upstreamSeconds *prometheus.HistogramVec
+	upstreamTries   *prometheus.CounterVec
+	breakerState    *prometheus.GaugeVec
+	cacheReads      *prometheus.CounterVec
+	rateLimited     *prometheus.CounterVec
+	batchSize       prometheus.Histogram
+}
+
+// New returns Metrics with every propertyd metric registered, plus the Go
+// runtime and process collectors.
+func New() *Metrics {
+	m := &Metrics{
+		reg: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "propertyd_requests_total",
+			Help: "HTTP requests answered, by route pattern and status code.",
+		}, []string{"route", "status"}),
+		requestSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "propertyd_request_duration_seconds",
+			Help:    "Time to answer an HTTP request, by route pattern.",
+			Buckets: latencyBuckets,
+		}, []string{"route"}),
+		upstreamCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "propertyd_upstream_calls_total",
+			Help: "Calls to a provider module through its breaker (retries included in one call), by module.",
+		}, []string{"provider"}),
+		upstreamErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "propertyd_upstream_errors_total",
+			Help: "Provider calls that failed in a way that counts against the upstream's health, by module and error code.",
+		}, []string{"provider", "code"}),
+		upstreamSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "propertyd_upstream_call_duration_seconds",
+			Help:    "Time a provider call took, retries and backoff included, by module.",
+			Buckets: latencyBuckets,
+		}, []string{"provider"}),
+		upstreamTries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "propertyd_upstream_attempts_total",
+			Help: "HTTP requests sent to an upstream, each retry counted, by module.",
+		}, []string{"provider"}),
+		breakerState: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "propertyd_breaker_state",
+			Help: "Circuit breaker state by module and role: 0 closed, 1 half-open, 2 open.",
+		}, []string{"provider", "role"}),
+		cacheReads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "propertyd_cache_reads_total",
+			Help: "Records and section values served, by kind (record, section) and the tier that served them (ristretto, sqlite, or upstream when both caches missed).",
+		}, []string{"kind", "tier"}),
+		rateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "propertyd_rate_limited_total",
+			Help: "Requests refused with 429 because their key was over its budget, by key name.",
+		}, []string{"key_name"}),
+		batchSize: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "propertyd_batch_size",
+			Help:    "Addresses per accepted batch request.",
+			Buckets: []float64{1, 2, 5, 10, 15, 20, 25},
+		}),
+	}
+	m.reg.MustRegister(m.requests, m.requestSeconds, m.upstreamCalls, m.upstreamErrors, m.upstreamSeconds,
+		m.upstreamTries, m.breakerState, m.cacheReads, m.rateLimited, m.batchSize,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// Every tier and kind shows from the start, at zero, so rates and ratios
+	// work before the first miss.
+	for _, k := range providers.ReadKinds {
+		for _, t := range providers.Tiers {
+			m.cacheReads.WithLabelValues(k, t)
+		}
+	}
+	return m
+}
+
+// Handler serves the metrics in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler {
+	if m == nil {
+		return http.NotFoundHandler()
+	}
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+}
+
+// ObserveRequest records one answered HTTP request under its route pattern
+// (e.g. /v1/properties/:id, never the raw path), its status and how long it
+// took.
+func (m *Metrics) ObserveRequest(route string, status int, d time.Duration) {
+	if m == nil {
+		return
+	}
+	m.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
+	m.requestSeconds.WithLabelValues(route).Observe(d.Seconds())
+}
+
+// UpstreamCall records one call to the provider module named provider and
+// how long it took. An error counts as an upstream error only when it says
+// something about the upstream (providers.IsFailure): a no-match or a client
+// that went away does not.
+func (m *Metrics) UpstreamCall(provider string, err error, d time.Duration) {
+	if m == nil {
+		return
+	}
+	m.upstreamCalls.WithLabelValues(provider).Inc()
+	m.upstreamSeconds.WithLabelValues(provider).Observe(d.Seconds())
+	if providers.IsFailure(err) {
+		m.upstreamErrors.WithLabelValues(provider, providers.CodeOf(err)).Inc()
+	}
+}
+
+// UpstreamAttempt records one HTTP request sent to provider's upstream; a
+// call that is retried makes several.
+func (m *Metrics) UpstreamAttempt(provider string) {
+	if m != nil {
+		m.upstreamTries.WithLabelValues(provider).Inc()
+	}
+}
+
+// SetBreakerState records the state ("closed", "half-open" or "open") of the
+// breaker guarding provider in role. Roles tell apart the breakers of one
+// module serving two roles (census as geocoder and reverse geocoder).
+// Unknown states are ignored.
+func (m *Metrics) SetBreakerState(provider, role, state string) {
+	if m == nil {
+		return
+	}
+	var v float64
+	switch state {
+	case "closed":
+		v = BreakerClosed
+	case "half-open":
+		v = BreakerHalfOpen
+	case "open":
+		v = BreakerOpen
+	default:
+		return
+	}
+	m.breakerState.WithLabelValues(provider, role).Set(v)
+}
+
+// CacheOutcome records n values of kind (providers.ReadRecord or
+// ReadSection) served from tier (providers.TierMemory, TierDatabase or
+// TierUpstream).
+func (m *Metrics) CacheOutcome(kind, tier string, n int) {
+	if m != nil && n > 0 {
+		m.cacheReads.WithLabelValues(kind, tier).Add(float64(n))
+	}
+}
+
+// RateLimited records one request refused with 429 for the key named
+// keyName. Pass the key's configured name, never the key.
+func (m *Metrics) RateLimited(keyName string) {
+	if m != nil {
+		m.rateLimited.WithLabelValues(keyName).Inc()
+	}
+}
+
+// BatchSize records the number of addresses in an accepted batch.
+func (m *Metrics) BatchSize(n int) {
+	if m != nil {
+		m.batchSize.Observe(float64(n))
+	}
+}

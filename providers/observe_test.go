@@ -1,0 +1,97 @@
+package providers_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/propertyd/propertyd/providers"
+)
+
+func TestObservationCountsUpstreamCallsAndReadsConcurrently(t *testing.T) {
+	o := &providers.Observation{}
+	ctx := providers.WithObservation(context.Background(), o)
+	var wg sync.WaitGroup
+	for i := 0; i < 50; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			obs := providers.ObservationFrom(ctx)
+			obs.UpstreamCall()
+			obs.Served(providers.ReadSection, providers.TierMemory)
+		}()
+	}
+	wg.Wait()
+	o.Served(providers.ReadRecord, providers.TierDatabase)
+	o.Served("bogus", providers.TierDatabase)
+	o.Served(providers.ReadRecord, "floppy")
+	if n := o.UpstreamCalls(); n != 50 {
+		t.Fatalf("upstream calls = %d, want 50", n)
+	}
+	if n := o.Reads(providers.ReadSection, providers.TierMemory); n != 50 {
+		t.Fatalf("sections from memory = %d, want 50", n)
+	}
+	if n := o.Reads(providers.ReadRecord, providers.TierDatabase); n != 1 {
+		t.Fatalf("records from the database = %d, want 1 (unknown names ignored)", n)
+	}
+	if n := o.Reads("bogus", providers.TierDatabase); n != 0 {
+		t.Fatalf("reads of an unknown kind = %d", n)
+	}
+}
+
+func TestOutcomeIsTheDearestTierServed(t *testing.T) {
+	cases := []struct {
+		name  string
+		reads [][2]string
+		want  string
+	}{
+		{"nothing read", nil, ""},
+		{"warm record", [][2]string{{providers.ReadRecord, providers.TierMemory}}, providers.TierMemory},
+		{"record from disk, section from memory",
+			[][2]string{{providers.ReadRecord, providers.TierDatabase}, {providers.ReadSection, providers.TierMemory}}, providers.TierDatabase},
+		{"a section fetched", [][2]string{{providers.ReadRecord, providers.TierMemory}, {providers.ReadSection, providers.TierUpstream}}, providers.TierUpstream},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o := &providers.Observation{}
+			for _, r := range c.reads {
+				o.Served(r[0], r[1])
+			}
+			if got := o.Outcome(); got != c.want {
+				t.Fatalf("Outcome() = %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestUnobservedWorkCountsNothingAndNeverPanics(t *testing.T) {
+	o := providers.ObservationFrom(context.Background())
+	if o != nil {
+		t.Fatal("an observation appeared from nowhere")
+	}
+	o.UpstreamCall()
+	o.Served(providers.ReadRecord, providers.TierMemory)
+	if o.UpstreamCalls() != 0 || o.Reads(providers.ReadRecord, providers.TierMemory) != 0 || o.Outcome() != "" {
+		t.Fatal("a nil observation reported counts")
+	}
+}
+
+func TestTrackTierReportsTheLastTierThatAnswered(t *testing.T) {
+	ctx, tier := providers.TrackTier(context.Background())
+	if got := tier(); got != "" {
+		t.Fatalf("tier before any read = %q, want empty", got)
+	}
+	providers.ServedFrom(ctx, providers.TierMemory)
+	providers.ServedFrom(ctx, providers.TierDatabase)
+	if got := tier(); got != providers.TierDatabase {
+		t.Fatalf("tier = %q, want the last reported (sqlite)", got)
+	}
+	// Sibling reads each track their own tier.
+	a, tierA := providers.TrackTier(context.Background())
+	b, tierB := providers.TrackTier(a)
+	providers.ServedFrom(b, providers.TierMemory)
+	if tierA() != "" || tierB() != providers.TierMemory {
+		t.Fatalf("nested tracking leaked: outer %q, inner %q", tierA(), tierB())
+	}
+	providers.ServedFrom(context.Background(), providers.TierMemory) // untracked: no effect, no panic
+}
