@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"path"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -157,4 +159,25 @@ func tooNew(current, known int) error {
 	return providers.Wrap(fmt.Errorf("%w: version %d, this binary knows up to %d", ErrSchemaTooNew, current, known),
 		providers.KindInternal, "schema_too_new",
 		fmt.Sprintf("store: database schema version %d is newer than this binary supports (%d); run a newer propertyd", current, known))
+}
+
+// VersionAt reads the schema version of the database file at path without
+// opening it for writing or migrating it: 0 when the file holds no
+// propertyd schema yet. It lets `propertyd migrate` report what it changed.
+func VersionAt(ctx context.Context, path string) (int, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return 0, err
+	}
+	db, err := sql.Open("sqlite3", dsn(abs, url.Values{"mode": {"ro"}, "_busy_timeout": {"5000"}}))
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	var v int
+	err = db.QueryRowContext(ctx, "SELECT COALESCE(MAX(version), 0) FROM schema_migrations").Scan(&v)
+	if err != nil {
+		return 0, fmt.Errorf("not a propertyd database: %w", err)
+	}
+	return v, nil
 }

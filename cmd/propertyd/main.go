@@ -5,13 +5,13 @@
 // Usage:
 //
 //	propertyd [serve] [-config config.yaml]
+//	propertyd check-config | keys new | migrate | import FILE.csv | help [command]
 //
 // The config file is also taken from $PROPERTYD_CONFIG.
 package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -28,6 +28,9 @@ const (
 	exitError  = 1 // runtime failure
 	exitUsage  = 2 // bad command line
 	exitConfig = 3 // invalid configuration
+	// exitRowsFailed: import finished, but some rows failed (see the
+	// failures file).
+	exitRowsFailed = 4
 )
 
 func main() {
@@ -36,15 +39,25 @@ func main() {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	cmd := "serve"
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		cmd, args = "help", nil
+	}
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
 	case "serve":
 		return serve(args, stdout, stderr)
+	case "check-config":
+		return checkConfig(args, stdout, stderr)
+	case "keys":
+		return keysCmd(args, stdout, stderr)
+	case "migrate":
+		return migrateCmd(args, stdout, stderr)
+	case "import":
+		return importCmd(args, stdout, stderr)
 	case "help":
-		usage(stdout)
-		return exitOK
+		return help(args, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "propertyd: unknown command %q\n", cmd)
 		usage(stderr)
@@ -56,11 +69,18 @@ func usage(w io.Writer) {
 	fmt.Fprint(w, `usage: propertyd [command] [flags]
 
 commands:
-  serve   run the API server (default)
-  help    show this help
+  serve            run the API server (default)
+  check-config     validate the configuration and print the effective settings, secrets masked
+  keys new         generate an API key and its config.yaml entry
+  migrate          create or upgrade the database schema and print its version
+  import FILE.csv  bulk-load addresses and their attributes from a CSV file
+  help [command]   show this help, or a command's (same as: propertyd <command> --help)
 
 flags:
   -config PATH   configuration file (default $PROPERTYD_CONFIG or config.yaml)
+
+exit codes: 0 ok, 1 runtime failure, 2 usage, 3 invalid configuration,
+4 import finished but some rows failed
 `)
 }
 
@@ -73,14 +93,10 @@ func configFlag(fs *flag.FlagSet) *string {
 }
 
 func serve(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("serve")
 	path := configFlag(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
 	}
 	cfg, err := LoadConfig(*path)
 	if err != nil {

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/property"
+)
+
+// checkConfig serves "propertyd check-config".
+func checkConfig(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("check-config")
+	path := configFlag(fs)
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return usageError(fs, stderr, "unexpected argument %q (the file is given with -config)", fs.Arg(0))
+	}
+	cfg, err := LoadConfig(*path)
+	if err == nil {
+		err = checkModules(cfg, providers.Default)
+		if err != nil {
+			err = fmt.Errorf("config %s: %w", *path, err)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "propertyd check-config: %v\n", err)
+		return exitConfig
+	}
+	out, err := effectiveConfig(cfg, providers.Default)
+	if err != nil {
+		fmt.Fprintf(stderr, "propertyd check-config: %v\n", err)
+		return exitError
+	}
+	fmt.Fprintf(stdout, "# %s is valid. Effective settings, defaults applied, secrets masked.\n", *path)
+	sections := cfg.Sections()
+	fmt.Fprintf(stdout, "# Sections served: %s; every key's burst must be at least %d.\n",
+		orNone(strings.Join(sections, ", ")), 1+len(sections))
+	_, err = stdout.Write(out)
+	if err != nil {
+		return exitError
+	}
+	return exitOK
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// checkModules builds every enabled module as serve would, from reg, with
+// an HTTP client that refuses to send anything, and checks that it can fill
+// its role: unknown module names, unknown options and bad option values
+// fail here rather than at start-up. No upstream is called.
+func checkModules(cfg *Config, reg *providers.Registry) error {
+	scratch := property.Config{Sections: map[string]*property.Section{}}
+	offline := &http.Client{Transport: refuseTransport{}}
+	var errs []error
+	for _, role := range roleOrder {
+		pc, ok := cfg.enabled(role)
+		if !ok {
+			continue
+		}
+		mod, err := reg.Build(role, pc.Module, providers.Settings{
+			BaseURL: strings.TrimRight(pc.BaseURL, "/"), Client: offline, Options: pc.Options,
+			Amenities: refuseAmenities{},
+		})
+		if err == nil {
+			err = wire(&scratch, role, pc, mod, nil)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("providers.%s: %w", role, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// refuseTransport fails every request: checking a configuration must not
+// reach the network.
+type refuseTransport struct{}
+
+func (refuseTransport) RoundTrip(*http.Request) (*http.Response, error) {
+	return nil, errors.New("check-config makes no upstream calls")
+}
+
+// refuseAmenities stands in for the amenities section while modules that
+// derive from it are only being checked.
+type refuseAmenities struct{}
+
+func (refuseAmenities) Amenities(context.Context, providers.Point, int) (*providers.Amenities, error) {
+	return nil, providers.Errorf(providers.KindUnavailable, "upstream_unavailable", "check-config makes no upstream calls")
+}
+
+// masked replaces a secret value; its length is not revealed.
+const masked = "********"
+
+// secretWords mark module options whose values are secrets.
+var secretWords = []string{"key", "token", "secret", "password"}
+
+// isSecretOption reports whether the option name holds a secret.
+func isSecretOption(name string) bool {
+	name = strings.ToLower(name)
+	for _, w := range secretWords {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// shownKey is a KeyConfig as check-config prints it: the hash truncated,
+// the environment variable by name only.
+type shownKey struct {
+	Name   string  `yaml:"name"`
+	SHA256 string  `yaml:"sha256,omitempty"`
+	KeyEnv string  `yaml:"key_env,omitempty"`
+	Rate   float64 `yaml:"rate"`
+	Burst  int     `yaml:"burst"`
+}
+
+// effectiveConfig renders cfg as YAML with secrets masked and each
+// module's real base URL filled in where the file leaves it empty. cfg is
+// not modified.
+func effectiveConfig(cfg *Config, reg *providers.Registry) ([]byte, error) {
+	shown := *cfg
+	shown.Keys = nil
+	shown.Providers = make(map[string]*ProviderConfig, len(cfg.Providers))
+	for role, pc := range cfg.Providers {
+		p := *pc
+		if p.BaseURL == "" {
+			if m, ok := reg.Lookup(p.Module); ok {
+				p.BaseURL = m.DefaultBaseURL
+			}
+		} else if u, err := url.Parse(p.BaseURL); err == nil && u.User != nil {
+			p.BaseURL = u.Redacted()
+		}
+		p.Options = maps.Clone(pc.Options)
+		for name, v := range p.Options {
+			if v != "" && isSecretOption(name) {
+				p.Options[name] = masked
+			}
+		}
+		shown.Providers[role] = &p
+	}
+	keys := make([]shownKey, len(cfg.Keys))
+	for i, k := range cfg.Keys {
+		keys[i] = shownKey{Name: k.Name, SHA256: truncateHash(k.SHA256), KeyEnv: k.KeyEnv, Rate: k.Rate, Burst: k.Burst}
+	}
+
+	var doc yaml.Node
+	if err := doc.Encode(&shown); err != nil {
+		return nil, err
+	}
+	var keysNode yaml.Node
+	if err := keysNode.Encode(keys); err != nil {
+		return nil, err
+	}
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		if doc.Content[i].Value == "keys" {
+			doc.Content[i+1] = &keysNode
+		}
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// truncateHash shows enough of a key hash to tell keys apart, not enough to
+// be the hash.
+func truncateHash(h string) string {
+	if len(h) <= 8 {
+		return h
+	}
+	return h[:8] + "…"
+}

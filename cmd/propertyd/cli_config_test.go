@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+const opsHash = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0"
+
+// secretConfig has a secret of every kind check-config must not print.
+const secretConfig = `
+database: "${TEST_DB_PATH}"
+keys:
+  - {name: ops, sha256: "` + opsHash + `", rate: 2, burst: 10}
+  - {name: ci, key_env: TEST_CI_KEY, rate: 1, burst: 10}
+providers:
+  geocoder: {module: census}
+  reverse_geocoder: {module: census, base_url: "https://geo-user:geo-pass@geocoder.example.com/geocoder"}
+  demographics: {module: census-acs, options: {api_key: "${TEST_ACS_KEY}", year: "2022"}}
+  fair_market_rent: {module: hud-fmr, options: {token: "hud-token-value"}}
+`
+
+func writeConfig(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func runCLI(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestCheckConfigMasksSecrets(t *testing.T) {
+	t.Setenv("TEST_CI_KEY", "ci-key-plain-value")
+	t.Setenv("TEST_ACS_KEY", "acs-key-plain-value")
+	t.Setenv("TEST_DB_PATH", "/var/lib/propertyd/p.db")
+	code, out, errs := runCLI("check-config", "-config", writeConfig(t, secretConfig))
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, secret := range []string{"ci-key-plain-value", "acs-key-plain-value", "hud-token-value", opsHash, "geo-pass"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("check-config printed the secret %q:\n%s", secret, out)
+		}
+	}
+	for _, want := range []string{
+		"sha256: 0f1e2d3c…",                                   // the hash, truncated
+		"key_env: TEST_CI_KEY",                                // the variable's name only
+		"api_key: '********'",                                 // a secret option, masked
+		"token: '********'",                                   // another
+		`year: "2022"`,                                        // not a secret
+		"database: /var/lib/propertyd/p.db",                   // environment expanded
+		"batch_concurrency: 8",                                // a default applied
+		"base_url: https://geocoding.geo.census.gov/geocoder", // the module's real upstream
+		"geo-user:xxxxx@geocoder.example.com",                 // credentials in a URL
+		"# Sections served: demographics; every key's burst must be at least 2.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	var parsed map[string]any
+	if err := yaml.Unmarshal([]byte(out), &parsed); err != nil || parsed["listen"] != "127.0.0.1:8080" {
+		t.Fatalf("output is not the settings as YAML (%v): %v", err, parsed)
+	}
+}
+
+func TestCheckConfigShippedFileIsValid(t *testing.T) {
+	code, out, errs := runCLI("check-config", "-config", filepath.Join("..", "..", "config.yaml"))
+	if code != exitOK || !strings.Contains(out, "module: fema-nfhl") || strings.Contains(out, "7f7c1323bd52a8ada28ddf749a1914d3611fd8b099980c0a14e5fea8acbb6462") {
+		t.Fatalf("exit %d, stderr %s, output:\n%s", code, errs, out)
+	}
+}
+
+func TestCheckConfigInvalidExits3NamingTheField(t *testing.T) {
+	t.Setenv("TEST_CI_KEY", "x")
+	t.Setenv("TEST_ACS_KEY", "x")
+	cases := []struct{ name, from, to, want string }{
+		{"burst too small", "rate: 2, burst: 10", "rate: 2, burst: 1", "keys[0].burst: must be at least 2"},
+		{"unknown field", "database:", "databse:", "databse"},
+		{"unknown module", "module: census-acs", "module: census-asc", `providers.demographics: unknown demographics module "census-asc"`},
+		{"unknown option", `year: "2022"`, `yeer: "2022"`, `providers.demographics: module census-acs: invalid_config: unknown option "yeer"`},
+		{"module option missing", `token: "hud-token-value"`, `year: "2023"`, "providers.fair_market_rent: module hud-fmr: invalid_config: option token is required"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			raw := strings.Replace(secretConfig, c.from, c.to, 1)
+			if raw == secretConfig {
+				t.Fatalf("test edit %q not applied", c.from)
+			}
+			code, out, errs := runCLI("check-config", "-config", writeConfig(t, raw))
+			if code != exitConfig || !strings.Contains(errs, c.want) || out != "" {
+				t.Fatalf("exit %d, stderr %q, stdout %q; want exit 3 and a message with %q", code, errs, out, c.want)
+			}
+		})
+	}
+	if code, _, errs := runCLI("check-config", "-config", filepath.Join(t.TempDir(), "none.yaml")); code != exitConfig || !strings.Contains(errs, "none.yaml") {
+		t.Fatalf("missing file: exit %d, %q", code, errs)
+	}
+}

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// commandHelp is what --help prints for one command: how to call it and
+// what it does. The flags are listed after it from the command's FlagSet.
+type commandHelp struct {
+	usage string // after "usage: propertyd "
+	about string
+}
+
+// helps holds the help of every command, by FlagSet name.
+var helps = map[string]commandHelp{
+	"serve": {"serve [-config PATH]", `Run the API server until SIGINT or SIGTERM, then finish in-flight requests
+and close the database cleanly. This is the default command.
+
+exit codes: 0 stopped cleanly, 1 runtime failure, 2 usage, 3 invalid config`},
+	"check-config": {"check-config [-config PATH]", `Validate the configuration file (every field, every module name and option,
+without calling any upstream) and print the effective settings with the
+defaults applied. Secrets are masked: key hashes are shown truncated, module
+options whose name contains key, token, secret or password are masked, and
+keys given through key_env show the variable's name, never its value.
+
+exit codes: 0 valid, 2 usage, 3 invalid (the message names the field)`},
+	"keys": {"keys new -name NAME [-rate R] [-burst B] [-config PATH]", `Manage API keys. Subcommands:
+
+  new   generate a key and print its config.yaml entry
+
+Run 'propertyd keys new --help' for its flags.`},
+	"keys new": {"keys new -name NAME [-rate R] [-burst B] [-config PATH]", `Generate a strong random API key, print it once, and print the config.yaml
+entry that holds only its SHA-256, ready to paste under keys:. The key itself
+is never stored: keep it in a secret manager now.
+
+The burst must cover one lookup with every section: at least 1 + the number
+of sections the configuration serves when -config is given (or
+$PROPERTYD_CONFIG is set), else at least 6 (1 + all five sections).
+
+exit codes: 0 ok, 2 usage (bad or duplicate name, bad rate or burst),
+3 invalid config`},
+	"migrate": {"migrate [-config PATH] [-database FILE]", `Open the database (creating the file and its folder when missing), apply
+the schema migrations it lacks, print its schema version and exit. Run it
+before starting a new version of propertyd, or to create an empty database.
+With -database the configuration file is not read.
+
+exit codes: 0 ok, 1 failure (including a database written by a newer
+propertyd), 2 usage, 3 invalid config`},
+	"import": {"import [-config PATH] [-failures FILE] [-batch-timeout D] FILE.csv", `Bulk-load addresses and their attributes from a CSV file into the database,
+geocoding new addresses through the geocoder's batch endpoint (one call per
+10,000 rows). The first row names the columns, in any order, case-insensitive:
+
+  street         required; may hold the unit ("12 Elm St Apt 4")
+  state          required; USPS code or name
+  city, zip      optional; zip is 5 digits or ZIP+4
+  unit           optional; the secondary unit ("Apt 4B", "4B")
+  bedrooms       optional; a whole number from 0 to 100
+  property_type  optional; single_family, multi_family, condo, townhouse,
+                 mobile_home or other
+  reason         ignored, so a failures file can be fixed and imported again
+
+Any other column is an error. An empty attribute leaves the stored value
+unchanged. Re-running an import creates no duplicates: rows whose address is
+already in the database are not geocoded again and only their attributes
+are updated. Bad rows never stop the run; they are written with the reason
+to the failures file, which is rewritten on every run. A progress bar is
+shown when stderr is a terminal; the summary goes to stdout.
+
+exit codes: 0 every row imported, 4 some rows failed (see the failures
+file), 1 runtime failure (database, geocoder unreachable), 2 usage or an
+unreadable file or header, 3 invalid config`},
+}
+
+// newFlags returns a FlagSet for the named command that reports nothing on
+// its own: parseFlags prints help and errors where they belong.
+func newFlags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// parseFlags parses args into fs. --help prints the command's help on
+// stdout (exit 0); a bad flag prints the error and the help on stderr
+// (exit 2). When ok is false the command returns code at once.
+func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code int, ok bool) {
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return exitOK, true
+	case errors.Is(err, flag.ErrHelp):
+		printHelp(stdout, fs)
+		return exitOK, false
+	default:
+		return usageError(fs, stderr, "%v", err), false
+	}
+}
+
+// usageError reports a command line mistake with the command's help and
+// returns the usage exit code.
+func usageError(fs *flag.FlagSet, stderr io.Writer, format string, args ...any) int {
+	fmt.Fprintf(stderr, "propertyd %s: %s\n\n", fs.Name(), fmt.Sprintf(format, args...))
+	printHelp(stderr, fs)
+	return exitUsage
+}
+
+// printHelp writes the help of fs's command and its flags.
+func printHelp(w io.Writer, fs *flag.FlagSet) {
+	h := helps[fs.Name()]
+	fmt.Fprintf(w, "usage: propertyd %s\n\n%s\n", h.usage, strings.TrimSpace(h.about))
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n > 0 {
+		fmt.Fprintln(w, "\nflags:")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+}
+
+// help serves "propertyd help [command...]": the overview, or the help of
+// one command, exactly as that command's --help prints it.
+func help(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stdout)
+		return exitOK
+	}
+	if _, ok := helps[strings.Join(args, " ")]; !ok {
+		fmt.Fprintf(stderr, "propertyd help: unknown command %q\n", strings.Join(args, " "))
+		usage(stderr)
+		return exitUsage
+	}
+	return run(append(append([]string(nil), args...), "-help"), stdout, stderr)
+}

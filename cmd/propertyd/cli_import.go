@@ -1,0 +1,221 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/store"
+)
+
+// importCommand is "propertyd import" with what it reaches outside: tests
+// give it an httpmock transport and say whether stderr is a terminal.
+type importCommand struct {
+	stdout, stderr io.Writer
+	// transport reaches the geocoder; nil means the real one.
+	transport http.RoundTripper
+	// terminal reports whether a progress bar may be drawn on w; nil means
+	// isTerminal.
+	terminal func(w io.Writer) bool
+}
+
+// importCmd serves "propertyd import".
+func importCmd(args []string, stdout, stderr io.Writer) int {
+	return (&importCommand{stdout: stdout, stderr: stderr}).run(args)
+}
+
+func (c *importCommand) run(args []string) int {
+	fs := newFlags("import")
+	path := configFlag(fs)
+	failuresPath := fs.String("failures", "", "write failed rows, each with its reason, to `file` (default FILE.failures.csv)")
+	batchTimeout := fs.Duration("batch-timeout", 30*time.Minute, "how long one batch geocoder call (up to 10,000 addresses) may take")
+	if code, ok := parseFlags(fs, args, c.stdout, c.stderr); !ok {
+		return code
+	}
+	switch {
+	case fs.NArg() == 0:
+		return usageError(fs, c.stderr, "missing the CSV file to import")
+	case fs.NArg() > 1:
+		return usageError(fs, c.stderr, "one file at a time, got %d (flags go before the file)", fs.NArg())
+	}
+	file := fs.Arg(0)
+	if *failuresPath == "" {
+		*failuresPath = strings.TrimSuffix(file, filepath.Ext(file)) + ".failures.csv"
+	}
+	if sameFile(file, *failuresPath) {
+		return usageError(fs, c.stderr, "the failures file would overwrite %s", file)
+	}
+	fail := func(code int, format string, args ...any) int {
+		fmt.Fprintf(c.stderr, "propertyd import: "+format+"\n", args...)
+		return code
+	}
+
+	cfg, err := LoadConfig(*path)
+	if err != nil {
+		return fail(exitConfig, "%v", err)
+	}
+	in, err := os.Open(file)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	defer in.Close()
+	r := newImportReader(in)
+	names, err := r.Read()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			err = errors.New("the file is empty; the first row must name the columns")
+		}
+		return fail(exitUsage, "%s: %v", file, err)
+	}
+	header, err := parseImportHeader(names)
+	if err != nil {
+		return fail(exitUsage, "%s: %v", file, strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
+
+	geocoder, source, err := c.batchGeocoder(cfg)
+	if err != nil {
+		return fail(exitError, "%v", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	db, err := store.Open(ctx, cfg.Database, store.Options{})
+	if err != nil {
+		return fail(exitError, "opening database %s: %v", cfg.Database, err)
+	}
+	defer db.Close()
+	out, err := os.Create(*failuresPath)
+	if err != nil {
+		return fail(exitError, "%v", err)
+	}
+	defer out.Close()
+	// The failures file has the input's columns and a reason: the input's
+	// own reason column when it has one (it is a failures file, fixed).
+	failureNames := slices.Clone(names)
+	reasonAt := slices.IndexFunc(names, func(n string) bool {
+		return strings.EqualFold(strings.TrimSpace(n), failureReasonColumn)
+	})
+	if reasonAt < 0 {
+		reasonAt = len(names)
+		failureNames = append(failureNames, failureReasonColumn)
+	}
+	failures := csv.NewWriter(out)
+	if err := failures.Write(failureNames); err != nil {
+		return fail(exitError, "%s: %v", *failuresPath, err)
+	}
+
+	var bar *progressBar
+	terminal := c.terminal
+	if terminal == nil {
+		terminal = isTerminal
+	}
+	if terminal(c.stderr) {
+		bar = newProgressBar(c.stderr, countRows(file))
+	}
+	im := &importer{
+		Store: db, Geocoder: geocoder, Source: source, BatchTimeout: *batchTimeout,
+		Fail: func(fields []string, reason string) error {
+			row := make([]string, len(failureNames))
+			copy(row, fields)
+			row[reasonAt] = reason
+			return failures.Write(row)
+		},
+		Progress: bar.update,
+	}
+	sum, runErr := im.run(ctx, header, r)
+	bar.finish()
+	failures.Flush()
+	if err := errors.Join(failures.Error(), out.Close()); err != nil && runErr == nil {
+		runErr = fmt.Errorf("writing %s: %w", *failuresPath, err)
+	}
+	fmt.Fprintf(c.stdout, "rows read:   %d\nmatched:     %d\n  created:   %d\n  updated:   %d\n  unchanged: %d\nfailed:      %d\nfailures:    %s\n",
+		sum.Read, sum.Matched, sum.Created, sum.Updated, sum.Unchanged, sum.Failed, *failuresPath)
+	if err := db.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	if runErr != nil {
+		return fail(exitError, "stopped after reading %s: %v (rows saved so far stay saved; run the import again to resume)",
+			countOf(sum.Read, "row", "rows"), runErr)
+	}
+	if sum.Failed > 0 {
+		return exitRowsFailed
+	}
+	return exitOK
+}
+
+// batchGeocoder builds the configured geocoder module as serve does (same
+// retries and outbound rate limit) and returns it as a batch geocoder with
+// its module name.
+func (c *importCommand) batchGeocoder(cfg *Config) (providers.BatchGeocoder, string, error) {
+	pc, ok := cfg.enabled(providers.RoleGeocoder)
+	if !ok {
+		return nil, "", errors.New("no geocoder is configured")
+	}
+	m := NewMain(cfg)
+	m.HTTPTransport = c.transport
+	m.Logger = slog.New(slog.DiscardHandler)
+	mod, _, err := m.build(providers.RoleGeocoder, pc, nil)
+	if err != nil {
+		return nil, "", fmt.Errorf("providers.geocoder: %w", err)
+	}
+	bg, ok := mod.(providers.BatchGeocoder)
+	if !ok {
+		return nil, "", fmt.Errorf("geocoder module %s cannot geocode in batches; import needs one that can (census)", pc.Module)
+	}
+	return bg, pc.Module, nil
+}
+
+// newImportReader reads an import file: fields may be quoted loosely, and
+// every row must have as many fields as the header (others are failures).
+func newImportReader(r io.Reader) *csv.Reader {
+	cr := csv.NewReader(r)
+	cr.LazyQuotes = true
+	return cr
+}
+
+// countRows counts the data rows of file for the progress bar; 0 when it
+// cannot tell, which draws the bar without a total.
+func countRows(file string) int {
+	f, err := os.Open(file)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	r := newImportReader(f)
+	r.FieldsPerRecord = -1
+	n := -1 // the header
+	for {
+		_, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return max(n, 0)
+		}
+		var perr *csv.ParseError
+		if err != nil && !errors.As(err, &perr) {
+			return 0
+		}
+		n++
+	}
+}
+
+// sameFile reports whether a and b name the same file, existing or not.
+func sameFile(a, b string) bool {
+	if fa, err := os.Stat(a); err == nil {
+		if fb, err := os.Stat(b); err == nil {
+			return os.SameFile(fa, fb)
+		}
+	}
+	aa, err1 := filepath.Abs(a)
+	ab, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == ab
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-isatty"
+)
+
+// isTerminal reports whether w is a terminal, where a progress bar that
+// redraws itself belongs; in a pipe or a log file it would be noise.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
+}
+
+// progressBar draws one line on a terminal, redrawn in place:
+//
+//	[##########----------]  50%  5,000/10,000 rows  geocoding 4,200 addresses
+//
+// Redraws are throttled, so calling update for every row costs little. The
+// zero value is not usable; a nil *progressBar draws nothing. Not safe for
+// concurrent use.
+type progressBar struct {
+	w     io.Writer
+	total int
+	every time.Duration
+	now   func() time.Time
+	last  time.Time
+	drawn bool
+}
+
+// newProgressBar returns a bar counting up to total rows on w.
+func newProgressBar(w io.Writer, total int) *progressBar {
+	return &progressBar{w: w, total: total, every: 100 * time.Millisecond, now: time.Now}
+}
+
+// update redraws the bar with done rows and what is happening now, unless
+// it was drawn less than a tenth of a second ago. force skips the wait, for
+// the start of a long step.
+func (p *progressBar) update(done int, phase string, force bool) {
+	if p == nil {
+		return
+	}
+	now := p.now()
+	if !force && p.drawn && now.Sub(p.last) < p.every {
+		return
+	}
+	p.last, p.drawn = now, true
+	if p.total <= 0 {
+		fmt.Fprintf(p.w, "\r\033[K%s rows  %s", thousands(done), phase)
+		return
+	}
+	const width = 20
+	done = min(done, p.total)
+	filled := done * width / p.total
+	fmt.Fprintf(p.w, "\r\033[K[%s%s] %3d%%  %s/%s rows  %s",
+		strings.Repeat("#", filled), strings.Repeat("-", width-filled), done*100/p.total,
+		thousands(done), thousands(p.total), phase)
+}
+
+// finish clears the bar's line, so the summary starts on a clean one.
+func (p *progressBar) finish() {
+	if p == nil || !p.drawn {
+		return
+	}
+	fmt.Fprint(p.w, "\r\033[K")
+}
+
+// thousands formats n with comma separators: 12345 is "12,345".
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
