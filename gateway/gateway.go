@@ -8,13 +8,16 @@ package gateway
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
 	"github.com/propertyd/propertyd/gateway/metrics"
+	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/property"
 	"github.com/propertyd/propertyd/ratelimit"
+	"github.com/valyala/fasthttp"
 )
 
 // Key is one API consumer: its name (logged and used for metrics, never the
@@ -55,6 +58,7 @@ type Gateway struct {
 	limiter *ratelimit.Keyed
 	keys    []Key
 	allowed map[string]bool // enrichment sections served
+	handler fasthttp.RequestHandler
 }
 
 // New builds the Fiber app with every route.
@@ -90,7 +94,29 @@ func New(cfg Config) *Gateway {
 		IdleTimeout:           2 * time.Minute,
 	})
 	g.routes()
+	// Fiber answers a method it does not know (FETCH, say) in plain text
+	// before any handler or the error handler runs; answer it as a problem.
+	inner := g.app.Handler()
+	g.handler = func(rctx *fasthttp.RequestCtx) {
+		if !slices.Contains(fiber.DefaultMethods, string(rctx.Method())) {
+			g.unknownMethod(rctx)
+			return
+		}
+		inner(rctx)
+	}
+	g.app.Server().Handler = g.handler
 	return g
+}
+
+// Handler returns the fasthttp handler that serves every request, the one
+// the server runs; for tests that drive requests without a listener.
+func (g *Gateway) Handler() fasthttp.RequestHandler { return g.handler }
+
+// unknownMethod answers a method Fiber does not route with a 405 problem.
+func (g *Gateway) unknownMethod(rctx *fasthttp.RequestCtx) {
+	c := g.app.AcquireCtx(rctx)
+	defer g.app.ReleaseCtx(c)
+	_ = g.handleError(c, providers.Errorf(providers.KindMethod, "method_not_allowed", "method not allowed on this endpoint"))
 }
 
 // App returns the Fiber app, for tests (app.Test) and for serving.

@@ -95,8 +95,10 @@ type WalkScore struct {
 	BikeScore    *int                         `json:"bike_score,omitempty"`
 }
 
-// Housing holds tract-level ACS 5-year housing figures, and HUD fair market
-// rents for the county when that module is configured. Shares are percentages.
+// Housing holds tract-level ACS 5-year housing figures. Shares are
+// percentages. When the hud-fmr module is configured, the housing section of
+// a response also carries "fair_market_rents" (a FairMarketRents), cached
+// per county on its own, so a HUD outage never taints the ACS figures.
 type Housing struct {
 	TotalHousingUnits *int64              `json:"total_housing_units"`
 	OccupiedUnits     *int64              `json:"occupied_units"`
@@ -106,7 +108,6 @@ type Housing struct {
 	Bedrooms          map[string]*float64 `json:"bedrooms_pct"`           // "0".."4", "5_plus"
 	MedianGrossRent   *int64              `json:"median_gross_rent"`
 	MedianHomeValue   *int64              `json:"median_home_value"`
-	FairMarketRents   *FairMarketRents    `json:"fair_market_rents,omitempty"`
 	Source            string              `json:"source"`
 	Vintage           string              `json:"vintage"`
 }

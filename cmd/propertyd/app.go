@@ -89,6 +89,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 			return fmt.Errorf("providers.%s: %w", role, err)
 		}
 	}
+	linkSections(&svcCfg)
 	svc = property.New(svcCfg)
 	keys, err := gatewayKeys(cfg.Keys)
 	if err != nil {

@@ -75,28 +75,40 @@ func wire(cfg *property.Config, role providers.Role, pc *ProviderConfig, mod any
 		}
 		section(tractKey, func(ctx context.Context, p *providers.Property, _ property.Options) (any, error) {
 			t, _ := p.Tract()
-			out, err := h.Housing(ctx, t)
-			if err != nil || cfg.FairMarketRents == nil {
-				return out, err
-			}
-			// Fair market rents are an optional extra: when HUD fails the
-			// housing figures still come back, without them.
-			fmr, ferr := guard.Do(ctx, cfg.FairMarketRentsBreaker, func(ctx context.Context) (*providers.FairMarketRents, error) {
-				return cfg.FairMarketRents.FairMarketRents(ctx, p.FIPSCode)
-			})
-			if ferr == nil {
-				out.FairMarketRents = fmr
-			}
-			return out, nil
+			return h.Housing(ctx, t)
 		})
 	case providers.RoleFairMarketRent:
 		f, ok := mod.(providers.FairMarketRentProvider)
 		if !ok {
 			return wrong
 		}
-		cfg.FairMarketRents, cfg.FairMarketRentsBreaker = f, b
+		// Rents are an internal section (not offered in include=) cached by
+		// county; housing embeds them when they are there (see linkSections).
+		cfg.Sections[sectionFairMarketRent] = &property.Section{
+			Name: sectionFairMarketRent, Source: pc.Module, TTL: pc.TTL.D(), Breaker: b,
+			Key: func(p *providers.Property, _ property.Options) (string, bool) {
+				return p.FIPSCode, len(p.FIPSCode) == 5
+			},
+			Fetch: func(ctx context.Context, p *providers.Property, _ property.Options) (any, error) {
+				return f.FairMarketRents(ctx, p.FIPSCode)
+			},
+		}
 	}
 	return nil
+}
+
+// sectionFairMarketRent names the internal section of HUD fair market rents.
+const sectionFairMarketRent = "fair_market_rent"
+
+// linkSections makes housing embed the fair market rents, when both are
+// configured. Each is cached and fails on its own: a HUD outage leaves the
+// rents out of housing only until HUD answers again, and never shortens or
+// poisons the cached ACS figures.
+func linkSections(cfg *property.Config) {
+	housing, ok := cfg.Sections[providers.SectionHousing]
+	if _, fmr := cfg.Sections[sectionFairMarketRent]; ok && fmr {
+		housing.Embed = map[string]string{"fair_market_rents": sectionFairMarketRent}
+	}
 }
 
 func pointKey(p *providers.Property, _ property.Options) (string, bool) {

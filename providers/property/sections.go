@@ -1,6 +1,7 @@
 package property
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -33,6 +34,11 @@ type Section struct {
 	Key func(p *providers.Property, o Options) (key string, ok bool)
 	// Fetch calls the provider module.
 	Fetch func(ctx context.Context, p *providers.Property, o Options) (any, error)
+	// Embed maps a member name to another section whose value is embedded
+	// into this one's under that name when it is available (housing embeds
+	// the fair market rents). The embedded section is cached and fails on
+	// its own, so its outage never shortens or poisons this section's value.
+	Embed map[string]string
 
 	svc *Service
 }
@@ -84,7 +90,34 @@ func (s *Service) SectionOf(ctx context.Context, p *providers.Property, name str
 		err := providers.Errorf(providers.KindUnavailable, "section_not_configured", "the %s section is not configured", name)
 		return SectionResult{Meta: providers.SectionMeta{Status: StatusUnavailable, Error: err.Code}}, err
 	}
-	return sec.get(ctx, p, o)
+	r, err := sec.get(ctx, p, o)
+	if r.Data == nil {
+		return r, err
+	}
+	for member, other := range sec.Embed {
+		if sub, _ := s.SectionOf(ctx, p, other, o); sub.Data != nil {
+			r.Data = embedMember(r.Data, member, sub.Data)
+		}
+	}
+	return r, err
+}
+
+// embedMember returns the JSON object obj with member set to val appended.
+func embedMember(obj json.RawMessage, member string, val json.RawMessage) json.RawMessage {
+	obj = bytes.TrimSpace(obj)
+	if len(obj) < 2 || obj[0] != '{' || obj[len(obj)-1] != '}' {
+		return obj
+	}
+	name, _ := json.Marshal(member)
+	out := make([]byte, 0, len(obj)+len(name)+len(val)+2)
+	out = append(out, obj[:len(obj)-1]...)
+	if len(bytes.TrimSpace(obj[1:len(obj)-1])) > 0 {
+		out = append(out, ',')
+	}
+	out = append(out, name...)
+	out = append(out, ':')
+	out = append(out, val...)
+	return append(out, '}')
 }
 
 func (sec *Section) get(ctx context.Context, p *providers.Property, o Options) (SectionResult, error) {

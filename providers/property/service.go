@@ -40,10 +40,6 @@ type Config struct {
 	// BatchConcurrency bounds the lookups of one batch in flight (default 8).
 	BatchConcurrency int
 
-	// FairMarketRents, when set, is read by the housing section wiring.
-	FairMarketRents        providers.FairMarketRentProvider
-	FairMarketRentsBreaker *guard.Breaker
-
 	// Sections are the enrichment sections by name; see Section.
 	Sections map[string]*Section
 
