@@ -40,6 +40,7 @@ func decodeBatch(c *fiber.Ctx) *batchRequest {
 		Addresses *[]json.RawMessage `json:"addresses"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(c.Body()))
+	dec.DisallowUnknownFields() // a misspelled "adresses" is an error, not an empty batch
 	switch {
 	case len(bytes.TrimSpace(c.Body())) == 0:
 		r.err = invalid(providers.ParamError{Parameter: "body", Message: "a JSON object with an addresses array is required"})

@@ -143,6 +143,7 @@ func TestBatchRejectsBadBodies(t *testing.T) {
 		"wrong type":     `{"addresses":"1 Main St"}`,
 		"trailing data":  `{"addresses":[]} {}`,
 		"null addresses": `{"addresses":null}`,
+		"unknown member": `{"addresses":[{"street":"1 Main St","state":"IL"}],"priority":"high"}`,
 	} {
 		r := s.do("POST", "/v1/properties/batch", body)
 		if r.status != 400 {
