@@ -152,8 +152,8 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 // the index pages they touch in memory; each reader's holds the upper levels
 // of the indexes searches walk. The operating system caches the file too.
 const (
-	writerCacheKiB = 64 << 10
-	readerCacheKiB = 16 << 10
+	writerCacheKiB = 16 << 10
+	readerCacheKiB = 8 << 10
 )
 
 // dsn builds a SQLite URI for the file at abs. The path is escaped so that

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -58,6 +59,9 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		}
 	}()
 	cfg := m.Config
+	if cfg.MemoryLimitMB > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(cfg.MemoryLimitMB << 20)
+	}
 	m.metrics = metrics.New()
 	m.db, err = store.Open(ctx, cfg.Database, store.Options{})
 	if err != nil {

@@ -32,9 +32,14 @@ type Config struct {
 	// ReverseRadiusMeters: a reverse lookup returns an existing record this close.
 	ReverseRadiusMeters float64 `yaml:"reverse_radius_meters"`
 	// BatchConcurrency bounds the lookups of one batch in flight.
-	BatchConcurrency int         `yaml:"batch_concurrency"`
-	Cache            CacheConfig `yaml:"cache"`
-	Keys             []KeyConfig `yaml:"keys"`
+	BatchConcurrency int `yaml:"batch_concurrency"`
+	// MemoryLimitMB is the Go heap's soft limit (runtime/debug.SetMemoryLimit):
+	// the collector works harder as the heap nears it instead of letting it
+	// double. Default 2 x cache.max_mb + 72; GOMEMLIMIT in the environment
+	// wins; a negative value leaves the runtime's default.
+	MemoryLimitMB int64       `yaml:"memory_limit_mb"`
+	Cache         CacheConfig `yaml:"cache"`
+	Keys          []KeyConfig `yaml:"keys"`
 	// Providers maps a role (geocoder, reverse_geocoder, flood, demographics,
 	// amenities, walkscore, housing, fair_market_rent) to its module.
 	Providers map[string]*ProviderConfig `yaml:"providers"`
@@ -196,7 +201,10 @@ func (c *Config) applyDefaults() {
 		c.ReverseRadiusMeters = 50
 	}
 	if c.BatchConcurrency == 0 {
-		c.BatchConcurrency = 8
+		c.BatchConcurrency = 25
+	}
+	if c.MemoryLimitMB == 0 {
+		c.MemoryLimitMB = 2*c.Cache.MaxMB + 72
 	}
 	if c.Cache.MissTTL == 0 {
 		c.Cache.MissTTL = Duration(time.Hour)

@@ -170,7 +170,7 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := []struct{ name, from, to, want string }{
-		{"unknown field", "batch_concurrency: 8", "batch_concurency: 8", "batch_concurency"},
+		{"unknown field", "batch_concurrency: 25", "batch_concurency: 25", "batch_concurency"},
 		{"bad duration", `request_timeout: "30s"`, `request_timeout: "thirty"`, "thirty"},
 		{"unknown module", "module: fema-nfhl", "module: fema", `unknown flood module "fema"`},
 		{"burst below one full lookup", "burst: 150", "burst: 3", "keys[0].burst"},

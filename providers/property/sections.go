@@ -43,6 +43,13 @@ type Section struct {
 	svc *Service
 }
 
+// flight is what one shared fetch of a section yields: the value, and
+// whether it was already stored by a flight that had just finished.
+type flight struct {
+	rec    *providers.SectionRecord
+	reused bool
+}
+
 // Section statuses and cache outcomes reported in meta.sections.
 const (
 	StatusOK          = "ok"
@@ -139,6 +146,11 @@ func (sec *Section) get(ctx context.Context, p *providers.Property, o Options) (
 		return sec.result(cached, StatusOK, CacheHit), nil
 	}
 	v, err := sec.svc.shared(ctx, "sec:"+sec.Name+":"+key, func(ctx context.Context) (any, error) {
+		// A flight that finished between our read and this one stored a
+		// fresh value: use it rather than call the upstream again.
+		if again, err := store.Section(ctx, sec.Name, key); err == nil && sec.svc.cfg.Now().Before(again.ExpiresAt) {
+			return flight{again, true}, nil
+		}
 		val, err := guard.Do(ctx, sec.Breaker, func(ctx context.Context) (any, error) { return sec.Fetch(ctx, p, o) })
 		if err != nil {
 			return nil, err
@@ -161,11 +173,16 @@ func (sec *Section) get(ctx context.Context, p *providers.Property, o Options) (
 		if err := store.PutSection(ctx, rec); err != nil {
 			return nil, err
 		}
-		return &rec, nil
+		return flight{&rec, false}, nil
 	})
 	if err == nil {
+		f := v.(flight)
+		if f.reused {
+			served(ctx, providers.ReadSection, providers.TierDatabase)
+			return sec.result(f.rec, StatusOK, CacheHit), nil
+		}
 		served(ctx, providers.ReadSection, providers.TierUpstream)
-		return sec.result(v.(*providers.SectionRecord), StatusOK, CacheMiss), nil
+		return sec.result(f.rec, StatusOK, CacheMiss), nil
 	}
 	sec.logFailure(err, cached != nil)
 	if cached != nil && providers.KindOf(err) != providers.KindCanceled {

@@ -37,7 +37,9 @@ type Config struct {
 	// ReverseRadius is how far (metres) an existing record may be from a
 	// reverse lookup's point to be returned instead of a new one (default 50).
 	ReverseRadius float64
-	// BatchConcurrency bounds the lookups of one batch in flight (default 8).
+	// BatchConcurrency bounds the lookups of one batch in flight (default
+	// MaxBatch: a full batch costs one upstream round trip; the outbound
+	// limits of each provider still pace the upstreams).
 	BatchConcurrency int
 
 	// Sections are the enrichment sections by name; see Section.
@@ -65,7 +67,7 @@ func New(cfg Config) *Service {
 		cfg.ReverseRadius = 50
 	}
 	if cfg.BatchConcurrency <= 0 {
-		cfg.BatchConcurrency = 8
+		cfg.BatchConcurrency = MaxBatch
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -134,6 +136,11 @@ func (s *Service) lookupNormalized(ctx context.Context, n address.Normalized) (*
 		created bool
 	}
 	v, err := s.shared(ctx, "geo:"+key, func(ctx context.Context) (any, error) {
+		// A flight that finished between our read and this one saved the
+		// record: use it rather than geocode again.
+		if p, err := s.cfg.Store.PropertyByKey(ctx, key); err == nil {
+			return result{p, false}, nil
+		}
 		loc, err := guard.Do(ctx, s.cfg.GeocoderBreaker, func(ctx context.Context) (providers.Location, error) {
 			return s.cfg.Geocoder.Geocode(ctx, n.Building())
 		})
