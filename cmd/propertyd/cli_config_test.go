@@ -60,7 +60,7 @@ func TestCheckConfigMasksSecrets(t *testing.T) {
 		"token: '********'",                                   // another
 		`year: "2022"`,                                        // not a secret
 		"database: /var/lib/propertyd/p.db",                   // environment expanded
-		"batch_concurrency: 25",                                // a default applied
+		"batch_concurrency: 25",                               // a default applied
 		"base_url: https://geocoding.geo.census.gov/geocoder", // the module's real upstream
 		"geo-user:xxxxx@geocoder.example.com",                 // credentials in a URL
 		"# Sections served: demographics; every key's burst must be at least 2.",

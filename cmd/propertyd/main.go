@@ -15,9 +15,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	_ "github.com/propertyd/propertyd/providers/all"
 )
@@ -106,6 +108,11 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	m := NewMain(cfg)
+	// The request log is buffered: a line per request must not cost a
+	// write(2) on the hot path. Flushed every 200 ms and when serve returns.
+	logs := newLogBuffer(stderr, 64<<10, 200*time.Millisecond)
+	defer logs.Close()
+	m.Logger = slog.New(slog.NewJSONHandler(logs, nil))
 	if err := m.Run(ctx); err != nil {
 		fmt.Fprintf(stderr, "propertyd: %v\n", err)
 		return exitError

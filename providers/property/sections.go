@@ -70,6 +70,9 @@ type SectionResult struct {
 // breaker and timeout. A failing section never fails the others: it comes
 // back with status unavailable (or stale, with the expired value).
 func (s *Service) Enrich(ctx context.Context, p *providers.Property, names []string, o Options) map[string]SectionResult {
+	if len(names) == 0 {
+		return nil
+	}
 	out := make(map[string]SectionResult, len(names))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
