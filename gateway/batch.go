@@ -150,7 +150,7 @@ func (g *Gateway) batch(c *fiber.Ctx) error {
 			extra = append(extra, sectionFields(inc, secs[j])...)
 			extra = append(extra, field{"sections", sectionMetas(inc, secs[j])})
 		}
-		b, err := objectWith(viewOf(p), extra...)
+		b, err := recordWith(p, extra...)
 		if err != nil {
 			return err
 		}

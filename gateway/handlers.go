@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,7 +23,7 @@ const (
 func (g *Gateway) respondRecord(c *fiber.Ctx, p *providers.Property, src property.Source, created bool) error {
 	inc, _ := g.includes(c)
 	secs := g.cfg.Service.Enrich(c.UserContext(), p, inc, property.Options{Radius: defaultRadius})
-	data, err := objectWith(viewOf(p), sectionFields(inc, secs)...)
+	data, err := recordWith(p, sectionFields(inc, secs)...)
 	if err != nil {
 		return err
 	}
@@ -216,14 +215,15 @@ func (g *Gateway) search(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	views := make([]propertyView, len(props))
+	data := make([]byte, 0, 16+400*len(props))
+	data = append(data, '[')
 	for i := range props {
-		views[i] = viewOf(&props[i])
+		if i > 0 {
+			data = append(data, ',')
+		}
+		data = appendRecord(data, &props[i])
 	}
-	data, err := json.Marshal(views)
-	if err != nil {
-		return err
-	}
+	data = append(data, ']')
 	body, err := envelope(data, searchMeta{Page: f.Page, PerPage: f.PerPage, Total: total,
 		TotalPages: (total + f.PerPage - 1) / f.PerPage})
 	if err != nil {

@@ -3,47 +3,127 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
+	"math"
+	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/property"
 )
 
-// propertyView is the JSON shape of a property record. Unknown values are
-// null, never "" (a reverse-geocoded record has no street address).
-type propertyView struct {
-	ID            int64     `json:"id"`
-	StreetAddress *string   `json:"street_address"`
-	Unit          *string   `json:"unit"`
-	City          *string   `json:"city"`
-	State         *string   `json:"state"`
-	ZipCode       *string   `json:"zip_code"`
-	County        *string   `json:"county"`
-	FIPSCode      *string   `json:"fips_code"`
-	CensusTract   *string   `json:"census_tract"`
-	Latitude      float64   `json:"latitude"`
-	Longitude     float64   `json:"longitude"`
-	PropertyType  *string   `json:"property_type"`
-	Bedrooms      *int      `json:"bedrooms"`
-	CreatedAt     time.Time `json:"created_at"`
-	UpdatedAt     time.Time `json:"updated_at"`
+// appendRecord appends the JSON of a property record to b: the same bytes
+// encoding/json would write for the documented shape (a test holds it to
+// that), without reflection, since every response renders records. Unknown
+// values are null, never "" (a reverse-geocoded record has no street
+// address).
+func appendRecord(b []byte, p *providers.Property) []byte {
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, p.ID, 10)
+	for _, f := range [...]struct {
+		name, value string
+	}{
+		{`,"street_address":`, p.StreetAddress}, {`,"unit":`, p.Unit}, {`,"city":`, p.City},
+		{`,"state":`, p.State}, {`,"zip_code":`, p.ZipCode}, {`,"county":`, p.County},
+		{`,"fips_code":`, p.FIPSCode}, {`,"census_tract":`, p.CensusTract},
+	} {
+		b = append(b, f.name...)
+		if f.value == "" {
+			b = append(b, "null"...)
+		} else {
+			b = appendJSONString(b, f.value)
+		}
+	}
+	b = append(b, `,"latitude":`...)
+	b = appendJSONFloat(b, p.Latitude)
+	b = append(b, `,"longitude":`...)
+	b = appendJSONFloat(b, p.Longitude)
+	b = append(b, `,"property_type":`...)
+	if p.PropertyType == nil {
+		b = append(b, "null"...)
+	} else {
+		b = appendJSONString(b, *p.PropertyType)
+	}
+	b = append(b, `,"bedrooms":`...)
+	if p.Bedrooms == nil {
+		b = append(b, "null"...)
+	} else {
+		b = strconv.AppendInt(b, int64(*p.Bedrooms), 10)
+	}
+	b = append(b, `,"created_at":"`...)
+	b = p.CreatedAt.UTC().AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","updated_at":"`...)
+	b = p.UpdatedAt.UTC().AppendFormat(b, time.RFC3339Nano)
+	return append(b, `"}`...)
 }
 
-func nullable(s string) *string {
-	if s == "" {
-		return nil
+// appendJSONString appends s as a JSON string, escaped as encoding/json
+// does (including its HTML-safe escapes and U+FFFD for invalid UTF-8).
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
 	}
-	return &s
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
-func viewOf(p *providers.Property) propertyView {
-	return propertyView{
-		ID: p.ID, StreetAddress: nullable(p.StreetAddress), Unit: nullable(p.Unit), City: nullable(p.City),
-		State: nullable(p.State), ZipCode: nullable(p.ZipCode), County: nullable(p.County),
-		FIPSCode: nullable(p.FIPSCode), CensusTract: nullable(p.CensusTract),
-		Latitude: p.Latitude, Longitude: p.Longitude, PropertyType: p.PropertyType, Bedrooms: p.Bedrooms,
-		CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC(),
+// appendJSONFloat appends f as encoding/json writes a float64.
+func appendJSONFloat(b []byte, f float64) []byte {
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
 	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// clean up e-09 to e-9
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
 }
 
 // field is one extra member appended to a JSON object.
@@ -52,12 +132,12 @@ type field struct {
 	value any
 }
 
-// objectWith marshals v (a JSON object) and appends the extra members, in
-// order; a json.RawMessage value is written as is.
-func objectWith(v any, extra ...field) ([]byte, error) {
-	b, err := json.Marshal(v)
-	if err != nil || len(extra) == 0 {
-		return b, err
+// recordWith renders p and appends the extra members, in order; a
+// json.RawMessage value is written as is.
+func recordWith(p *providers.Property, extra ...field) ([]byte, error) {
+	b := appendRecord(make([]byte, 0, 400), p)
+	if len(extra) == 0 {
+		return b, nil
 	}
 	var buf bytes.Buffer
 	buf.Grow(len(b) + 64*len(extra))
@@ -138,20 +218,37 @@ type recordMeta struct {
 	Sections map[string]providers.SectionMeta `json:"sections,omitempty"`
 }
 
-// envelope writes {"data": data, "meta": meta}.
+// envelope writes {"data": data, "meta": meta}. A recordMeta without
+// sections, the meta of most responses, is written without reflection.
 func envelope(data []byte, meta any) ([]byte, error) {
-	var buf bytes.Buffer
-	buf.Grow(len(data) + 128)
-	buf.WriteString(`{"data":`)
-	buf.Write(data)
-	if meta != nil {
-		mb, err := json.Marshal(meta)
-		if err != nil {
-			return nil, err
+	b := make([]byte, 0, len(data)+96)
+	b = append(b, `{"data":`...)
+	b = append(b, data...)
+	switch m := meta.(type) {
+	case nil:
+	case recordMeta:
+		if m.Sections != nil {
+			return envelopeJSON(b, meta)
 		}
-		buf.WriteString(`,"meta":`)
-		buf.Write(mb)
+		b = append(b, `,"meta":{"source":`...)
+		b = appendJSONString(b, m.Source)
+		if m.Created != nil {
+			b = append(b, `,"created":`...)
+			b = strconv.AppendBool(b, *m.Created)
+		}
+		b = append(b, '}')
+	default:
+		return envelopeJSON(b, meta)
 	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
+	return append(b, '}'), nil
+}
+
+func envelopeJSON(b []byte, meta any) ([]byte, error) {
+	mb, err := json.Marshal(meta)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, `,"meta":`...)
+	b = append(b, mb...)
+	return append(b, '}'), nil
 }

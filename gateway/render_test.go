@@ -1,0 +1,107 @@
+package gateway
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/propertyd/propertyd/providers"
+)
+
+// propertyView is the documented JSON shape of a record, as encoding/json
+// writes it: the reference appendRecord must match byte for byte.
+type propertyView struct {
+	ID            int64     `json:"id"`
+	StreetAddress *string   `json:"street_address"`
+	Unit          *string   `json:"unit"`
+	City          *string   `json:"city"`
+	State         *string   `json:"state"`
+	ZipCode       *string   `json:"zip_code"`
+	County        *string   `json:"county"`
+	FIPSCode      *string   `json:"fips_code"`
+	CensusTract   *string   `json:"census_tract"`
+	Latitude      float64   `json:"latitude"`
+	Longitude     float64   `json:"longitude"`
+	PropertyType  *string   `json:"property_type"`
+	Bedrooms      *int      `json:"bedrooms"`
+	CreatedAt     time.Time `json:"created_at"`
+	UpdatedAt     time.Time `json:"updated_at"`
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func viewOf(p *providers.Property) propertyView {
+	return propertyView{
+		ID: p.ID, StreetAddress: nullable(p.StreetAddress), Unit: nullable(p.Unit), City: nullable(p.City),
+		State: nullable(p.State), ZipCode: nullable(p.ZipCode), County: nullable(p.County),
+		FIPSCode: nullable(p.FIPSCode), CensusTract: nullable(p.CensusTract),
+		Latitude: p.Latitude, Longitude: p.Longitude, PropertyType: p.PropertyType, Bedrooms: p.Bedrooms,
+		CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC(),
+	}
+}
+
+func TestAppendRecordMatchesEncodingJSON(t *testing.T) {
+	pt, beds, zero := "condo", 3, 0
+	local := time.FixedZone("EST", -5*3600)
+	cases := []providers.Property{
+		{},
+		{ID: 1, StreetAddress: "1600 PENNSYLVANIA AVE NW", City: "WASHINGTON", State: "DC", ZipCode: "20502",
+			County: "District of Columbia", FIPSCode: "11001", CensusTract: "006202", Latitude: 38.898754, Longitude: -77.03535,
+			PropertyType: &pt, Bedrooms: &beds, CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 123456789, time.UTC),
+			UpdatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, local)},
+		{ID: 1 << 62, StreetAddress: `12 "QUOTED" \\ ST <a>&b`, Unit: "# 4B", City: "SAN JOSÉ\u2028\u2029",
+			County: "tab\there\nnew\x01line\x7f", Latitude: 1e-7, Longitude: -179.9999999, Bedrooms: &zero},
+		{ID: 5, StreetAddress: "bad \xff utf8 \xe2\x82", Latitude: 90, Longitude: -180, CensusTract: "😀"},
+		{ID: 6, Latitude: math.Copysign(0, -1), Longitude: 0.000001},
+	}
+	for i, p := range cases {
+		want, err := json.Marshal(viewOf(&p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendRecord(nil, &p); string(got) != string(want) {
+			t.Errorf("case %d:\n got %s\nwant %s", i, got, want)
+		}
+	}
+}
+
+func BenchmarkAppendRecordVsEncodingJSON(b *testing.B) {
+	pt, beds := "condo", 3
+	p := &providers.Property{ID: 1, StreetAddress: "1600 PENNSYLVANIA AVE NW", City: "WASHINGTON", State: "DC",
+		ZipCode: "20502", County: "District of Columbia", FIPSCode: "11001", CensusTract: "006202",
+		Latitude: 38.898754, Longitude: -77.03535, PropertyType: &pt, Bedrooms: &beds, CreatedAt: time.Now(), UpdatedAt: time.Now()}
+	b.Run("appendRecord", func(b *testing.B) {
+		b.ReportAllocs()
+		buf := make([]byte, 0, 512)
+		for i := 0; i < b.N; i++ {
+			buf = appendRecord(buf[:0], p)
+		}
+	})
+	b.Run("encoding/json", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			_, _ = json.Marshal(viewOf(p))
+		}
+	})
+}
+
+func TestEnvelopeMetaMatchesEncodingJSON(t *testing.T) {
+	yes, no := true, false
+	for _, m := range []recordMeta{{Source: "census"}, {Source: "census", Created: &yes}, {Source: `q"<`, Created: &no},
+		{Source: "census", Sections: map[string]providers.SectionMeta{"flood": {Status: "ok"}}}} {
+		got, err := envelope([]byte(`{}`), m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mb, _ := json.Marshal(m)
+		if want := `{"data":{},"meta":` + string(mb) + `}`; string(got) != want {
+			t.Errorf("got %s\nwant %s", got, want)
+		}
+	}
+}
