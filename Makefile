@@ -14,3 +14,19 @@ build:
 vet:
 	go vet ./...
 	test -z "$$(gofmt -l .)"
+
+.PHONY: demo bench bench-smoke
+
+# Try the service without the internet: the upstream sandbox plus propertyd
+# (cmd/sandbox/demo.yaml); prints curl commands; Ctrl-C stops both.
+demo:
+	bash cmd/sandbox/demo.sh
+
+# The benchmark suite (about 5 minutes on 2 cores): prints the table and
+# writes it into BENCHMARKS.md.
+bench:
+	go run ./cmd/bench -out BENCHMARKS.md
+
+# The same with tiny sizes (under a minute), to prove it runs; CI runs it.
+bench-smoke:
+	go run ./cmd/bench -smoke

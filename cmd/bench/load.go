@@ -1,0 +1,214 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// client sends requests to one server over a pool of keep-alive
+// connections. It is fasthttp's HostClient: on two cores the load generator
+// shares the CPU with the server it measures, so it must cost as little per
+// request as possible (net/http costs several times more).
+type client struct {
+	hc   *fasthttp.HostClient
+	addr string
+	key  string
+}
+
+func newClient(addr, key string, conns int) *client {
+	return &client{addr: addr, key: key, hc: &fasthttp.HostClient{
+		Addr:                addr,
+		MaxConns:            conns,
+		ReadTimeout:         60 * time.Second,
+		WriteTimeout:        60 * time.Second,
+		MaxIdleConnDuration: time.Minute,
+		// The load generator reads every body in full but keeps none.
+		MaxResponseBodySize: 16 << 20,
+	}}
+}
+
+// request is one request to send.
+type request struct {
+	method string
+	path   string // with the query
+	body   []byte // JSON, for POST
+}
+
+func get(path string) request { return request{method: fasthttp.MethodGet, path: path} }
+
+// do sends r and returns the status and a copy of the body.
+func (c *client) do(r request) (int, []byte, error) {
+	req := fasthttp.AcquireRequest()
+	resp := fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	c.prepare(req, r)
+	if err := c.hc.Do(req, resp); err != nil {
+		return 0, nil, err
+	}
+	return resp.StatusCode(), append([]byte(nil), resp.Body()...), nil
+}
+
+func (c *client) prepare(req *fasthttp.Request, r request) {
+	req.Header.SetMethod(r.method)
+	req.SetRequestURI("http://" + c.addr + r.path)
+	if c.key != "" {
+		req.Header.Set("X-API-Key", c.key)
+	}
+	if r.body != nil {
+		req.Header.SetContentType("application/json")
+		req.SetBody(r.body)
+	}
+}
+
+// result is what a load run measured.
+type result struct {
+	requests  int
+	failures  int // transport errors and statuses other than 200
+	firstFail string
+	elapsed   time.Duration
+	latencies []time.Duration // sorted
+}
+
+func (r result) rate() float64 {
+	if r.elapsed <= 0 {
+		return 0
+	}
+	return float64(r.requests) / r.elapsed.Seconds()
+}
+
+// percentile returns the p-th percentile (0..100) of the sorted latencies,
+// by the nearest-rank method; zero when there are none.
+func (r result) percentile(p float64) time.Duration {
+	return percentile(r.latencies, p)
+}
+
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	rank := int(p/100*float64(len(sorted))+0.999999) - 1
+	return sorted[min(max(rank, 0), len(sorted)-1)]
+}
+
+// recorder collects the latencies and failures of one worker.
+type recorder struct {
+	lat       []time.Duration
+	failures  int
+	firstFail string
+}
+
+func (rec *recorder) record(status int, err error, d time.Duration) {
+	rec.lat = append(rec.lat, d)
+	if err != nil || status != fasthttp.StatusOK {
+		if rec.failures == 0 {
+			if err != nil {
+				rec.firstFail = err.Error()
+			} else {
+				rec.firstFail = fmt.Sprintf("HTTP %d", status)
+			}
+		}
+		rec.failures++
+	}
+}
+
+func merge(recs []*recorder, elapsed time.Duration) result {
+	var out result
+	out.elapsed = elapsed
+	for _, rec := range recs {
+		out.latencies = append(out.latencies, rec.lat...)
+		out.failures += rec.failures
+		if out.firstFail == "" {
+			out.firstFail = rec.firstFail
+		}
+	}
+	out.requests = len(out.latencies)
+	slices.Sort(out.latencies)
+	return out
+}
+
+// closedLoop keeps conns requests in flight (each worker sends its next
+// request as soon as the previous one is answered) for d, cycling through
+// reqs, and returns the throughput and latencies: the most the server
+// answers with this client on this machine. With once set it stops
+// earlier, after sending each of reqs once.
+func (c *client) closedLoop(reqs []request, conns int, d time.Duration, once bool) result {
+	deadline := time.Now().Add(d)
+	recs := make([]*recorder, conns)
+	var next atomic.Uint64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := range conns {
+		rec := &recorder{lat: make([]time.Duration, 0, 4096)}
+		recs[w] = rec
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req := fasthttp.AcquireRequest()
+			resp := fasthttp.AcquireResponse()
+			defer fasthttp.ReleaseRequest(req)
+			defer fasthttp.ReleaseResponse(resp)
+			for {
+				t0 := time.Now()
+				if t0.After(deadline) {
+					return
+				}
+				i := int(next.Add(1) - 1)
+				if once && i >= len(reqs) {
+					return
+				}
+				req.Reset()
+				c.prepare(req, reqs[i%len(reqs)])
+				err := c.hc.Do(req, resp)
+				rec.record(resp.StatusCode(), err, time.Since(t0))
+			}
+		}()
+	}
+	wg.Wait()
+	return merge(recs, time.Since(start))
+}
+
+// openLoop sends reqs at a constant total rate (requests per second) for
+// d, whatever the answers, from workers connections each keeping its own
+// schedule (wrk2's way: no central dispatcher to slow the generator). A
+// request's latency runs from the moment it was due, not from when its
+// worker got to send it, so a server that falls behind is charged for the
+// queue it causes (no coordinated omission).
+func (c *client) openLoop(reqs []request, rate float64, workers int, d time.Duration) result {
+	recs := make([]*recorder, workers)
+	interval := time.Duration(float64(time.Second) * float64(workers) / rate)
+	start := time.Now()
+	end := start.Add(d)
+	var wg sync.WaitGroup
+	var next atomic.Uint64
+	for w := range workers {
+		rec := &recorder{lat: make([]time.Duration, 0, int(d/interval)+16)}
+		recs[w] = rec
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req := fasthttp.AcquireRequest()
+			resp := fasthttp.AcquireResponse()
+			defer fasthttp.ReleaseRequest(req)
+			defer fasthttp.ReleaseResponse(resp)
+			// Stagger the workers' schedules evenly over one interval.
+			due := start.Add(time.Duration(float64(time.Second) * float64(w) / rate))
+			for ; due.Before(end); due = due.Add(interval) {
+				if wait := time.Until(due); wait > 0 {
+					time.Sleep(wait)
+				}
+				req.Reset()
+				c.prepare(req, reqs[int(next.Add(1)-1)%len(reqs)])
+				err := c.hc.Do(req, resp)
+				rec.record(resp.StatusCode(), err, time.Since(due))
+			}
+		}()
+	}
+	wg.Wait()
+	return merge(recs, time.Since(start))
+}

@@ -1,0 +1,179 @@
+// Command bench measures propertyd against the targets of BENCHMARKS.md and
+// prints one table: scenario, target, measured, ratio, met?.
+//
+// Usage:
+//
+//	go run ./cmd/bench [-smoke] [-duration 10s] [-rounds 2] [-rows 1000000] [-conns 32]
+//	    [-latency 100ms] [-cache-mb 64] [-batch-concurrency N] [-propertyd BIN]
+//	    [-env KEY=VALUE] [-only warm,memory] [-out BENCHMARKS.md] [-keep]
+//
+// Run it from inside the module: it builds cmd/propertyd (unless -propertyd
+// names a binary). One run:
+//
+//  1. seeds -rows records into a temporary SQLite file through the store
+//     package (store.SeedProperties in chunks), not through the API;
+//  2. starts the upstream sandbox in this process, with the shipped sample
+//     places plus generated neighbours of them (new addresses the geocoder
+//     matches, each with its own point and tract, so a lookup of one is cold
+//     for every section);
+//  3. starts propertyd as a child process on that database (so its start-up
+//     time and resident memory are its own), configured for the sandbox,
+//     and, as the physical baseline, a bare Fiber app in another child
+//     process (this binary with -serve-bare) that answers with the very
+//     bytes propertyd sent for each scenario and does nothing else;
+//  4. drives both with fasthttp's client from this process, side by side
+//     in the same run, and measures latency-bound scenarios with the
+//     sandbox's added latency and call counts.
+//
+// On a two-core machine the load generator, propertyd and the bare app share
+// the same two cores: throughput figures are what this machine gives with the
+// client on it, and the ratios compare the two servers under the same
+// handicap (the generator is fasthttp's client because it costs little CPU
+// per request). -smoke runs everything with tiny sizes in well under a minute to
+// prove the suite works; its timings mean nothing. The exit status is 1 when
+// a scenario failed (a request answered other than expected), not when a
+// target is missed.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// options are the flags.
+type options struct {
+	smoke     bool
+	duration  time.Duration // of one closed-loop throughput run
+	rounds    int           // alternating bare/propertyd runs per throughput scenario
+	rows      int
+	conns     int
+	latency   time.Duration // the upstream latency L of the cold scenarios
+	cold      int           // cold lookups sampled
+	batches   int           // batches of 25 sampled
+	searches  int           // searches per page sampled
+	cacheMB   int
+	batchConc int // propertyd's batch_concurrency
+	fill      int // records read to fill the cache (0: enough to overflow it)
+	propertyd string
+	env       []string        // extra environment of propertyd, KEY=VALUE
+	only      map[string]bool // scenarios to run; nil: all
+	out       string
+	keep      bool
+
+	serveBare string // internal: run the bare Fiber baseline on this address
+	bodies    string // internal: the folder of its bodies
+}
+
+func main() {
+	o, err := parseFlags(os.Args[1:], os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
+	if o.serveBare != "" {
+		if err := serveBare(o.serveBare, o.bodies); err != nil {
+			fmt.Fprintln(os.Stderr, "bench: bare fiber:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	command := "go run ./cmd/bench"
+	if len(os.Args) > 1 {
+		command += " " + strings.Join(os.Args[1:], " ")
+	}
+	ok, err := run(ctx, o, command, os.Stdout, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	if !ok {
+		fmt.Fprintln(os.Stderr, "bench: some scenarios failed (see the ERROR cells)")
+		os.Exit(1)
+	}
+}
+
+func parseFlags(args []string, errOut io.Writer) (options, error) {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(errOut)
+	var o options
+	fs.BoolVar(&o.smoke, "smoke", false, "tiny sizes and durations (under a minute): proves the suite runs; timings mean nothing")
+	fs.DurationVar(&o.duration, "duration", 10*time.Second, "length of one throughput run")
+	fs.IntVar(&o.rounds, "rounds", 2, "throughput runs per target, alternating bare Fiber and propertyd")
+	fs.IntVar(&o.rows, "rows", 1_000_000, "records seeded into the database")
+	fs.IntVar(&o.conns, "conns", 32, "connections kept busy by the throughput runs")
+	fs.DurationVar(&o.latency, "latency", 100*time.Millisecond, "added latency L of every upstream in the cold scenarios")
+	fs.IntVar(&o.cold, "cold", 100, "cold lookups sampled")
+	fs.IntVar(&o.batches, "batches", 5, "batches of 25 new addresses sampled")
+	fs.IntVar(&o.searches, "searches", 200, "searches sampled per page")
+	fs.IntVar(&o.cacheMB, "cache-mb", 64, "propertyd's cache.max_mb")
+	fs.IntVar(&o.batchConc, "batch-concurrency", 0, "propertyd's batch_concurrency (0: propertyd's default)")
+	fs.IntVar(&o.fill, "fill", 0, "records read by id to fill the cache before measuring memory (0: enough to overflow cache-mb)")
+	fs.StringVar(&o.propertyd, "propertyd", "", "propertyd binary to measure (default: build ./cmd/propertyd)")
+	fs.Func("env", "extra `KEY=VALUE` in propertyd's environment, e.g. GOMEMLIMIT=200MiB or GOGC=50 (repeatable)", func(s string) error {
+		if k, _, ok := strings.Cut(s, "="); !ok || k == "" {
+			return fmt.Errorf("%q is not KEY=VALUE", s)
+		}
+		o.env = append(o.env, s)
+		return nil
+	})
+	only := fs.String("only", "", "run only these comma-separated `scenarios` ("+strings.Join(scenarioNames, ", ")+"); start-up is always measured")
+	fs.StringVar(&o.out, "out", "", "also write the table into this Markdown `file`, between its bench markers")
+	fs.BoolVar(&o.keep, "keep", false, "keep the temporary folder (database, config, logs)")
+	fs.StringVar(&o.serveBare, "serve-bare", "", "internal: serve the bare Fiber baseline on `addr`")
+	fs.StringVar(&o.bodies, "bodies", "", "internal: folder of the baseline's bodies")
+	if err := fs.Parse(args); err != nil {
+		return options{}, err
+	}
+	if fs.NArg() > 0 {
+		return options{}, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if *only != "" {
+		o.only = map[string]bool{}
+		for _, name := range strings.Split(*only, ",") {
+			name = strings.TrimSpace(name)
+			if !slices.Contains(scenarioNames, name) {
+				return options{}, fmt.Errorf("-only: unknown scenario %q (known: %s)", name, strings.Join(scenarioNames, ", "))
+			}
+			o.only[name] = true
+		}
+	}
+	if o.smoke {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		small := func(name string, dst *int, v int) {
+			if !set[name] {
+				*dst = v
+			}
+		}
+		if !set["duration"] {
+			o.duration = time.Second
+		}
+		small("rounds", &o.rounds, 1)
+		small("rows", &o.rows, 20_000)
+		small("cold", &o.cold, 5)
+		small("batches", &o.batches, 1)
+		small("searches", &o.searches, 20)
+		small("fill", &o.fill, 5_000)
+	}
+	switch {
+	case o.duration <= 0, o.rounds < 1, o.rows < 1, o.conns < 1, o.cold < 1, o.batches < 1, o.searches < 1, o.cacheMB < 1, o.fill < 0, o.batchConc < 0:
+		return options{}, errors.New("sizes and durations must be positive")
+	case o.latency <= 0:
+		return options{}, errors.New("-latency must be positive")
+	}
+	return o, nil
+}

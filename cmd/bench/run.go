@@ -1,0 +1,707 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/propertyd/propertyd/providers/providertest/sandbox"
+)
+
+// allSections is the include= of the "all five sections" scenarios.
+const allSections = "flood,demographics,amenities,walkscore,housing"
+
+// scenarioNames are the scenarios in the order they run (and -only names).
+var scenarioNames = []string{"warm", "cold", "herd", "batch", "search", "memory", "startup"}
+
+// herd is the number of concurrent identical cold lookups.
+const herd = 200
+
+// batchSize is the number of new addresses per batch.
+const batchSize = 25
+
+// bench is one run: its options, the servers and clients, and the rows.
+type bench struct {
+	o        options
+	tmp      string
+	errOut   io.Writer
+	sb       *sandbox.Server
+	sbRoot   string
+	bin      string
+	cfgPath  string
+	prop     *proc
+	bare     *proc
+	pc       *client // to propertyd
+	bc       *client // to the bare app
+	places   []sandbox.Place
+	synth    []sandbox.Place
+	rows     []row
+	startup  time.Duration // of the first start
+	startRSS int64         // resident memory right after it
+	starts   int           // propertyd processes started
+}
+
+func (b *bench) logf(format string, args ...any) {
+	fmt.Fprintf(b.errOut, "bench: "+format+"\n", args...)
+}
+
+func (b *bench) add(r row) {
+	b.rows = append(b.rows, r)
+	b.logf("%s: %s (%s) %s", r.scenario, r.measured, r.ratio, r.metCell())
+}
+
+// run runs every scenario and prints the table; ok is false when a
+// scenario failed.
+func run(ctx context.Context, o options, command string, out, errOut io.Writer) (ok bool, err error) {
+	started := time.Now()
+	cpu0, cpuOK := readCPU()
+	b := &bench{o: o, errOut: errOut}
+	b.tmp, err = os.MkdirTemp("", "propertyd-bench-")
+	if err != nil {
+		return false, err
+	}
+	if o.keep {
+		b.logf("keeping %s", b.tmp)
+	} else {
+		defer os.RemoveAll(b.tmp)
+	}
+	defer b.close()
+	if err := b.setup(ctx); err != nil {
+		return false, err
+	}
+	steps := map[string]func(context.Context) error{
+		"warm": b.warm, "cold": b.cold, "herd": b.herd, "batch": b.batch,
+		"search": b.search, "memory": b.memory, "startup": b.restart,
+	}
+	for _, name := range scenarioNames {
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		if o.only != nil && !o.only[name] && name != "startup" {
+			continue
+		}
+		if err := steps[name](ctx); err != nil {
+			return false, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	b.close()
+	contention := "unknown (no /proc)"
+	if cpu1, ok := readCPU(); ok && cpuOK {
+		contention = othersShare(cpu0, cpu1)
+	}
+	settings := fmt.Sprintf("%s seeded records, cache.max_mb %d%s, upstream latency L = %s in the cold scenarios, "+
+		"%s per throughput run x %d rounds per server over %d connections, %d cold lookups, %d batches, %d searches per page",
+		thousands(int64(o.rows)), o.cacheMB, b.batchSetting(), o.latency, o.duration, o.rounds, o.conns, o.cold, o.batches, o.searches)
+	if len(o.env) > 0 {
+		settings += ", propertyd environment " + strings.Join(o.env, " ")
+	}
+	if o.smoke {
+		settings = "SMOKE RUN (tiny sizes; the timings mean nothing): " + settings
+	}
+	blk := block(command, settings, contention, codeVersion(o.out), b.rows, started, time.Since(started))
+	fmt.Fprint(out, "\n"+blk)
+	if o.out != "" {
+		if err := writeBlock(o.out, blk); err != nil {
+			return false, err
+		}
+		b.logf("wrote the table into %s", o.out)
+	}
+	ok = true
+	for _, r := range b.rows {
+		ok = ok && r.failure == ""
+	}
+	return ok, nil
+}
+
+func (b *bench) close() {
+	if b.prop != nil {
+		if err := b.prop.stop(); err != nil {
+			b.logf("stopping propertyd: %v", err)
+		}
+		b.prop = nil
+	}
+	if b.bare != nil {
+		b.bare.stop() //nolint:errcheck // the baseline's exit status says nothing
+		b.bare = nil
+	}
+	if b.sb != nil {
+		b.sb.Close()
+		b.sb = nil
+	}
+}
+
+// setup builds propertyd, seeds the database, starts the sandbox and
+// propertyd (measuring its start-up) and the bare baseline.
+func (b *bench) setup(ctx context.Context) error {
+	o := b.o
+	b.bin = o.propertyd
+	if b.bin == "" {
+		b.logf("building propertyd")
+		var err error
+		if b.bin, err = buildPropertyd(ctx, b.tmp); err != nil {
+			return err
+		}
+	}
+	dbPath := filepath.Join(b.tmp, "bench.db")
+	b.logf("seeding %d records", o.rows)
+	t0 := time.Now()
+	if err := seed(ctx, dbPath, o.rows); err != nil {
+		return err
+	}
+	b.logf("seeded %d records in %s", o.rows, time.Since(t0).Round(time.Millisecond))
+
+	b.places = sandbox.DefaultPlaces()
+	b.synth = syntheticPlaces(b.places, o.cold+2+o.batches*batchSize)
+	b.sb = sandbox.New(append(slices.Clone(b.places), b.synth...), sandbox.Options{Seed: 1})
+	var err error
+	if b.sbRoot, err = b.sb.Start("127.0.0.1:0"); err != nil {
+		return err
+	}
+	b.cfgPath = filepath.Join(b.tmp, "propertyd.yaml")
+	if err := os.WriteFile(b.cfgPath, []byte(configYAML(dbPath, b.sbRoot, o.cacheMB, o.batchConc)), 0o644); err != nil {
+		return err
+	}
+	took, err := b.startPropertyd()
+	if err != nil {
+		return err
+	}
+	b.startup = took
+	if m, err := b.prop.memory(); err == nil {
+		b.startRSS = m.rss
+	}
+	b.pc = newClient(b.prop.addr, benchKey, 512)
+	return nil
+}
+
+// startPropertyd starts propertyd and returns the time from exec to the
+// first 200 from /readyz.
+func (b *bench) startPropertyd() (time.Duration, error) {
+	// gctrace logs the heap at every collection, for the memory row.
+	env := append([]string{"GODEBUG=gctrace=1"}, b.o.env...)
+	b.starts++
+	logPath := filepath.Join(b.tmp, fmt.Sprintf("propertyd-%d.log", b.starts))
+	p, err := startProc("propertyd", b.bin, logPath, env, "-config", b.cfgPath)
+	if err != nil {
+		return 0, err
+	}
+	b.prop = p
+	if err := waitReady(p, "http://"+p.addr+"/readyz", 60*time.Second); err != nil {
+		return 0, err
+	}
+	return time.Since(p.started), nil
+}
+
+// record is the part of a single-record response the bench checks.
+type record struct {
+	Data struct {
+		ID int64 `json:"id"`
+	} `json:"data"`
+	Meta struct {
+		Created  *bool `json:"created"`
+		Sections map[string]struct {
+			Status string `json:"status"`
+			Cache  string `json:"cache"`
+			Error  string `json:"error"`
+		} `json:"sections"`
+	} `json:"meta"`
+}
+
+// fetchRecord sends r to propertyd and checks for a 200 whose sections
+// (all of allSections when withSections) are ok.
+func (b *bench) fetchRecord(r request, withSections bool) (record, []byte, error) {
+	var rec record
+	status, body, err := b.pc.do(r)
+	if err != nil {
+		return rec, nil, err
+	}
+	if status != 200 {
+		return rec, body, fmt.Errorf("HTTP %d: %.300s", status, body)
+	}
+	if err := json.Unmarshal(body, &rec); err != nil {
+		return rec, body, fmt.Errorf("reading the answer: %w", err)
+	}
+	if withSections {
+		for _, name := range strings.Split(allSections, ",") {
+			s, ok := rec.Meta.Sections[name]
+			if !ok || s.Status != "ok" {
+				return rec, body, fmt.Errorf("section %s is %q (%s), not ok", name, s.Status, s.Error)
+			}
+		}
+	}
+	return rec, body, nil
+}
+
+// throughput measures reqs against propertyd and the bare app in
+// alternating closed-loop runs and returns the two results.
+func (b *bench) throughput(prop, bare request) (p, bb result) {
+	warm := min(b.o.duration/4, time.Second)
+	b.bc.closedLoop([]request{bare}, b.o.conns, warm, false)
+	b.pc.closedLoop([]request{prop}, b.o.conns, warm, false)
+	var ps, bs []result
+	for range b.o.rounds {
+		bs = append(bs, b.bc.closedLoop([]request{bare}, b.o.conns, b.o.duration, false))
+		ps = append(ps, b.pc.closedLoop([]request{prop}, b.o.conns, b.o.duration, false))
+	}
+	return combine(ps), combine(bs)
+}
+
+// combine adds up runs: requests over total time, latencies pooled.
+func combine(rs []result) result {
+	var out result
+	for _, r := range rs {
+		out.requests += r.requests
+		out.failures += r.failures
+		out.elapsed += r.elapsed
+		out.latencies = append(out.latencies, r.latencies...)
+		if out.firstFail == "" {
+			out.firstFail = r.firstFail
+		}
+	}
+	slices.Sort(out.latencies)
+	return out
+}
+
+func failure(rs ...result) string {
+	for _, r := range rs {
+		if r.failures > 0 {
+			return fmt.Sprintf("%d of %d requests failed (first: %s)", r.failures, r.requests, r.firstFail)
+		}
+	}
+	return ""
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
+
+func rps(v float64) string { return fmt.Sprintf("%s req/s", thousands(int64(v+0.5))) }
+
+func thousands(n int64) string {
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 && c != '-' {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// warm runs the three throughput scenarios on a record, a known spelling
+// and a lookup with every section cached.
+func (b *bench) warm(ctx context.Context) error {
+	austin := b.places[0]
+	q := "street=" + strings.ReplaceAll(austin.Aliases[0], " ", "+") + "&city=Austin&state=" + austin.State + "&zip=" + austin.Zip
+	known := get("/v1/properties/lookup?" + q)
+	all := get("/v1/properties/lookup?" + q + "&include=" + allSections)
+	rec, _, err := b.fetchRecord(known, false)
+	if err != nil {
+		return fmt.Errorf("first lookup of %s: %w", austin.ID, err)
+	}
+	byID := get(fmt.Sprintf("/v1/properties/%d", rec.Data.ID))
+	if _, _, err := b.fetchRecord(all, true); err != nil {
+		return fmt.Errorf("lookup of %s with every section: %w", austin.ID, err)
+	}
+	// Warm every path and keep propertyd's own answers for the baseline.
+	dir := filepath.Join(b.tmp, "bodies")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, s := range []struct {
+		name     string
+		r        request
+		sections bool
+	}{{"get", byID, false}, {"lookup", known, false}, {"lookup5", all, true}} {
+		var body []byte
+		for range 50 {
+			if _, body, err = b.fetchRecord(s.r, s.sections); err != nil {
+				return fmt.Errorf("warming %s: %w", s.r.path, err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, s.name+".json"), body, 0o644); err != nil {
+			return err
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	b.bare, err = startProc("bare fiber", self, filepath.Join(b.tmp, "bare.log"), nil, "-serve-bare", "127.0.0.1:0", "-bodies", dir)
+	if err != nil {
+		return err
+	}
+	if err := waitReady(b.bare, "http://"+b.bare.addr+"/get", 30*time.Second); err != nil {
+		return err
+	}
+	b.bc = newClient(b.bare.addr, "", 512)
+
+	// 1. GET by id: throughput, then p99 at half the bare app's throughput.
+	p, bb := b.throughput(byID, get("/get"))
+	ratio := p.rate() / bb.rate()
+	load := 0.5 * bb.rate()
+	var at result
+	if ctx.Err() == nil {
+		at = b.pc.openLoop([]request{byID}, load, 128, b.o.duration)
+	}
+	p99 := at.percentile(99)
+	b.add(row{
+		scenario: "warm GET /v1/properties/{id}: throughput, and p99 at 0.5 x bare Fiber's rate",
+		target:   ">= 0.5 x bare Fiber; p99 < 5 ms at that load",
+		measured: fmt.Sprintf("%s vs bare Fiber %s (closed loop, %d connections: p99 %s vs %s); "+
+			"open loop at %s: p99 %s, p50 %s, %s answered",
+			rps(p.rate()), rps(bb.rate()), b.o.conns, ms(p.percentile(99)), ms(bb.percentile(99)),
+			rps(load), ms(p99), ms(at.percentile(50)), rps(at.rate())),
+		ratio:   fmt.Sprintf("%.2f", ratio),
+		met:     ratio >= 0.5 && p99 < 5*time.Millisecond,
+		failure: failure(p, bb, at),
+	})
+
+	// 2. Lookup by a known spelling.
+	p, bb = b.throughput(known, get("/lookup"))
+	ratio = p.rate() / bb.rate()
+	b.add(row{
+		scenario: "warm lookup by a known address spelling",
+		target:   ">= 0.4 x bare Fiber",
+		measured: fmt.Sprintf("%s vs bare Fiber %s (p99 %s vs %s)", rps(p.rate()), rps(bb.rate()), ms(p.percentile(99)), ms(bb.percentile(99))),
+		ratio:    fmt.Sprintf("%.2f", ratio),
+		met:      ratio >= 0.4,
+		failure:  failure(p, bb),
+	})
+
+	// 3. Lookup with all five sections cached.
+	p, bb = b.throughput(all, get("/lookup5"))
+	ratio = p.rate() / bb.rate()
+	b.add(row{
+		scenario: "warm lookup with all five sections cached",
+		target:   ">= 0.25 x bare Fiber",
+		measured: fmt.Sprintf("%s vs bare Fiber %s (p99 %s vs %s)", rps(p.rate()), rps(bb.rate()), ms(p.percentile(99)), ms(bb.percentile(99))),
+		ratio:    fmt.Sprintf("%.2f", ratio),
+		met:      ratio >= 0.25,
+		failure:  failure(p, bb),
+	})
+	b.bare.stop() //nolint:errcheck // done with the baseline
+	b.bare = nil
+	return nil
+}
+
+// batchSetting names the batch_concurrency of the run when -batch-concurrency set it.
+func (b *bench) batchSetting() string {
+	if b.o.batchConc == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (batch_concurrency %d)", b.o.batchConc)
+}
+
+// slowUpstreams makes every upstream of the sandbox answer after L.
+func (b *bench) slowUpstreams() {
+	b.sb.SetFaults(sandbox.All, sandbox.Faults{Latency: b.o.latency})
+}
+
+// cold looks up new addresses one at a time with every section while
+// every upstream answers after L.
+func (b *bench) cold(ctx context.Context) error {
+	L := b.o.latency
+	b.slowUpstreams()
+	defer b.sb.ResetFaults()
+	var lat []time.Duration
+	fail := ""
+	for _, pl := range b.synth[:b.o.cold] {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		t0 := time.Now()
+		rec, _, err := b.fetchRecord(get(lookupPath(pl, allSections)), true)
+		d := time.Since(t0)
+		if err == nil && (rec.Meta.Created == nil || !*rec.Meta.Created) {
+			err = fmt.Errorf("%s was not created by its first lookup", pl.ID)
+		}
+		if err == nil {
+			for name, s := range rec.Meta.Sections {
+				if s.Cache != "miss" {
+					err = fmt.Errorf("section %s of new place %s was a cache %s", name, pl.ID, s.Cache)
+				}
+			}
+		}
+		if err != nil && fail == "" {
+			fail = err.Error()
+		}
+		lat = append(lat, d)
+	}
+	slices.Sort(lat)
+	p50 := percentile(lat, 50)
+	ratio := float64(p50) / float64(L)
+	b.add(row{
+		scenario: fmt.Sprintf("cold lookup with all five sections, every upstream at L = %s", L),
+		target:   "p50 <= 2.2 x L",
+		measured: fmt.Sprintf("p50 %s, p90 %s, max %s over %d new addresses", ms(p50), ms(percentile(lat, 90)), ms(lat[len(lat)-1]), len(lat)),
+		ratio:    fmt.Sprintf("%.2f x L", ratio),
+		met:      ratio <= 2.2,
+		failure:  fail,
+	})
+	return nil
+}
+
+// callCounts returns the sandbox's call count of every upstream.
+func (b *bench) callCounts() map[string]int {
+	out := map[string]int{}
+	for _, up := range sandbox.Upstreams() {
+		if n := b.sb.Calls(up); n > 0 {
+			out[up] = n
+		}
+	}
+	return out
+}
+
+func formatCounts(m map[string]int) string {
+	var parts []string
+	for _, up := range sandbox.Upstreams() {
+		if n, ok := m[up]; ok {
+			parts = append(parts, fmt.Sprintf("%s %d", up, n))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// herd sends 200 identical cold lookups at once and compares the upstream
+// calls with those of one lookup on its own.
+func (b *bench) herd(ctx context.Context) error {
+	lone, crowd := b.synth[b.o.cold], b.synth[b.o.cold+1]
+	b.slowUpstreams()
+	defer b.sb.ResetFaults()
+	b.sb.ResetCalls()
+	if _, _, err := b.fetchRecord(get(lookupPath(lone, allSections)), true); err != nil {
+		return fmt.Errorf("lone cold lookup: %w", err)
+	}
+	single := b.callCounts()
+
+	b.sb.ResetCalls()
+	r := get(lookupPath(crowd, allSections))
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	ids := make([]int64, herd)
+	errs := make([]error, herd)
+	for i := range herd {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			rec, _, err := b.fetchRecord(r, true)
+			ids[i], errs[i] = rec.Data.ID, err
+		}()
+	}
+	t0 := time.Now()
+	close(start)
+	wg.Wait()
+	took := time.Since(t0)
+	got := b.callCounts()
+	fail := ""
+	for i, err := range errs {
+		switch {
+		case err != nil:
+			fail = fmt.Sprintf("lookup %d: %v", i, err)
+		case ids[i] != ids[0]:
+			fail = fmt.Sprintf("lookups answered records %d and %d", ids[0], ids[i])
+		}
+		if fail != "" {
+			break
+		}
+	}
+	same := len(got) == len(single)
+	for up, n := range single {
+		same = same && got[up] == n
+	}
+	b.add(row{
+		scenario: fmt.Sprintf("%d concurrent identical cold lookups (all five sections, L = %s)", herd, b.o.latency),
+		target:   "exactly 1 call per upstream (per distinct upstream request)",
+		measured: fmt.Sprintf("%s; one lookup alone: %s; all %d answered in %s", formatCounts(got), formatCounts(single), herd, ms(took)),
+		ratio:    fmt.Sprintf("%d / %d calls", sum(got), sum(single)),
+		met:      same,
+		failure:  fail,
+	})
+	return nil
+}
+
+func sum(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// batch posts batches of 25 new addresses while every upstream answers
+// after L.
+func (b *bench) batch(ctx context.Context) error {
+	L := b.o.latency
+	b.slowUpstreams()
+	defer b.sb.ResetFaults()
+	off := b.o.cold + 2
+	var walls []time.Duration
+	fail := ""
+	for i := range b.o.batches {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		type item struct {
+			ID     string `json:"id"`
+			Street string `json:"street"`
+			City   string `json:"city"`
+			State  string `json:"state"`
+			Zip    string `json:"zip"`
+		}
+		var items []item
+		for _, pl := range b.synth[off+i*batchSize : off+(i+1)*batchSize] {
+			items = append(items, item{pl.ID, pl.Street, pl.City, pl.State, pl.Zip})
+		}
+		body, _ := json.Marshal(map[string]any{"addresses": items})
+		t0 := time.Now()
+		status, resp, err := b.pc.do(request{method: "POST", path: "/v1/properties/batch", body: body})
+		walls = append(walls, time.Since(t0))
+		var out struct {
+			Data struct {
+				TotalFound int `json:"total_found"`
+			} `json:"data"`
+		}
+		switch {
+		case err != nil:
+		case status != 200:
+			err = fmt.Errorf("HTTP %d: %.300s", status, resp)
+		default:
+			if err = json.Unmarshal(resp, &out); err == nil && out.Data.TotalFound != batchSize {
+				err = fmt.Errorf("found %d of %d: %.300s", out.Data.TotalFound, batchSize, resp)
+			}
+		}
+		if err != nil && fail == "" {
+			fail = err.Error()
+		}
+	}
+	slices.Sort(walls)
+	med := percentile(walls, 50)
+	ratio := float64(med) / float64(L)
+	b.add(row{
+		scenario: fmt.Sprintf("batch of %d new addresses, every upstream at L = %s%s", batchSize, L, b.batchSetting()),
+		target:   "wall <= 3 x L",
+		measured: fmt.Sprintf("median %s, max %s over %d batches", ms(med), ms(walls[len(walls)-1]), len(walls)),
+		ratio:    fmt.Sprintf("%.2f x L", ratio),
+		met:      ratio <= 3,
+		failure:  fail,
+	})
+	return nil
+}
+
+// search times zip + bedrooms searches, page 1 and page 100, one at a time.
+func (b *bench) search(ctx context.Context) error {
+	var cells []string
+	met, fail := true, ""
+	var worst time.Duration
+	for _, page := range []int{1, 100} {
+		path := fmt.Sprintf("/v1/properties/search?zip=%s&min_bedrooms=2&max_bedrooms=4&page=%d&per_page=25", searchZip, page)
+		var lat []time.Duration
+		for range b.o.searches {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			t0 := time.Now()
+			status, body, err := b.pc.do(get(path))
+			lat = append(lat, time.Since(t0))
+			var out struct {
+				Data []json.RawMessage `json:"data"`
+				Meta struct {
+					Total int `json:"total"`
+				} `json:"meta"`
+			}
+			switch {
+			case err != nil:
+			case status != 200:
+				err = fmt.Errorf("HTTP %d: %.300s", status, body)
+			default:
+				if err = json.Unmarshal(body, &out); err == nil && out.Meta.Total == 0 {
+					err = fmt.Errorf("search found nothing")
+				}
+			}
+			if err != nil && fail == "" {
+				fail = err.Error()
+			}
+		}
+		slices.Sort(lat)
+		p50 := percentile(lat, 50)
+		met = met && p50 < 10*time.Millisecond
+		worst = max(worst, p50)
+		cells = append(cells, fmt.Sprintf("page %d: p50 %s, p99 %s", page, ms(p50), ms(percentile(lat, 99))))
+	}
+	b.add(row{
+		scenario: fmt.Sprintf("search at %s stored records (zip + bedrooms, 25 per page)", thousands(int64(b.o.rows))),
+		target:   "p50 < 10 ms, page 1 and page 100",
+		measured: strings.Join(cells, "; "),
+		ratio:    fmt.Sprintf("%.2f x 10 ms", float64(worst)/float64(10*time.Millisecond)),
+		met:      met,
+		failure:  fail,
+	})
+	return nil
+}
+
+// memory reads records by id until the cache overflows, then reads
+// propertyd's resident memory.
+func (b *bench) memory(ctx context.Context) error {
+	n := b.o.fill
+	if n == 0 {
+		// A cached record costs about 300 bytes: read half as many again as fit.
+		n = b.o.cacheMB << 20 / 300 * 3 / 2
+	}
+	n = min(n, b.o.rows)
+	reqs := make([]request, n)
+	for i := range reqs {
+		reqs[i] = get(fmt.Sprintf("/v1/properties/%d", i+1))
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	res := b.pc.closedLoop(reqs, b.o.conns, time.Hour, true)
+	m, err := b.prop.memory()
+	if err != nil {
+		return err
+	}
+	mb := func(n int64) string { return fmt.Sprintf("%.0f MB", float64(n)/(1<<20)) }
+	heap := "Go heap unknown"
+	if live, goal, ok := b.prop.lastGC(); ok {
+		heap = fmt.Sprintf("Go heap %d MB live at the last GC, goal %d MB", live, goal)
+	}
+	b.add(row{
+		scenario: fmt.Sprintf("resident memory after %s records and a full cache", thousands(int64(b.o.rows))),
+		target:   fmt.Sprintf("< 300 MB, cache capped by config (cache.max_mb %d)", b.o.cacheMB),
+		measured: fmt.Sprintf("VmRSS %s (anonymous %s, file %s; peak %s; %s at start); %s; after reading %s records by id (%s)",
+			mb(m.rss), mb(m.anon), mb(m.file), mb(m.peak), mb(b.startRSS), heap, thousands(int64(n)), rps(res.rate())),
+		ratio:   fmt.Sprintf("%.2f x 300 MB", float64(m.rss)/(300<<20)),
+		met:     m.rss < 300<<20,
+		failure: failure(res),
+	})
+	return nil
+}
+
+// restart stops propertyd and starts it again on the full database; the
+// row reports both start-ups.
+func (b *bench) restart(context.Context) error {
+	if err := b.prop.stop(); err != nil {
+		return err
+	}
+	b.prop = nil
+	second, err := b.startPropertyd()
+	if err != nil {
+		return err
+	}
+	worst := max(b.startup, second)
+	b.add(row{
+		scenario: fmt.Sprintf("start-up with %s records", thousands(int64(b.o.rows))),
+		target:   "< 1 s from exec to a 200 from /readyz",
+		measured: fmt.Sprintf("first start %s (freshly seeded), restart %s (after the run)", ms(b.startup), ms(second)),
+		ratio:    fmt.Sprintf("%.2f s", worst.Seconds()),
+		met:      worst < time.Second,
+	})
+	return nil
+}
