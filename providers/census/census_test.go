@@ -388,7 +388,7 @@ func TestReverseReturnsGeographiesOfThePoint(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Reverse: %v", err)
 	}
-	want := providers.Location{Point: at, County: "King County", FIPSCode: "53033", CensusTract: "008100"}
+	want := providers.Location{Point: at, State: "WA", County: "King County", FIPSCode: "53033", CensusTract: "008100"}
 	if got != want {
 		t.Errorf("Reverse =\n%+v\nwant\n%+v", got, want)
 	}

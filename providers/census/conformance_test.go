@@ -50,7 +50,7 @@ func TestConformanceJSON(t *testing.T) {
 			City: "WASHINGTON", State: "DC", Zip: "20502", Point: providers.Point{Lat: 38.898754, Lng: -77.03535},
 			County: "District of Columbia", FIPSCode: "11001", CensusTract: "006202"}},
 		"geographies_coordinates_saratoga_ny.json": {reverse: true, loc: providers.Location{
-			Point:  providers.Point{Lat: 43, Lng: -74},
+			Point: providers.Point{Lat: 43, Lng: -74}, State: "NY",
 			County: "Saratoga County", FIPSCode: "36091", CensusTract: "061500"}},
 		// locations answers carry no geographies: address and point only.
 		"locations_address_whitehouse_dc.json": {loc: providers.Location{

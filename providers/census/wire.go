@@ -50,6 +50,7 @@ type geography struct {
 	COUNTY text `json:"COUNTY"`
 	TRACT  text `json:"TRACT"`
 	NAME   text `json:"NAME"`
+	STUSAB text `json:"STUSAB"` // USPS state code, on the States layer
 	Status text `json:"status"`
 }
 
@@ -102,6 +103,7 @@ func (n *number) UnmarshalJSON(b []byte) error {
 
 // Layer kinds looked up in a geographies block.
 const (
+	statesLayer   = "states"
 	countiesLayer = "counties"
 	tractsLayer   = "census tracts"
 )
@@ -145,10 +147,14 @@ func (g geographies) first(want string) (geography, bool) {
 	return geography{}, false
 }
 
-// fillGeographies sets County, FIPSCode and CensusTract of loc from g and
+// fillGeographies sets County, FIPSCode and CensusTract of loc from g, and
+// State from the States layer when loc has none (a reverse lookup), and
 // reports whether a county was found. FIPSCode falls back to the tract's
 // GEOID when the county layer failed.
 func fillGeographies(loc *providers.Location, g geographies) bool {
+	if st, ok := g.first(statesLayer); ok && loc.State == "" && len(st.STUSAB) == 2 {
+		loc.State = strings.ToUpper(string(st.STUSAB))
+	}
 	county, hasCounty := g.first(countiesLayer)
 	if hasCounty {
 		loc.County = string(county.NAME)
