@@ -91,10 +91,6 @@ func (s *Store) putProperty(p *providers.Property) {
 	s.c.Set(idKey(p.ID), &cp, propertyBytes(p), s.ttl)
 }
 
-// Invalidate drops the cached record with id, after its attributes changed
-// behind the cache's back (bulk import).
-func (s *Store) Invalidate(id int64) { s.c.Del(idKey(id)) }
-
 // Section returns a section value, from memory when it is there. Expired
 // values are returned too; the caller decides whether they are stale. It
 // reports the tier that answered to providers.TrackTier.

@@ -212,21 +212,3 @@ func TestRetryReplaysPostBody(t *testing.T) {
 		t.Fatalf("bodies = %q, want the body sent twice", bodies)
 	}
 }
-
-func TestRetryAfterParsing(t *testing.T) {
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	cases := []struct {
-		in   string
-		want time.Duration
-		ok   bool
-	}{
-		{"", 0, false}, {"5", 5 * time.Second, true}, {"-1", 0, false}, {"soon", 0, false},
-		{"Thu, 01 Jan 2026 00:00:30 GMT", 30 * time.Second, true},
-	}
-	for _, c := range cases {
-		got, ok := RetryAfter(c.in, now)
-		if got != c.want || ok != c.ok {
-			t.Errorf("RetryAfter(%q) = %v, %v; want %v, %v", c.in, got, ok, c.want, c.ok)
-		}
-	}
-}

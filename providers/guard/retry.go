@@ -71,13 +71,6 @@ func DefaultBackoff(min, max time.Duration, attempt int, resp *http.Response) ti
 	return min/2 + rand.N(d-min/2+1)
 }
 
-// RetryAfter parses a Retry-After header: delay-seconds or an HTTP date.
-//
-// Deprecated: use upstream.RetryAfter, which it calls.
-func RetryAfter(v string, now time.Time) (time.Duration, bool) {
-	return upstream.RetryAfter(v, now)
-}
-
 func sleepCtx(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
