@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/propertyd/propertyd/providers/upstream"
 )
 
 // dataDoc is the body of GET data/<entityid>.
@@ -109,23 +111,11 @@ type money struct {
 // UnmarshalJSON accepts null, a number or a numeric string (with an
 // optional "$" and thousands separators), rounding to whole dollars.
 func (m *money) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if bytes.Equal(b, []byte("null")) {
+	f, set, err := upstream.LooseNumber(b, "$,")
+	if !set && err == nil {
 		*m = money{}
 		return nil
 	}
-	s := string(b)
-	if len(b) > 0 && b[0] == '"' {
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		s = strings.NewReplacer("$", "", ",", "").Replace(strings.TrimSpace(s))
-		if s == "" {
-			*m = money{}
-			return nil
-		}
-	}
-	f, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsNaN(f) || f < 0 || f > 1e7 {
 		return fmt.Errorf("hudfmr: %s is not a rent", snippet(b))
 	}

@@ -367,3 +367,30 @@ func TestDoWhenTheCallerGoesAway(t *testing.T) {
 }
 
 var _ io.ReadCloser = (*failingBody)(nil)
+
+func TestLooseNumber(t *testing.T) {
+	cases := []struct {
+		in    string
+		strip string
+		f     float64
+		set   bool
+		err   bool
+	}{
+		{`null`, "", 0, false, false},
+		{`""`, "", 0, false, false},
+		{`"  "`, "", 0, false, false},
+		{`758`, "", 758, true, false},
+		{`"758.0"`, "", 758, true, false},
+		{`"$1,250.5"`, "$,", 1250.5, true, false},
+		{`"$1,250.5"`, "", 0, false, true},
+		{`"high"`, "", 0, false, true},
+		{`true`, "", 0, false, true},
+		{`"unterminated`, "", 0, false, true},
+	}
+	for _, c := range cases {
+		f, set, err := upstream.LooseNumber([]byte(c.in), c.strip)
+		if f != c.f || set != c.set || (err != nil) != c.err {
+			t.Errorf("LooseNumber(%s, %q) = %v, %v, %v; want %v, %v, err %v", c.in, c.strip, f, set, err, c.f, c.set, c.err)
+		}
+	}
+}

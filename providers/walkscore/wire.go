@@ -1,12 +1,10 @@
 package walkscore
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
+
+	"github.com/propertyd/propertyd/providers/upstream"
 )
 
 // scoreDoc is the JSON body of GET score. Only the fields propertyd uses are
@@ -35,23 +33,11 @@ type number struct {
 // UnmarshalJSON accepts null, a number or a string holding a number; floats
 // are rounded to the nearest integer.
 func (n *number) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if bytes.Equal(b, []byte("null")) {
+	f, set, err := upstream.LooseNumber(b, "")
+	if !set && err == nil {
 		*n = number{}
 		return nil
 	}
-	s := string(b)
-	if len(b) > 0 && b[0] == '"' {
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		s = strings.TrimSpace(s)
-		if s == "" {
-			*n = number{}
-			return nil
-		}
-	}
-	f, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) > 1e9 {
 		return fmt.Errorf("walkscore: %s is not a number", b)
 	}
