@@ -122,9 +122,6 @@ func (g *Gateway) unknownMethod(rctx *fasthttp.RequestCtx) {
 // App returns the Fiber app, for tests (app.Test) and for serving.
 func (g *Gateway) App() *fiber.App { return g.app }
 
-// Listen serves on addr until Shutdown.
-func (g *Gateway) Listen(addr string) error { return g.app.Listen(addr) }
-
 // Shutdown stops accepting connections and waits for in-flight requests
 // until ctx ends.
 func (g *Gateway) Shutdown(ctx context.Context) error { return g.app.ShutdownWithContext(ctx) }

@@ -1,10 +1,8 @@
 package gateway
 
 import (
-	"hash/fnv"
 	"io/fs"
 	"path"
-	"strconv"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/propertyd/propertyd/gateway/docs"
@@ -18,10 +16,7 @@ type staticFile struct {
 }
 
 func newStaticFile(body []byte, contentType string) staticFile {
-	h := fnv.New64a()
-	_, _ = h.Write(body)
-	return staticFile{body: body, contentType: contentType,
-		etag: `"` + strconv.FormatUint(h.Sum64(), 36) + `"`}
+	return staticFile{body: body, contentType: contentType, etag: etagOf(body)}
 }
 
 // send writes the file with an ETag, answering 304 when If-None-Match names

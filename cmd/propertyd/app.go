@@ -207,9 +207,6 @@ func (m *Main) Addr() string {
 	return m.ln.Addr().String()
 }
 
-// Gateway returns the HTTP front end, once Open returned.
-func (m *Main) Gateway() *gateway.Gateway { return m.gw }
-
 // Close stops accepting requests, lets in-flight ones finish within the
 // configured shutdown timeout, and closes the store cleanly. Safe to call
 // on a partly opened Main and more than once.
