@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"slices"
 	"strconv"
 
@@ -44,7 +45,7 @@ func decodeBatch(c *fiber.Ctx) *batchRequest {
 	switch {
 	case len(bytes.TrimSpace(c.Body())) == 0:
 		r.err = invalid(providers.ParamError{Parameter: "body", Message: "a JSON object with an addresses array is required"})
-	case dec.Decode(&body) != nil || dec.More():
+	case dec.Decode(&body) != nil || !atEOF(dec):
 		r.err = invalid(providers.ParamError{Parameter: "body", Message: "must be a JSON object {\"addresses\": [...]}"})
 	case body.Addresses == nil:
 		r.err = invalid(providers.ParamError{Parameter: "addresses", Message: "is required"})
@@ -57,6 +58,13 @@ func decodeBatch(c *fiber.Ctx) *batchRequest {
 	}
 	c.Locals(localBatch, r)
 	return r
+}
+
+// atEOF reports whether nothing but white space follows the decoded value.
+// dec.More is not enough: it reports false for a stray '}' or ']'.
+func atEOF(dec *json.Decoder) bool {
+	_, err := dec.Token()
+	return err == io.EOF
 }
 
 // costOfBatch is (number of addresses) x (1 + sections). A body that cannot

@@ -141,7 +141,10 @@ func TestBatchRejectsBadBodies(t *testing.T) {
 		"array":          `[{"street":"1 Main St"}]`,
 		"no addresses":   `{"items":[]}`,
 		"wrong type":     `{"addresses":"1 Main St"}`,
-		"trailing data":  `{"addresses":[]} {}`,
+		"trailing data":  `{"addresses":[{"street":"1 Main St","state":"IL"}]} {}`,
+		"trailing brace": `{"addresses":[{"street":"1 Main St","state":"IL"}]}}`,
+		"trailing ]":     `{"addresses":[{"street":"1 Main St","state":"IL"}]}]`,
+		"trailing text":  `{"addresses":[{"street":"1 Main St","state":"IL"}]}x`,
 		"null addresses": `{"addresses":null}`,
 		"unknown member": `{"addresses":[{"street":"1 Main St","state":"IL"}],"priority":"high"}`,
 	} {

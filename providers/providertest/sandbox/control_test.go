@@ -124,6 +124,7 @@ func TestControlEndpointRejectsBadRequests(t *testing.T) {
 		{"unknown field", "POST", "/_sandbox/faults", `{"upstream":"census","latancy":"1s"}`, 400, "latancy"},
 		{"not JSON", "POST", "/_sandbox/faults", `upstream=census`, 400, "invalid JSON"},
 		{"two objects", "POST", "/_sandbox/faults", `{"upstream":"census"} {}`, 400, "after the object"},
+		{"stray brace", "POST", "/_sandbox/faults", `{"upstream":"census"}}`, 400, "after the object"},
 		{"duration without unit", "POST", "/_sandbox/faults", `{"upstream":"census","latency":"100"}`, 400, "latency"},
 		{"duration as a number", "POST", "/_sandbox/faults", `{"upstream":"census","latency":100}`, 400, "invalid JSON"},
 		{"negative latency", "POST", "/_sandbox/faults", `{"upstream":"census","latency":"-5ms"}`, 400, "negative"},

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"strconv"
@@ -107,7 +108,7 @@ func decodeFaultsRequest(body []byte) (string, Faults, error) {
 	if err := dec.Decode(&w); err != nil {
 		return "", Faults{}, fmt.Errorf("invalid JSON body: %v", err)
 	}
-	if dec.More() {
+	if _, err := dec.Token(); err != io.EOF { // dec.More misses a stray } or ]
 		return "", Faults{}, fmt.Errorf("invalid JSON body: data after the object")
 	}
 	if w.Upstream == "" {

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"regexp"
@@ -173,7 +174,7 @@ func ParsePlaces(b []byte) ([]Place, error) {
 	if err := dec.Decode(&doc); err != nil {
 		return nil, fmt.Errorf("decoding places: %w", err)
 	}
-	if dec.More() {
+	if _, err := dec.Token(); err != io.EOF { // dec.More misses a stray } or ]
 		return nil, fmt.Errorf("decoding places: data after the top-level object")
 	}
 	if len(doc.Places) == 0 {

@@ -104,6 +104,7 @@ func TestLoadPlacesRejectsBadFiles(t *testing.T) {
 		{"unknown field", with(`"city"`, `"town":"Z","city"`), "town"},
 		{"no places", `{"places":[]}`, "no places"},
 		{"trailing data", `{"places":[` + good + `]} {}`, "after"},
+		{"stray bracket", `{"places":[` + good + `]}]`, "after"},
 		{"duplicate id", `{"places":[` + good + `,` + good + `]}`, "used twice"},
 		{"no id", with(`"id":"a"`, `"id":""`), "no id"},
 		{"short tract", with(`"000100"`, `"100"`), "tract"},
