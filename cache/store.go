@@ -42,7 +42,7 @@ func propertyBytes(p *providers.Property) int64 {
 }
 
 // Property returns the record with id, from memory when it is there. It
-// reports the tier that answered to providers.TrackTier.
+// reports the tier that answered to a providers.TierTracker.
 func (s *Store) Property(ctx context.Context, id int64) (*providers.Property, error) {
 	if v, ok := s.c.Get(idKey(id)); ok {
 		p := *v.(*providers.Property)
@@ -93,7 +93,7 @@ func (s *Store) putProperty(p *providers.Property) {
 
 // Section returns a section value, from memory when it is there. Expired
 // values are returned too; the caller decides whether they are stale. It
-// reports the tier that answered to providers.TrackTier.
+// reports the tier that answered to a providers.TierTracker.
 func (s *Store) Section(ctx context.Context, section, key string) (*providers.SectionRecord, error) {
 	if v, ok := s.c.Get(sectionKey(section, key)); ok {
 		r := *v.(*providers.SectionRecord)

@@ -12,11 +12,11 @@ import (
 // store reported.
 func readTier(t *testing.T, read func(ctx context.Context) error) string {
 	t.Helper()
-	ctx, tier := providers.TrackTier(context.Background())
+	ctx := providers.TrackTier(context.Background())
 	if err := read(ctx); err != nil {
 		t.Fatalf("read: %v", err)
 	}
-	return tier()
+	return ctx.Tier()
 }
 
 func TestStoreReportsTheTierThatAnsweredEachRead(t *testing.T) {
@@ -52,12 +52,12 @@ func TestStoreReportsTheTierThatAnsweredEachRead(t *testing.T) {
 		t.Fatalf("database reads: %d by id, %d by key, %d sections; want 0, 1, 1", inner.byID, inner.byKey, inner.sectionReads)
 	}
 	// A miss reports nothing: no tier served it.
-	ctx, tier := providers.TrackTier(ctx)
-	if _, err := s.Property(ctx, 99); providers.KindOf(err) != providers.KindNotFound {
+	tracked := providers.TrackTier(ctx)
+	if _, err := s.Property(tracked, 99); providers.KindOf(err) != providers.KindNotFound {
 		t.Fatalf("unknown id: %v", err)
 	}
-	if tier() != "" {
-		t.Fatalf("a miss reported tier %q", tier())
+	if tracked.Tier() != "" {
+		t.Fatalf("a miss reported tier %q", tracked.Tier())
 	}
 }
 

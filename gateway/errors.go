@@ -1,8 +1,6 @@
 package gateway
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -82,11 +80,9 @@ func (g *Gateway) handleError(c *fiber.Ctx, err error) error {
 		// Fiber refused the request before any middleware ran (a request
 		// line or headers over the read buffer, a body over the limit): it
 		// still gets a request id, in the body and the header.
-		var b [12]byte
-		_, _ = rand.Read(b[:])
-		id := hex.EncodeToString(b[:])
-		c.Locals(localRequestID, id)
-		c.Set(fiber.HeaderXRequestID, id)
+		st := &requestState{id: newRequestID()}
+		c.Locals(localState, st)
+		c.Set(fiber.HeaderXRequestID, st.id)
 	}
 	var pe *providers.Error
 	var fe *fiber.Error

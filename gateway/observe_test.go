@@ -313,8 +313,8 @@ func TestRequestLogLineHasEveryFieldAndNoSecrets(t *testing.T) {
 			t.Errorf("log field %s = %v, want %v", k, line[k], v)
 		}
 	}
-	if d, ok := line["duration_ms"].(float64); !ok || d < 0 {
-		t.Errorf("duration_ms = %v, want a number", line["duration_ms"])
+	if d, ok := line["duration_us"].(float64); !ok || d < 0 || d != float64(int64(d)) {
+		t.Errorf("duration_us = %v, want a whole number of microseconds", line["duration_us"])
 	}
 	o.cache.Wait()
 	o.get(lookupURL("123 North Main Street", "Springfield", "IL", "62701")+"&include=flood", "X-Request-ID", "req-43")

@@ -129,8 +129,9 @@ func (g *Gateway) sectionList() []string {
 // includes parses include= once per request and keeps the result, since the
 // cost function and the handler both need it.
 func (g *Gateway) includes(c *fiber.Ctx) ([]string, error) {
-	if v, ok := c.Locals(localIncludes).([]string); ok {
-		return v, nil
+	st := stateOf(c)
+	if st.includes != nil {
+		return st.includes, nil
 	}
 	args := c.Context().QueryArgs()
 	if n := len(args.PeekMulti("include")); n > 1 {
@@ -143,7 +144,7 @@ func (g *Gateway) includes(c *fiber.Ctx) ([]string, error) {
 	if inc == nil {
 		inc = []string{}
 	}
-	c.Locals(localIncludes, inc)
+	st.includes = inc
 	return inc, nil
 }
 

@@ -115,30 +115,44 @@ func indexOf(list []string, s string) int {
 	return -1
 }
 
-// tierNote is where a tiered store leaves the tier that answered a read.
-type tierNote struct{ tier atomic.Pointer[string] }
+// TierTracker is a context in which a tiered store reports which tier
+// answered a read (see ServedFrom). The caller, which knows whether it
+// serves what it read (a fresh value) or goes on to the upstream (an
+// expired one), counts the outcome itself. One allocation per read: the
+// tracker is the context.
+type TierTracker struct {
+	context.Context
+	tier atomic.Int32 // 1 + the index in Tiers; 0 while none was reported
+}
 
-type tierNoteKey struct{}
+type tierTrackerKey struct{}
 
-// TrackTier returns a context in which a tiered store reports which tier
-// answers a read (see ServedFrom), and a function returning the last tier
-// reported, or "" when the store reported none (a plain database). The
-// caller, which knows whether it serves what it read (a fresh value) or goes
-// on to the upstream (an expired one), counts the outcome itself.
-func TrackTier(ctx context.Context) (context.Context, func() string) {
-	n := &tierNote{}
-	return context.WithValue(ctx, tierNoteKey{}, n), func() string {
-		if t := n.tier.Load(); t != nil {
-			return *t
-		}
-		return ""
+// TrackTier returns a TierTracker over ctx, to pass to the store.
+func TrackTier(ctx context.Context) *TierTracker { return &TierTracker{Context: ctx} }
+
+// Value makes the tracker findable by ServedFrom, from derived contexts too.
+func (t *TierTracker) Value(key any) any {
+	if key == (tierTrackerKey{}) {
+		return t
 	}
+	return t.Context.Value(key)
+}
+
+// Tier is the last tier reported, or "" when the store reported none (a
+// plain database).
+func (t *TierTracker) Tier() string {
+	if i := t.tier.Load(); i > 0 {
+		return Tiers[i-1]
+	}
+	return ""
 }
 
 // ServedFrom tells the caller that wrapped ctx with TrackTier that tier
 // answered its read; without TrackTier it does nothing.
 func ServedFrom(ctx context.Context, tier string) {
-	if n, ok := ctx.Value(tierNoteKey{}).(*tierNote); ok {
-		n.tier.Store(&tier)
+	if t, ok := ctx.Value(tierTrackerKey{}).(*TierTracker); ok {
+		if i := indexOf(Tiers, tier); i >= 0 {
+			t.tier.Store(int32(i + 1))
+		}
 	}
 }

@@ -139,13 +139,13 @@ func (sec *Section) get(ctx context.Context, p *providers.Property, o Options) (
 	}
 	store := sec.svc.cfg.Store
 	now := sec.svc.cfg.Now()
-	tctx, tier := providers.TrackTier(ctx)
+	tctx := providers.TrackTier(ctx)
 	cached, err := store.Section(tctx, sec.Name, key)
 	if err != nil && providers.KindOf(err) != providers.KindNotFound {
 		cached = nil // a read error is served like a miss
 	}
 	if cached != nil && now.Before(cached.ExpiresAt) {
-		served(ctx, providers.ReadSection, tier())
+		served(ctx, providers.ReadSection, tctx.Tier())
 		return sec.result(cached, StatusOK, CacheHit), nil
 	}
 	v, err := sec.svc.shared(ctx, "sec:"+sec.Name+":"+key, func(ctx context.Context) (any, error) {
@@ -189,7 +189,7 @@ func (sec *Section) get(ctx context.Context, p *providers.Property, o Options) (
 	}
 	sec.logFailure(err, cached != nil)
 	if cached != nil && providers.KindOf(err) != providers.KindCanceled {
-		served(ctx, providers.ReadSection, tier())
+		served(ctx, providers.ReadSection, tctx.Tier())
 		r := sec.result(cached, StatusStale, CacheHit)
 		r.Meta.Error = providers.CodeOf(err)
 		return r, nil

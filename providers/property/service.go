@@ -92,10 +92,10 @@ type Source struct {
 
 // Get returns the record with id: KindNotFound (property_not_found).
 func (s *Service) Get(ctx context.Context, id int64) (*providers.Property, error) {
-	tctx, tier := providers.TrackTier(ctx)
+	tctx := providers.TrackTier(ctx)
 	p, err := s.cfg.Store.Property(tctx, id)
 	if err == nil {
-		served(ctx, providers.ReadRecord, tier())
+		served(ctx, providers.ReadRecord, tctx.Tier())
 	}
 	return p, err
 }
@@ -121,9 +121,9 @@ func (s *Service) Lookup(ctx context.Context, a providers.Address) (*providers.P
 
 func (s *Service) lookupNormalized(ctx context.Context, n address.Normalized) (*providers.Property, Source, error) {
 	key := n.Key()
-	tctx, tier := providers.TrackTier(ctx)
+	tctx := providers.TrackTier(ctx)
 	if p, err := s.cfg.Store.PropertyByKey(tctx, key); err == nil {
-		served(ctx, providers.ReadRecord, tier())
+		served(ctx, providers.ReadRecord, tctx.Tier())
 		return p, Source{Geocoder: p.Source}, nil
 	} else if providers.KindOf(err) != providers.KindNotFound {
 		return nil, Source{}, err
@@ -208,9 +208,9 @@ func (s *Service) Reverse(ctx context.Context, p providers.Point) (*providers.Pr
 	if err := ValidatePoint(p); err != nil {
 		return nil, Source{}, err
 	}
-	tctx, tier := providers.TrackTier(ctx)
+	tctx := providers.TrackTier(ctx)
 	if rec, err := s.cfg.Store.Nearest(tctx, p, s.cfg.ReverseRadius); err == nil {
-		served(ctx, providers.ReadRecord, tier())
+		served(ctx, providers.ReadRecord, tctx.Tier())
 		return rec, Source{Geocoder: rec.Source}, nil
 	} else if providers.KindOf(err) != providers.KindNotFound {
 		return nil, Source{}, err
