@@ -23,19 +23,17 @@ const (
 func (g *Gateway) respondRecord(c *fiber.Ctx, p *providers.Property, src property.Source, created bool) error {
 	inc, _ := g.includes(c)
 	secs := g.cfg.Service.Enrich(c.UserContext(), p, inc, property.Options{Radius: defaultRadius})
-	data, err := recordWith(p, sectionFields(inc, secs)...)
-	if err != nil {
-		return err
-	}
 	meta := recordMeta{Source: src.Geocoder, Sections: sectionMetas(inc, secs)}
 	if created {
 		meta.Created = &src.Created
 	}
-	body, err := envelope(data, meta)
-	if err != nil {
-		return err
-	}
-	return sendJSON(c, body)
+	return renderPooled(c, func(b []byte) ([]byte, error) {
+		b, err := appendRecordWith(b, p, sectionFields(inc, secs)...)
+		if err != nil {
+			return nil, err
+		}
+		return appendMeta(b, meta)
+	})
 }
 
 // lookup: GET /v1/properties/lookup?street=&city=&state=&zip=&include=
@@ -215,21 +213,18 @@ func (g *Gateway) search(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	data := make([]byte, 0, 16+400*len(props))
-	data = append(data, '[')
-	for i := range props {
-		if i > 0 {
-			data = append(data, ',')
+	return renderPooled(c, func(b []byte) ([]byte, error) {
+		b = append(b, '[')
+		for i := range props {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendRecord(b, &props[i])
 		}
-		data = appendRecord(data, &props[i])
-	}
-	data = append(data, ']')
-	body, err := envelope(data, searchMeta{Page: f.Page, PerPage: f.PerPage, Total: total,
-		TotalPages: (total + f.PerPage - 1) / f.PerPage})
-	if err != nil {
-		return err
-	}
-	return sendJSON(c, body)
+		b = append(b, ']')
+		return appendMeta(b, searchMeta{Page: f.Page, PerPage: f.PerPage, Total: total,
+			TotalPages: (total + f.PerPage - 1) / f.PerPage})
+	})
 }
 
 func (g *Gateway) readyz(c *fiber.Ctx) error {

@@ -241,11 +241,13 @@ func setLimitHeaders(c *fiber.Ctx, d ratelimit.Decision, cost int) {
 }
 
 // sendJSON writes a 200 JSON body with a strong ETag over its bytes; a GET
-// whose If-None-Match names that ETag gets 304 with no body instead.
+// whose If-None-Match names that ETag gets 304 with no body instead. The
+// body is copied (the caller may reuse it).
 func sendJSON(c *fiber.Ctx, body []byte) error {
 	c.Response().Header.SetContentTypeBytes(mimeJSON)
 	if c.Method() != fiber.MethodGet {
-		return c.Send(body)
+		c.Response().SetBody(body)
+		return nil
 	}
 	var buf [16]byte
 	etag := appendETag(buf[:0], body)
@@ -255,7 +257,8 @@ func sendJSON(c *fiber.Ctx, body []byte) error {
 		c.Response().ResetBody()
 		return nil
 	}
-	return c.Send(body)
+	c.Response().SetBody(body)
+	return nil
 }
 
 var mimeJSON = []byte(fiber.MIMEApplicationJSON)

@@ -73,6 +73,10 @@ type result struct {
 	firstFail string
 	elapsed   time.Duration
 	latencies []time.Duration // sorted
+	// windowP99 is the p99 of each second of an open loop (by when its
+	// requests were due), in order: it tells a queue that grew all along
+	// from a stall of the machine in one second.
+	windowP99 []time.Duration
 }
 
 func (r result) rate() float64 {
@@ -99,6 +103,7 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 // recorder collects the latencies and failures of one worker.
 type recorder struct {
 	lat       []time.Duration
+	window    []int32 // for an open loop: the second each request was due in
 	failures  int
 	firstFail string
 }
@@ -128,6 +133,19 @@ func merge(recs []*recorder, elapsed time.Duration) result {
 		}
 	}
 	out.requests = len(out.latencies)
+	var windows [][]time.Duration
+	for _, rec := range recs {
+		for i, w := range rec.window {
+			for int(w) >= len(windows) {
+				windows = append(windows, nil)
+			}
+			windows[w] = append(windows[w], rec.lat[i])
+		}
+	}
+	for _, w := range windows {
+		slices.Sort(w)
+		out.windowP99 = append(out.windowP99, percentile(w, 99))
+	}
 	slices.Sort(out.latencies)
 	return out
 }
@@ -187,7 +205,8 @@ func (c *client) openLoop(reqs []request, rate float64, workers int, d time.Dura
 	var wg sync.WaitGroup
 	var next atomic.Uint64
 	for w := range workers {
-		rec := &recorder{lat: make([]time.Duration, 0, int(d/interval)+16)}
+		n := int(d/interval) + 16
+		rec := &recorder{lat: make([]time.Duration, 0, n), window: make([]int32, 0, n)}
 		recs[w] = rec
 		wg.Add(1)
 		go func() {
@@ -206,6 +225,7 @@ func (c *client) openLoop(reqs []request, rate float64, workers int, d time.Dura
 				c.prepare(req, reqs[int(next.Add(1)-1)%len(reqs)])
 				err := c.hc.Do(req, resp)
 				rec.record(resp.StatusCode(), err, time.Since(due))
+				rec.window = append(rec.window, int32(due.Sub(start)/time.Second))
 			}
 		}()
 	}

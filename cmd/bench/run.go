@@ -277,6 +277,15 @@ func failure(rs ...result) string {
 	return ""
 }
 
+// spread summarizes per-second figures: their median and their worst.
+func spread(ds []time.Duration) string {
+	if len(ds) == 0 {
+		return "none"
+	}
+	sorted := slices.Sorted(slices.Values(ds))
+	return fmt.Sprintf("median %s, worst %s", ms(percentile(sorted, 50)), ms(sorted[len(sorted)-1]))
+}
+
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
 
 func rps(v float64) string { return fmt.Sprintf("%s req/s", thousands(int64(v+0.5))) }
@@ -357,10 +366,10 @@ func (b *bench) warm(ctx context.Context) error {
 		scenario: "warm GET /v1/properties/{id}: throughput, and p99 at 0.5 x bare Fiber's rate",
 		target:   ">= 0.5 x bare Fiber; p99 < 5 ms at that load",
 		measured: fmt.Sprintf("%s vs bare Fiber %s (closed loop, %d connections: p99 %s vs %s); "+
-			"open loop at %s over %d connections: p99 %s, p50 %s, %s answered (bare Fiber in the same loop: p99 %s, p50 %s, %s answered)",
+			"open loop at %s over %d connections: p99 %s, p50 %s, %s answered, p99 per second %s (bare Fiber in the same loop: p99 %s, p50 %s, %s answered, p99 per second %s)",
 			rps(p.rate()), rps(bb.rate()), b.o.conns, ms(p.percentile(99)), ms(bb.percentile(99)),
-			rps(load), b.o.openConns, ms(p99), ms(at.percentile(50)), rps(at.rate()),
-			ms(bareAt.percentile(99)), ms(bareAt.percentile(50)), rps(bareAt.rate())),
+			rps(load), b.o.openConns, ms(p99), ms(at.percentile(50)), rps(at.rate()), spread(at.windowP99),
+			ms(bareAt.percentile(99)), ms(bareAt.percentile(50)), rps(bareAt.rate()), spread(bareAt.windowP99)),
 		ratio:   fmt.Sprintf("%.2f", ratio),
 		met:     ratio >= 0.5 && p99 < 5*time.Millisecond,
 		failure: failure(p, bb, at, bareAt),

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
@@ -53,7 +54,7 @@ func TestLogBufferFlushesOnIntervalAndClose(t *testing.T) {
 
 func TestLogBufferConcurrentLinesStayWhole(t *testing.T) {
 	var out lockedBuffer
-	b := newLogBuffer(&out, 64, time.Hour)
+	b := newLogBuffer(&out, 1024, time.Hour) // holds the 17 KB whole (64 KB at most)
 	var wg sync.WaitGroup
 	for i := 0; i < 20; i++ {
 		wg.Add(1)
@@ -74,5 +75,56 @@ func TestLogBufferConcurrentLinesStayWhole(t *testing.T) {
 		if l != "0123456789abcdef" {
 			t.Fatalf("torn line %q", l)
 		}
+	}
+}
+
+// slowWriter blocks every write until release is closed.
+type slowWriter struct {
+	lockedBuffer
+	release chan struct{}
+}
+
+func (s *slowWriter) Write(p []byte) (int, error) {
+	<-s.release
+	return s.lockedBuffer.Write(p)
+}
+
+func TestLogBufferNeverBlocksAWriterAndCountsWhatItDrops(t *testing.T) {
+	out := &slowWriter{release: make(chan struct{})}
+	b := newLogBuffer(out, 64, time.Millisecond) // holds 4 KB at most
+	line := []byte(strings.Repeat("x", 99) + "\n")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 200 { // 20 KB while the writer is stuck
+			b.Write(line)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Write blocked while the log output was stuck")
+	}
+	close(out.release)
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	kept := strings.Count(got, strings.Repeat("x", 99)+"\n")
+	if kept == 0 || kept == 200 {
+		t.Fatalf("%d of 200 lines written, want some kept and some dropped", kept)
+	}
+	i := strings.Index(got, `"msg":"log lines dropped`)
+	if i < 0 {
+		t.Fatalf("no warning about dropped lines in %q", got[max(0, len(got)-300):])
+	}
+	var warning struct{ Dropped int }
+	lineEnd := strings.IndexByte(got[i:], '\n')
+	lineStart := strings.LastIndexByte(got[:i], '\n') + 1
+	if err := json.Unmarshal([]byte(got[lineStart:i+lineEnd]), &warning); err != nil {
+		t.Fatalf("the warning is not a JSON line: %v", err)
+	}
+	if kept+warning.Dropped != 200 {
+		t.Fatalf("%d written + %d reported dropped, want 200", kept, warning.Dropped)
 	}
 }
