@@ -76,13 +76,16 @@ func (g *Gateway) handleError(c *fiber.Ctx, err error) error {
 		_ = c.Context().Conn().Close()
 		return nil
 	}
-	if requestID(c) == "" {
+	if stateOf(c) == nil {
 		// Fiber refused the request before any middleware ran (a request
 		// line or headers over the read buffer, a body over the limit): it
-		// still gets a request id, in the body and the header.
+		// still gets a request id, in the body and the header, and is
+		// counted and logged, under the route "unmatched", once answered.
 		st := &requestState{id: newRequestID()}
 		c.Locals(localState, st)
 		c.Set(fiber.HeaderXRequestID, st.id)
+		start := time.Now()
+		defer func() { g.record(c, st, "unmatched", start, time.Since(start)) }()
 	}
 	var pe *providers.Error
 	var fe *fiber.Error

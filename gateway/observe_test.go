@@ -476,3 +476,18 @@ func BenchmarkWarmGetObservability(b *testing.B) {
 		})
 	}
 }
+
+func TestRequestsRefusedBeforeRoutingAreCountedAndLogged(t *testing.T) {
+	o := newObserved(t, stackOptions{})
+	r := o.declaringHugeBody("POST", "/v1/properties/batch", 2<<20)
+	wantProblem(t, r, 413, "body_too_large")
+	id := r.header.Get("X-Request-ID")
+	if id == "" || r.json["request_id"] != id {
+		t.Fatalf("request id %q in the header, %v in the body", id, r.json["request_id"])
+	}
+	line := o.lineFor(id)
+	if line["status"] != float64(413) || line["route"] != "unmatched" {
+		t.Fatalf("log line %v, want status 413 on route unmatched", line)
+	}
+	o.wantValue(`propertyd_requests_total{route="unmatched",status="413"}`, 1)
+}
