@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	go run ./cmd/bench [-smoke] [-duration 10s] [-rounds 2] [-rows 1000000] [-conns 32] [-open-conns 128]
+//	go run ./cmd/bench [-smoke] [-duration 10s] [-rounds 2] [-rows 1000000] [-conns 32] [-open-conns 64]
 //	    [-latency 100ms] [-cache-mb 64] [-batch-concurrency N] [-propertyd BIN]
 //	    [-env KEY=VALUE] [-only warm,memory] [-out BENCHMARKS.md] [-keep]
 //
@@ -116,7 +116,7 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	fs.IntVar(&o.rounds, "rounds", 2, "throughput runs per target, alternating bare Fiber and propertyd")
 	fs.IntVar(&o.rows, "rows", 1_000_000, "records seeded into the database")
 	fs.IntVar(&o.conns, "conns", 32, "connections kept busy by the throughput runs")
-	fs.IntVar(&o.openConns, "open-conns", 128, "connections of the open loop that measures the warm GET's p99 at half the bare rate")
+	fs.IntVar(&o.openConns, "open-conns", 64, "connections of the open loop that measures the warm GET's p99 at half the bare rate")
 	fs.DurationVar(&o.latency, "latency", 100*time.Millisecond, "added latency L of every upstream in the cold scenarios")
 	fs.IntVar(&o.cold, "cold", 100, "cold lookups sampled")
 	fs.IntVar(&o.batches, "batches", 5, "batches of 25 new addresses sampled")
