@@ -3,7 +3,9 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -231,17 +233,30 @@ func envelope(data []byte, meta any) ([]byte, error) {
 // appendMeta ends an envelope whose data b holds: the meta member, when
 // there is one, and the closing brace.
 func appendMeta(b []byte, meta any) ([]byte, error) {
+	start := len(b)
 	switch m := meta.(type) {
 	case nil:
 	case recordMeta:
-		if m.Sections != nil {
-			return envelopeJSON(b, meta)
-		}
 		b = append(b, `,"meta":{"source":`...)
 		b = appendJSONString(b, m.Source)
 		if m.Created != nil {
 			b = append(b, `,"created":`...)
 			b = strconv.AppendBool(b, *m.Created)
+		}
+		if len(m.Sections) > 0 {
+			b = append(b, `,"sections":{`...)
+			for i, name := range slices.Sorted(maps.Keys(m.Sections)) {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = appendJSONString(b, name)
+				b = append(b, ':')
+				var ok bool
+				if b, ok = appendSectionMeta(b, m.Sections[name]); !ok {
+					return envelopeJSON(b[:start], meta)
+				}
+			}
+			b = append(b, '}')
 		}
 		b = append(b, '}')
 	default:
@@ -273,6 +288,46 @@ func renderPooled(c *fiber.Ctx, render func(b []byte) ([]byte, error)) error {
 		bodyPool.Put(bp)
 	}
 	return err
+}
+
+// appendSectionMeta appends m as encoding/json writes it; ok is false for a
+// time encoding/json refuses (a year outside 0 to 9999).
+func appendSectionMeta(b []byte, m providers.SectionMeta) (_ []byte, ok bool) {
+	b = append(b, `{"status":`...)
+	b = appendJSONString(b, m.Status)
+	b = append(b, `,"source":`...)
+	b = appendJSONString(b, m.Source)
+	if m.Vintage != "" {
+		b = append(b, `,"vintage":`...)
+		b = appendJSONString(b, m.Vintage)
+	}
+	for _, t := range []struct {
+		name string
+		at   *time.Time
+	}{{`,"fetched_at":`, m.FetchedAt}, {`,"expires_at":`, m.ExpiresAt}} {
+		b = append(b, t.name...)
+		switch {
+		case t.at == nil:
+			b = append(b, "null"...)
+		case t.at.Year() < 0 || t.at.Year() > 9999:
+			return b, false
+		default:
+			b = append(b, '"')
+			b = t.at.AppendFormat(b, time.RFC3339Nano)
+			b = append(b, '"')
+		}
+	}
+	b = append(b, `,"cache":`...)
+	b = appendJSONString(b, m.Cache)
+	if m.Error != "" {
+		b = append(b, `,"error":`...)
+		b = appendJSONString(b, m.Error)
+	}
+	if m.RetryAfter != nil {
+		b = append(b, `,"retry_after":`...)
+		b = strconv.AppendInt(b, int64(*m.RetryAfter), 10)
+	}
+	return append(b, '}'), true
 }
 
 func envelopeJSON(b []byte, meta any) ([]byte, error) {

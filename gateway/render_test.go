@@ -93,8 +93,18 @@ func BenchmarkAppendRecordVsEncodingJSON(b *testing.B) {
 
 func TestEnvelopeMetaMatchesEncodingJSON(t *testing.T) {
 	yes, no := true, false
+	fetched := time.Date(2026, 11, 21, 7, 0, 0, 123456789, time.UTC)
+	expires := time.Date(2027, 1, 2, 3, 4, 5, 0, time.FixedZone("X", -5*3600))
+	retry := 30
+	full := providers.SectionMeta{Status: "stale", Source: "fema-nfhl", Vintage: "2023", FetchedAt: &fetched,
+		ExpiresAt: &expires, Cache: "hit", Error: "upstream_unavailable", RetryAfter: &retry}
 	for _, m := range []recordMeta{{Source: "census"}, {Source: "census", Created: &yes}, {Source: `q"<`, Created: &no},
-		{Source: "census", Sections: map[string]providers.SectionMeta{"flood": {Status: "ok"}}}} {
+		{Source: "census", Sections: map[string]providers.SectionMeta{"flood": {Status: "ok"}}},
+		{Source: "census", Created: &yes, Sections: map[string]providers.SectionMeta{
+			"walkscore": {Status: "unavailable", Source: "osm-walk", Cache: "miss", Error: "section_not_applicable"},
+			"amenities": full, "flood": {Status: "ok", Source: "<&>", FetchedAt: &fetched, ExpiresAt: &fetched, Cache: "hit"},
+			"x\u2028\"": {}}},
+	} {
 		got, err := envelope([]byte(`{}`), m)
 		if err != nil {
 			t.Fatal(err)
@@ -103,6 +113,15 @@ func TestEnvelopeMetaMatchesEncodingJSON(t *testing.T) {
 		if want := `{"data":{},"meta":` + string(mb) + `}`; string(got) != want {
 			t.Errorf("got %s\nwant %s", got, want)
 		}
+	}
+}
+
+func TestEnvelopeMetaRefusesWhatEncodingJSONRefuses(t *testing.T) {
+	far := time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+	m := recordMeta{Source: "census", Sections: map[string]providers.SectionMeta{"flood": {Status: "ok", FetchedAt: &far}}}
+	_, jerr := json.Marshal(m)
+	if _, err := envelope([]byte(`{}`), m); err == nil || jerr == nil {
+		t.Fatalf("a year past 9999: envelope error %v, encoding/json error %v; want both to fail", err, jerr)
 	}
 }
 

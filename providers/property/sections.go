@@ -74,9 +74,23 @@ func (s *Service) Enrich(ctx context.Context, p *providers.Property, names []str
 		return nil
 	}
 	out := make(map[string]SectionResult, len(names))
+	// Fresh cached values are read inline: a goroutine per section cost
+	// more than reading it when the value is in memory (most requests).
+	var misses []string
+	for _, name := range names {
+		if r, ok := s.freshSection(ctx, p, name, o); ok {
+			out[name] = r
+		} else {
+			misses = append(misses, name)
+		}
+	}
+	if len(misses) == 1 {
+		out[misses[0]], _ = s.SectionOf(ctx, p, misses[0], o)
+		return out
+	}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	for _, name := range names {
+	for _, name := range misses {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -112,6 +126,45 @@ func (s *Service) SectionOf(ctx context.Context, p *providers.Property, name str
 	return r, err
 }
 
+// freshSection is SectionOf when the section and every section it embeds
+// have a fresh cached value; ok is false otherwise, and nothing was counted.
+func (s *Service) freshSection(ctx context.Context, p *providers.Property, name string, o Options) (r SectionResult, ok bool) {
+	sec, ok := s.cfg.Sections[name]
+	if !ok {
+		return SectionResult{}, false
+	}
+	key, ok := sec.Key(p, o)
+	if !ok {
+		return SectionResult{}, false
+	}
+	cached, tier := sec.read(ctx, key)
+	if cached == nil || !s.cfg.Now().Before(cached.ExpiresAt) {
+		return SectionResult{}, false
+	}
+	r = sec.result(cached, StatusOK, CacheHit)
+	for member, other := range sec.Embed {
+		sub, ok := s.freshSection(ctx, p, other, o)
+		if !ok {
+			return SectionResult{}, false
+		}
+		r.Data = embedMember(r.Data, member, sub.Data)
+	}
+	served(ctx, providers.ReadSection, tier)
+	return r, true
+}
+
+// read returns the stored value of the section at key, or nil when there is
+// none or the store failed (a read error is served like a miss), and the
+// tier that answered.
+func (sec *Section) read(ctx context.Context, key string) (*providers.SectionRecord, string) {
+	tctx := providers.TrackTier(ctx)
+	cached, err := sec.svc.cfg.Store.Section(tctx, sec.Name, key)
+	if err != nil {
+		return nil, ""
+	}
+	return cached, tctx.Tier()
+}
+
 // embedMember returns the JSON object obj with member set to val appended.
 func embedMember(obj json.RawMessage, member string, val json.RawMessage) json.RawMessage {
 	obj = bytes.TrimSpace(obj)
@@ -138,14 +191,9 @@ func (sec *Section) get(ctx context.Context, p *providers.Property, o Options) (
 		return sec.unavailable(err), err
 	}
 	store := sec.svc.cfg.Store
-	now := sec.svc.cfg.Now()
-	tctx := providers.TrackTier(ctx)
-	cached, err := store.Section(tctx, sec.Name, key)
-	if err != nil && providers.KindOf(err) != providers.KindNotFound {
-		cached = nil // a read error is served like a miss
-	}
-	if cached != nil && now.Before(cached.ExpiresAt) {
-		served(ctx, providers.ReadSection, tctx.Tier())
+	cached, tier := sec.read(ctx, key)
+	if cached != nil && sec.svc.cfg.Now().Before(cached.ExpiresAt) {
+		served(ctx, providers.ReadSection, tier)
 		return sec.result(cached, StatusOK, CacheHit), nil
 	}
 	v, err := sec.svc.shared(ctx, "sec:"+sec.Name+":"+key, func(ctx context.Context) (any, error) {
@@ -189,7 +237,7 @@ func (sec *Section) get(ctx context.Context, p *providers.Property, o Options) (
 	}
 	sec.logFailure(err, cached != nil)
 	if cached != nil && providers.KindOf(err) != providers.KindCanceled {
-		served(ctx, providers.ReadSection, tctx.Tier())
+		served(ctx, providers.ReadSection, tier)
 		r := sec.result(cached, StatusStale, CacheHit)
 		r.Meta.Error = providers.CodeOf(err)
 		return r, nil
