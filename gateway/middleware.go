@@ -134,8 +134,7 @@ func (g *Gateway) record(c *fiber.Ctx, st *requestState, route string, start tim
 // never the raw path: "unmatched" when no route matched, and the group
 // prefix (/v1) when a group middleware (authentication) answered first.
 func routeOf(c *fiber.Ctx, err error) string {
-	var fe *fiber.Error
-	if errors.As(err, &fe) && (fe.Code == fiber.StatusNotFound || fe.Code == fiber.StatusMethodNotAllowed) {
+	if fe, ok := errors.AsType[*fiber.Error](err); ok && (fe.Code == fiber.StatusNotFound || fe.Code == fiber.StatusMethodNotAllowed) {
 		return "unmatched"
 	}
 	return c.Route().Path
