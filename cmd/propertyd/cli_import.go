@@ -88,6 +88,10 @@ func (c *importCommand) run(args []string) int {
 	if err != nil {
 		return fail(exitError, "%v", err)
 	}
+	counties, err := c.reverseGeocoder(cfg)
+	if err != nil {
+		return fail(exitError, "%v", err)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	db, err := store.Open(ctx, cfg.Database, store.Options{})
@@ -124,7 +128,7 @@ func (c *importCommand) run(args []string) int {
 		bar = newProgressBar(c.stderr, countRows(file))
 	}
 	im := &importer{
-		Store: db, Geocoder: geocoder, Source: source, BatchTimeout: *batchTimeout,
+		Store: db, Geocoder: geocoder, Source: source, Counties: counties, BatchTimeout: *batchTimeout,
 		Fail: func(fields []string, reason string) error {
 			row := make([]string, len(failureNames))
 			copy(row, fields)
@@ -174,6 +178,27 @@ func (c *importCommand) batchGeocoder(cfg *Config) (providers.BatchGeocoder, str
 		return nil, "", fmt.Errorf("geocoder module %s cannot geocode in batches; import needs one that can (census)", pc.Module)
 	}
 	return bg, pc.Module, nil
+}
+
+// reverseGeocoder builds the configured reverse geocoder, which names the
+// counties of imported records; nil when none is configured.
+func (c *importCommand) reverseGeocoder(cfg *Config) (providers.ReverseGeocoder, error) {
+	pc, ok := cfg.enabled(providers.RoleReverseGeocoder)
+	if !ok {
+		return nil, nil
+	}
+	m := NewMain(cfg)
+	m.HTTPTransport = c.transport
+	m.Logger = slog.New(slog.DiscardHandler)
+	mod, _, err := m.build(providers.RoleReverseGeocoder, pc, nil)
+	if err != nil {
+		return nil, fmt.Errorf("providers.reverse_geocoder: %w", err)
+	}
+	rg, ok := mod.(providers.ReverseGeocoder)
+	if !ok {
+		return nil, fmt.Errorf("reverse geocoder module %s cannot reverse geocode", pc.Module)
+	}
+	return rg, nil
 }
 
 // newImportReader reads an import file: fields may be quoted loosely, and

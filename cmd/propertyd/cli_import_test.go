@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -540,5 +541,74 @@ func TestImportRowWithTheWrongFieldCountIsAFailure(t *testing.T) {
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("failures file = %q, want %q", got, want)
+	}
+}
+
+const reverseRoute = "GET " + census.DefaultBaseURL + "/geographies/coordinates"
+
+func TestImportNamesCountiesOncePerCounty(t *testing.T) {
+	e := newImportEnv(t)
+	file := e.file("in.csv", "street,city,state\n4100 Cedar Springs Rd,Dallas,TX\n2710 Commerce St,Dallas,TX\n815 S Congress Ave,Austin,TX\n")
+	if r := e.run(file); r.code != exitOK {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if n := e.mt.GetCallCountInfo()[reverseRoute]; n != 2 {
+		t.Fatalf("%d reverse geocodes for 2 counties, want 2", n)
+	}
+	got := map[string]string{}
+	for _, p := range e.records() {
+		got[p.StreetAddress] = p.County
+	}
+	want := map[string]string{"4100 CEDAR SPRINGS RD": "Dallas County", "2710 COMMERCE ST": "Dallas County", "815 S CONGRESS AVE": "Travis County"}
+	if !maps.Equal(got, want) {
+		t.Fatalf("counties %v, want %v", got, want)
+	}
+	// A second run geocodes nothing, so it names nothing either.
+	if r := e.run(file); r.code != exitOK || e.mt.GetCallCountInfo()[reverseRoute] != 2 {
+		t.Fatalf("second run: exit %d, %d reverse geocodes in all", r.code, e.mt.GetCallCountInfo()[reverseRoute])
+	}
+}
+
+func TestImportRemembersCountyNamesAcrossChunks(t *testing.T) {
+	e := newImportEnv(t)
+	db, err := store.Open(context.Background(), e.db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	c, err := census.New(providers.Settings{Client: &http.Client{Transport: e.mt}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := parseImportHeader([]string{"street", "city", "state"})
+	// Dallas and Travis in the first chunk, Dallas again in the second.
+	rows := "4100 Cedar Springs Rd,Dallas,TX\n815 S Congress Ave,Austin,TX\n2710 Commerce St,Dallas,TX\n"
+	im := &importer{Store: db, Geocoder: c, Counties: c, Source: "census", ChunkRows: 2,
+		Fail: func([]string, string) error { t.Fatal("no row should fail"); return nil }}
+	if sum, err := im.run(context.Background(), h, csv.NewReader(strings.NewReader(rows))); err != nil || sum.Created != 3 {
+		t.Fatalf("summary %+v, %v; want 3 created", sum, err)
+	}
+	if n := e.mt.GetCallCountInfo()[reverseRoute]; n != 2 {
+		t.Fatalf("%d reverse geocodes, want 2 (Dallas remembered into the second chunk)", n)
+	}
+	for _, p := range e.records() {
+		if p.County == "" {
+			t.Fatalf("record %s has no county name", p.StreetAddress)
+		}
+	}
+}
+
+func TestImportWithAFailingReverseGeocoderLeavesCountiesUnnamed(t *testing.T) {
+	e := newImportEnv(t)
+	e.mt.RegisterResponder(http.MethodGet, census.DefaultBaseURL+"/geographies/coordinates",
+		httpmock.NewStringResponder(http.StatusInternalServerError, "down"))
+	r := e.run(e.file("in.csv", "street,city,state\n4100 Cedar Springs Rd,Dallas,TX\n2710 Commerce St,Dallas,TX\n"))
+	if r.code != exitOK {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, p := range e.records() {
+		if p.County != "" || p.FIPSCode != "48113" {
+			t.Fatalf("record %+v: want FIPS 48113 and no county name", p)
+		}
 	}
 }

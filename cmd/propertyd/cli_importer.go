@@ -202,6 +202,13 @@ type importer struct {
 	ChunkRows int
 	// BatchTimeout bounds one batch call; 0 means none beyond ctx.
 	BatchTimeout time.Duration
+	// Counties, when set, names the counties of new records: the batch
+	// answer has their FIPS codes but not their names. One reverse geocode
+	// per county per import, at the first new record in it.
+	Counties providers.ReverseGeocoder
+	// countyNames remembers, by FIPS code, the names found (or "" when
+	// the reverse geocoder could not say) across chunks.
+	countyNames map[string]string
 	// Fail receives each failed row and why.
 	Fail func(fields []string, reason string) error
 	// Progress, when set, hears how many rows are done and what is
@@ -302,6 +309,7 @@ func (im *importer) chunk(ctx context.Context, rows []importRow, sum *importSumm
 		if len(matches) != len(addrs) {
 			return fmt.Errorf("the geocoder answered %d of %d addresses", len(matches), len(addrs))
 		}
+		im.nameCounties(ctx, matches, sum.Read-len(rows))
 	}
 
 	now := time.Now
@@ -372,6 +380,35 @@ func (im *importer) chunk(ctx context.Context, rows []importRow, sum *importSumm
 	}
 	im.progress(sum.Read, "saving", false)
 	return nil
+}
+
+// nameCounties fills in the county names the batch answer lacks, through
+// the reverse geocoder, once per county not seen before in this import. A
+// county the reverse geocoder cannot name (it failed, or put the point in
+// another county) stays unnamed, as without a reverse geocoder; the import
+// goes on.
+func (im *importer) nameCounties(ctx context.Context, matches []providers.BatchMatch, done int) {
+	if im.Counties == nil {
+		return
+	}
+	if im.countyNames == nil {
+		im.countyNames = map[string]string{}
+	}
+	for i := range matches {
+		loc := &matches[i].Location
+		if matches[i].Err != nil || loc.County != "" || loc.FIPSCode == "" {
+			continue
+		}
+		name, known := im.countyNames[loc.FIPSCode]
+		if !known {
+			im.progress(done, "naming county "+loc.FIPSCode, true)
+			if r, err := im.Counties.Reverse(ctx, loc.Point); err == nil && r.FIPSCode == loc.FIPSCode {
+				name = r.County
+			}
+			im.countyNames[loc.FIPSCode] = name
+		}
+		loc.County = name
+	}
 }
 
 // attributesChange reports whether the row sets an attribute of rec to a
