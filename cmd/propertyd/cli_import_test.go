@@ -134,6 +134,24 @@ func (e *importEnv) records() []providers.Property {
 	return props
 }
 
+// importer returns an importer over the env's database (closed with the
+// test) that geocodes through the fake Census module, with chunk rows per
+// chunk, and fails the test on any failed row.
+func (e *importEnv) importer(chunk int) *importer {
+	e.t.Helper()
+	db, err := store.Open(context.Background(), e.db, store.Options{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { db.Close() })
+	c, err := census.New(providers.Settings{Client: &http.Client{Transport: e.mt}})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return &importer{Store: db, Geocoder: c, Source: "census", ChunkRows: chunk,
+		Fail: func(f []string, reason string) error { return fmt.Errorf("row %v failed: %s", f, reason) }}
+}
+
 func summaryOf(counts ...int) string {
 	return fmt.Sprintf("rows read:   %d\nmatched:     %d\n  created:   %d\n  updated:   %d\n  unchanged: %d\nfailed:      %d\n",
 		counts[0], counts[1], counts[2], counts[3], counts[4], counts[5])
@@ -300,21 +318,11 @@ func TestImportLaterRowsWinWithinAndAcrossChunks(t *testing.T) {
 	for _, chunk := range []int{0, 1, 2} {
 		t.Run(fmt.Sprintf("chunk %d", chunk), func(t *testing.T) {
 			e := newImportEnv(t)
-			db, err := store.Open(context.Background(), e.db, store.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			c, err := census.New(providers.Settings{Client: &http.Client{Transport: e.mt}})
-			if err != nil {
-				t.Fatal(err)
-			}
 			h, err := parseImportHeader([]string{"Street", "State", "Bedrooms"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			im := &importer{Store: db, Geocoder: c, Source: "census", ChunkRows: chunk,
-				Fail: func(f []string, reason string) error { return fmt.Errorf("row %v failed: %s", f, reason) }}
+			im := e.importer(chunk)
 			for run := 1; run <= 2; run++ {
 				r := csv.NewReader(strings.NewReader(csvText))
 				r.Read()
@@ -332,7 +340,7 @@ func TestImportLaterRowsWinWithinAndAcrossChunks(t *testing.T) {
 				if sum != wantSum {
 					t.Fatalf("run %d: summary %+v, want %+v", run, sum, wantSum)
 				}
-				p, err := db.PropertyByKey(context.Background(), "4100 CEDAR SPRINGS RD|||TX|")
+				p, err := im.Store.PropertyByKey(context.Background(), "4100 CEDAR SPRINGS RD|||TX|")
 				if err != nil || p.Bedrooms == nil || *p.Bedrooms != 3 {
 					t.Fatalf("run %d: record %+v, %v; want the last row's 3 bedrooms", run, p, err)
 				}
@@ -346,20 +354,9 @@ func TestImportLaterRowsWinWithinAndAcrossChunks(t *testing.T) {
 
 func TestImportChunksMakeOneBatchCallEach(t *testing.T) {
 	e := newImportEnv(t)
-	db, err := store.Open(context.Background(), e.db, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	c, err := census.New(providers.Settings{Client: &http.Client{Transport: e.mt}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	h, _ := parseImportHeader([]string{"street", "city", "state"})
 	rows := "4100 Cedar Springs Rd,Dallas,TX\n2710 Commerce St,Dallas,TX\n815 S Congress Ave,Austin,TX\n"
-	im := &importer{Store: db, Geocoder: c, Source: "census", ChunkRows: 2,
-		Fail: func([]string, string) error { t.Fatal("no row should fail"); return nil }}
-	sum, err := im.run(context.Background(), h, csv.NewReader(strings.NewReader(rows)))
+	sum, err := e.importer(2).run(context.Background(), h, csv.NewReader(strings.NewReader(rows)))
 	if err != nil || sum.Created != 3 {
 		t.Fatalf("summary %+v, %v; want 3 created", sum, err)
 	}
@@ -571,20 +568,11 @@ func TestImportNamesCountiesOncePerCounty(t *testing.T) {
 
 func TestImportRemembersCountyNamesAcrossChunks(t *testing.T) {
 	e := newImportEnv(t)
-	db, err := store.Open(context.Background(), e.db, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	c, err := census.New(providers.Settings{Client: &http.Client{Transport: e.mt}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	h, _ := parseImportHeader([]string{"street", "city", "state"})
 	// Dallas and Travis in the first chunk, Dallas again in the second.
 	rows := "4100 Cedar Springs Rd,Dallas,TX\n815 S Congress Ave,Austin,TX\n2710 Commerce St,Dallas,TX\n"
-	im := &importer{Store: db, Geocoder: c, Counties: c, Source: "census", ChunkRows: 2,
-		Fail: func([]string, string) error { t.Fatal("no row should fail"); return nil }}
+	im := e.importer(2)
+	im.Counties = im.Geocoder.(providers.ReverseGeocoder)
 	if sum, err := im.run(context.Background(), h, csv.NewReader(strings.NewReader(rows))); err != nil || sum.Created != 3 {
 		t.Fatalf("summary %+v, %v; want 3 created", sum, err)
 	}
