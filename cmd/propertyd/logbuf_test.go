@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 	"sync"
@@ -9,25 +8,8 @@ import (
 	"time"
 )
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 func TestLogBufferFlushesOnIntervalAndClose(t *testing.T) {
-	var out lockedBuffer
+	var out logSink
 	b := newLogBuffer(&out, 4096, 20*time.Millisecond)
 	b.Write([]byte("one\n"))
 	if out.String() != "" {
@@ -53,7 +35,7 @@ func TestLogBufferFlushesOnIntervalAndClose(t *testing.T) {
 }
 
 func TestLogBufferConcurrentLinesStayWhole(t *testing.T) {
-	var out lockedBuffer
+	var out logSink
 	b := newLogBuffer(&out, 1024, time.Hour) // holds the 17 KB whole (64 KB at most)
 	var wg sync.WaitGroup
 	for i := 0; i < 20; i++ {
@@ -80,13 +62,13 @@ func TestLogBufferConcurrentLinesStayWhole(t *testing.T) {
 
 // slowWriter blocks every write until release is closed.
 type slowWriter struct {
-	lockedBuffer
+	logSink
 	release chan struct{}
 }
 
 func (s *slowWriter) Write(p []byte) (int, error) {
 	<-s.release
-	return s.lockedBuffer.Write(p)
+	return s.logSink.Write(p)
 }
 
 func TestLogBufferNeverBlocksAWriterAndCountsWhatItDrops(t *testing.T) {
