@@ -58,7 +58,7 @@ type Metrics struct {
 	// of a warm request when done per request). Both sets are bounded.
 	mu         sync.RWMutex
 	byRoute    map[routeStatus]*routeMetrics
-	cacheTiers [2][3]prometheus.Counter // [kind][tier], as providers.ReadKinds and Tiers
+	cacheTiers [][]prometheus.Counter // [kind][tier], in the order of providers.ReadKinds and Tiers
 }
 
 type routeStatus struct {
@@ -126,10 +126,12 @@ func New() *Metrics {
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Every tier and kind shows from the start, at zero, so rates and ratios
 	// work before the first miss.
-	for i, k := range providers.ReadKinds {
-		for j, t := range providers.Tiers {
-			m.cacheTiers[i][j] = m.cacheReads.WithLabelValues(k, t)
+	for _, k := range providers.ReadKinds {
+		var row []prometheus.Counter
+		for _, t := range providers.Tiers {
+			row = append(row, m.cacheReads.WithLabelValues(k, t))
 		}
+		m.cacheTiers = append(m.cacheTiers, row)
 	}
 	return m
 }
