@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"io/fs"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -100,18 +102,53 @@ func TestMigrationFailureLeavesNoTrace(t *testing.T) {
 	ctx := context.Background()
 	db := openInternal(t)
 	bad := fstest.MapFS{
-		"0001_init.sql": &fstest.MapFile{Data: []byte("SELECT 1")}, // already applied; skipped
-		"0002_ok.sql":   &fstest.MapFile{Data: []byte("CREATE TABLE t2 (x)")},
-		"0003_bad.sql":  &fstest.MapFile{Data: []byte("CREATE TABLE t3 (x); INSERT INTO no_such_table VALUES (1)")},
+		"0001_init.sql":       &fstest.MapFile{Data: []byte("SELECT 1")}, // already applied; skipped
+		"0002_city_index.sql": &fstest.MapFile{Data: []byte("SELECT 1")}, // already applied; skipped
+		"0003_ok.sql":         &fstest.MapFile{Data: []byte("CREATE TABLE t3 (x)")},
+		"0004_bad.sql":        &fstest.MapFile{Data: []byte("CREATE TABLE t4 (x); INSERT INTO no_such_table VALUES (1)")},
 	}
 	err := migrate(ctx, db.writer, bad)
 	wantKind(t, err, providers.KindInternal, "internal_error")
-	if got := appliedVersions(t, db); !reflect.DeepEqual(got, []int{1, 2}) {
-		t.Fatalf("applied %v after a failing migration 3, want [1 2]", got)
+	if got := appliedVersions(t, db); !reflect.DeepEqual(got, []int{1, 2, 3}) {
+		t.Fatalf("applied %v after a failing migration 4, want [1 2 3]", got)
 	}
 	var n int
-	if err := db.readers.QueryRow("SELECT COUNT(*) FROM sqlite_master WHERE name = 't3'").Scan(&n); err != nil || n != 0 {
+	if err := db.readers.QueryRow("SELECT COUNT(*) FROM sqlite_master WHERE name = 't4'").Scan(&n); err != nil || n != 0 {
 		t.Fatalf("table of the failed migration exists (%d, %v); the migration must roll back whole", n, err)
+	}
+}
+
+func TestADatabaseOfTheFirstSchemaIsUpgradedWithItsRecords(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "p.db")
+	first, err := fs.ReadFile(migrationFS, "0001_init.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := migrate(ctx, raw, fstest.MapFS{"0001_init.sql": &fstest.MapFile{Data: first}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`INSERT INTO properties (street_address, city, state, latitude, longitude, source, created_at, updated_at)
+		VALUES ('1 MAIN ST', 'SPRINGFIELD', 'IL', 39.8, -89.6, 'census', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`); err != nil {
+		t.Fatalf("a record in the first schema: %v", err)
+	}
+	raw.Close()
+
+	db, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatalf("opening a database of the first schema: %v", err)
+	}
+	defer db.Close()
+	if got := appliedVersions(t, db); !reflect.DeepEqual(got, []int{1, 2}) {
+		t.Fatalf("applied %v, want [1 2]", got)
+	}
+	props, total, err := db.Search(ctx, providers.SearchFilter{City: "Springfield", Page: 1, PerPage: 10})
+	if err != nil || total != 1 || props[0].StreetAddress != "1 MAIN ST" {
+		t.Fatalf("search by city after the upgrade: %v, %d, %v", props, total, err)
 	}
 }
 
