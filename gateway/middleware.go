@@ -27,6 +27,7 @@ const localState = "propertyd.request"
 // deadline context. (Kept apart, as Locals values, a value context and a
 // WithTimeout, they were nine allocations and a timer.)
 type requestState struct {
+	start    time.Time // when the middleware first saw the request
 	id       string
 	keyName  string
 	includes []string
@@ -46,7 +47,7 @@ func stateOf(c *fiber.Ctx) *requestState {
 // the request deadline, which every upstream call inherits, and the
 // Observation that observe reports.
 func (g *Gateway) requestContext(c *fiber.Ctx) error {
-	st := &requestState{}
+	st := &requestState{start: time.Now()}
 	if id := c.Get(fiber.HeaderXRequestID); saneRequestID(id) {
 		st.id = utils.CopyString(id)
 	} else {
@@ -55,7 +56,7 @@ func (g *Gateway) requestContext(c *fiber.Ctx) error {
 	c.Locals(localState, st)
 	c.Set(fiber.HeaderXRequestID, st.id)
 	st.ctx.Context = providers.WithObservation(context.Background(), &st.obs)
-	st.ctx.deadline = time.Now().Add(g.cfg.RequestTimeout)
+	st.ctx.deadline = st.start.Add(g.cfg.RequestTimeout)
 	defer st.ctx.release()
 	c.SetUserContext(&st.ctx)
 	return c.Next()
@@ -81,7 +82,6 @@ var quietRoutes = map[string]bool{"/healthz": true, "/readyz": true, "/metrics":
 // log. It renders a chain error itself through handleError, so that the
 // status it reports is the one sent.
 func (g *Gateway) observe(c *fiber.Ctx) error {
-	start := time.Now()
 	err := c.Next()
 	route := routeOf(c, err)
 	if err != nil {
@@ -89,7 +89,8 @@ func (g *Gateway) observe(c *fiber.Ctx) error {
 			_ = c.SendStatus(fiber.StatusInternalServerError)
 		}
 	}
-	g.record(c, stateOf(c), route, start, time.Since(start))
+	st := stateOf(c)
+	g.record(c, st, route, st.start, time.Since(st.start))
 	return nil
 }
 
@@ -100,11 +101,7 @@ func (g *Gateway) record(c *fiber.Ctx, st *requestState, route string, start tim
 	obs := &st.obs
 	m := g.cfg.Metrics
 	m.ObserveRequest(route, status, d)
-	for _, kind := range providers.ReadKinds {
-		for _, tier := range providers.Tiers {
-			m.CacheOutcome(kind, tier, obs.Reads(kind, tier))
-		}
-	}
+	obs.EachRead(m.CacheOutcome)
 	level := slog.LevelInfo
 	if quietRoutes[route] {
 		level = slog.LevelDebug

@@ -80,13 +80,19 @@ func (o *Observation) UpstreamCalls() int {
 	return int(o.upstream.Load())
 }
 
-// Reads reports how many values of kind were served from tier so far.
-func (o *Observation) Reads(kind, tier string) int {
-	k, t := indexOf(ReadKinds, kind), indexOf(Tiers, tier)
-	if o == nil || k < 0 || t < 0 {
-		return 0
+// EachRead calls f with every kind and tier that served values so far and
+// how many, kinds and tiers in the order of ReadKinds and Tiers.
+func (o *Observation) EachRead(f func(kind, tier string, n int)) {
+	if o == nil {
+		return
 	}
-	return int(o.reads[k][t].Load())
+	for k, kind := range ReadKinds {
+		for t, tier := range Tiers {
+			if n := o.reads[k][t].Load(); n > 0 {
+				f(kind, tier, int(n))
+			}
+		}
+	}
 }
 
 // Outcome summarizes the reads in one word: the dearest tier that served

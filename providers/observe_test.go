@@ -2,6 +2,8 @@ package providers_test
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"sync"
 	"testing"
 
@@ -28,15 +30,26 @@ func TestObservationCountsUpstreamCallsAndReadsConcurrently(t *testing.T) {
 	if n := o.UpstreamCalls(); n != 50 {
 		t.Fatalf("upstream calls = %d, want 50", n)
 	}
-	if n := o.Reads(providers.ReadSection, providers.TierMemory); n != 50 {
-		t.Fatalf("sections from memory = %d, want 50", n)
+	want := map[[2]string]int{
+		{providers.ReadSection, providers.TierMemory}:  50,
+		{providers.ReadRecord, providers.TierDatabase}: 1, // unknown names ignored
 	}
-	if n := o.Reads(providers.ReadRecord, providers.TierDatabase); n != 1 {
-		t.Fatalf("records from the database = %d, want 1 (unknown names ignored)", n)
+	if got := readsOf(o); !maps.Equal(got, want) {
+		t.Fatalf("reads = %v, want %v", got, want)
 	}
-	if n := o.Reads("bogus", providers.TierDatabase); n != 0 {
-		t.Fatalf("reads of an unknown kind = %d", n)
-	}
+}
+
+// readsOf collects what EachRead reports, failing on a zero count or a
+// kind or tier reported twice.
+func readsOf(o *providers.Observation) map[[2]string]int {
+	got := map[[2]string]int{}
+	o.EachRead(func(kind, tier string, n int) {
+		if _, twice := got[[2]string{kind, tier}]; twice || n <= 0 {
+			panic(fmt.Sprintf("EachRead reported %s/%s twice or with %d", kind, tier, n))
+		}
+		got[[2]string{kind, tier}] = n
+	})
+	return got
 }
 
 func TestOutcomeIsTheDearestTierServed(t *testing.T) {
@@ -71,7 +84,7 @@ func TestUnobservedWorkCountsNothingAndNeverPanics(t *testing.T) {
 	}
 	o.UpstreamCall()
 	o.Served(providers.ReadRecord, providers.TierMemory)
-	if o.UpstreamCalls() != 0 || o.Reads(providers.ReadRecord, providers.TierMemory) != 0 || o.Outcome() != "" {
+	if o.UpstreamCalls() != 0 || len(readsOf(o)) != 0 || o.Outcome() != "" {
 		t.Fatal("a nil observation reported counts")
 	}
 }
