@@ -137,8 +137,8 @@ func (s *Service) freshSection(ctx context.Context, p *providers.Property, name 
 	if !ok {
 		return SectionResult{}, false
 	}
-	cached, tier := sec.read(ctx, key)
-	if cached == nil || !s.cfg.Now().Before(cached.ExpiresAt) {
+	cached, tier, fresh := sec.read(ctx, key)
+	if !fresh {
 		return SectionResult{}, false
 	}
 	r = sec.result(cached, StatusOK, CacheHit)
@@ -154,15 +154,15 @@ func (s *Service) freshSection(ctx context.Context, p *providers.Property, name 
 }
 
 // read returns the stored value of the section at key, or nil when there is
-// none or the store failed (a read error is served like a miss), and the
-// tier that answered.
-func (sec *Section) read(ctx context.Context, key string) (*providers.SectionRecord, string) {
+// none or the store failed (a read error is served like a miss), the tier
+// that answered, and whether the value is still fresh.
+func (sec *Section) read(ctx context.Context, key string) (_ *providers.SectionRecord, tier string, fresh bool) {
 	tctx := providers.TrackTier(ctx)
 	cached, err := sec.svc.cfg.Store.Section(tctx, sec.Name, key)
 	if err != nil {
-		return nil, ""
+		return nil, "", false
 	}
-	return cached, tctx.Tier()
+	return cached, tctx.Tier(), sec.svc.cfg.Now().Before(cached.ExpiresAt)
 }
 
 // embedMember returns the JSON object obj with member set to val appended.
@@ -191,8 +191,8 @@ func (sec *Section) get(ctx context.Context, p *providers.Property, o Options) (
 		return sec.unavailable(err), err
 	}
 	store := sec.svc.cfg.Store
-	cached, tier := sec.read(ctx, key)
-	if cached != nil && sec.svc.cfg.Now().Before(cached.ExpiresAt) {
+	cached, tier, fresh := sec.read(ctx, key)
+	if fresh {
 		served(ctx, providers.ReadSection, tier)
 		return sec.result(cached, StatusOK, CacheHit), nil
 	}
