@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -103,7 +104,7 @@ func TestGetByID(t *testing.T) {
 	}
 }
 
-func TestETagAndNotModifiedCostsNothing(t *testing.T) {
+func TestNotModifiedOnAStoredRecordCostsOne(t *testing.T) {
 	s := newStack(t, stackOptions{burst: 10, rate: 0.001})
 	created := s.get(lookupURL("123 N Main St", "Springfield", "IL", ""))
 	id := int(created.data()["id"].(float64))
@@ -112,7 +113,7 @@ func TestETagAndNotModifiedCostsNothing(t *testing.T) {
 	if etag == "" {
 		t.Fatal("GET response has no ETag")
 	}
-	remaining := first.header.Get("X-RateLimit-Remaining")
+	remaining, _ := strconv.Atoi(first.header.Get("X-RateLimit-Remaining"))
 	nm := s.get(fmt.Sprintf("/v1/properties/%d", id), "If-None-Match", etag)
 	if nm.status != 304 {
 		t.Fatalf("If-None-Match with the current ETag: status %d, want 304", nm.status)
@@ -120,8 +121,11 @@ func TestETagAndNotModifiedCostsNothing(t *testing.T) {
 	if len(nm.body) != 0 {
 		t.Fatalf("304 has a body: %s", nm.body)
 	}
-	if got := nm.header.Get("X-RateLimit-Remaining"); got != remaining {
-		t.Fatalf("remaining after 304 = %s, before = %s: a 304 must cost nothing", got, remaining)
+	if got := nm.header.Get("X-RateLimit-Remaining"); got != strconv.Itoa(remaining-1) {
+		t.Fatalf("remaining after 304 = %s, before = %d: a 304 costs 1", got, remaining)
+	}
+	if got := nm.header.Get("X-Request-Cost"); got != "1" {
+		t.Fatalf("X-Request-Cost of a 304 = %s, want 1", got)
 	}
 	if stale := s.get(fmt.Sprintf("/v1/properties/%d", id), "If-None-Match", `"other"`); stale.status != 200 {
 		t.Fatalf("non-matching If-None-Match: status %d", stale.status)

@@ -25,18 +25,19 @@ type problem struct {
 
 // statusOf is the one table from error kinds to HTTP statuses.
 var statusOf = map[providers.Kind]int{
-	providers.KindInternal:      http.StatusInternalServerError,
-	providers.KindInvalid:       http.StatusBadRequest,
-	providers.KindUnauthorized:  http.StatusUnauthorized,
-	providers.KindNotFound:      http.StatusNotFound,
-	providers.KindMethod:        http.StatusMethodNotAllowed,
-	providers.KindTooLarge:      http.StatusRequestEntityTooLarge,
-	providers.KindUnprocessable: http.StatusUnprocessableEntity,
-	providers.KindRateLimited:   http.StatusTooManyRequests,
-	providers.KindUpstream:      http.StatusBadGateway,
-	providers.KindUnavailable:   http.StatusServiceUnavailable,
-	providers.KindTimeout:       http.StatusGatewayTimeout,
-	providers.KindCanceled:      499, // never seen by the client, only in logs
+	providers.KindInternal:         http.StatusInternalServerError,
+	providers.KindInvalid:          http.StatusBadRequest,
+	providers.KindUnauthorized:     http.StatusUnauthorized,
+	providers.KindNotFound:         http.StatusNotFound,
+	providers.KindMethod:           http.StatusMethodNotAllowed,
+	providers.KindTooLarge:         http.StatusRequestEntityTooLarge,
+	providers.KindUnprocessable:    http.StatusUnprocessableEntity,
+	providers.KindRateLimited:      http.StatusTooManyRequests,
+	providers.KindUpstream:         http.StatusBadGateway,
+	providers.KindUnavailable:      http.StatusServiceUnavailable,
+	providers.KindTimeout:          http.StatusGatewayTimeout,
+	providers.KindCanceled:         499, // never seen by the client, only in logs
+	providers.KindUnsupportedMedia: http.StatusUnsupportedMediaType,
 }
 
 // ProblemTypeBase prefixes the type URI of every problem; the fragment is the code.

@@ -187,11 +187,23 @@ type costFunc func(c *fiber.Ctx) (int, error)
 
 func fixedCost(n int) costFunc { return func(*fiber.Ctx) (int, error) { return n, nil } }
 
-// limit charges the request's cost to its key's bucket. A refused request
-// consumes nothing and gets 429 with Retry-After; one that costs more than
-// the bucket holds gets 422 cost_exceeds_limit, since waiting cannot help.
-// A response that ends as 304 Not Modified is refunded. Every response
-// carries X-RateLimit-Limit, -Remaining, -Reset and X-Request-Cost.
+// notModifiedCost is what a 304 Not Modified costs when everything it
+// validated was already stored: the record's unit, never less, so that a
+// conditional request is still a request (If-None-Match: * matches any
+// body).
+const notModifiedCost = 1
+
+// limit charges the request's cost to its key's bucket before any work is
+// done. A refused request consumes nothing and gets 429 with Retry-After;
+// one that costs more than the bucket holds gets 422 cost_exceeds_limit,
+// since waiting cannot help. A response that ends as 304 Not Modified is
+// refunded down to notModifiedCost, but only when it was served wholly from
+// stored data: a 304 whose record or sections had to be fetched upstream
+// (even by a request it waited on) pays full price, so a conditional header
+// never buys upstream work. Input refused with a 400, 415 or 422 before any
+// record was read or anything was sent upstream costs nothing, whichever
+// check refused it. Every response carries X-RateLimit-Limit,
+// -Remaining, -Reset and X-Request-Cost (the final charge).
 func (g *Gateway) limit(cost costFunc) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		n, err := cost(c)
@@ -212,12 +224,34 @@ func (g *Gateway) limit(cost costFunc) fiber.Handler {
 				Message: "rate limit exceeded for this API key", RetryAfter: d.RetryAfter}
 		}
 		err = c.Next()
-		if err == nil && c.Response().StatusCode() == fiber.StatusNotModified {
-			d.Refund(g.cfg.Now())
-			setLimitHeaders(c, d, n)
+		obs := &stateOf(c).obs
+		switch {
+		case err != nil && rejectedInput(err) && obs.UpstreamCalls() == 0 && obs.Outcome() == "":
+			d.RefundTo(0, g.cfg.Now())
+			setLimitHeaders(c, d, 0)
+		case err == nil && n > notModifiedCost && c.Response().StatusCode() == fiber.StatusNotModified &&
+			servedFromStore(obs):
+			d.RefundTo(notModifiedCost, g.cfg.Now())
+			setLimitHeaders(c, d, notModifiedCost)
 		}
 		return err
 	}
+}
+
+// rejectedInput reports whether err refuses the request's input (400, 415,
+// 422) rather than reporting on work done.
+func rejectedInput(err error) bool {
+	switch providers.KindOf(err) {
+	case providers.KindInvalid, providers.KindUnsupportedMedia, providers.KindUnprocessable:
+		return true
+	}
+	return false
+}
+
+// servedFromStore reports whether a request read only stored values: it
+// sent nothing upstream and no record or section came from an upstream.
+func servedFromStore(obs *providers.Observation) bool {
+	return obs.UpstreamCalls() == 0 && obs.Outcome() != providers.TierUpstream
 }
 
 // The rate-limit and ETag headers are set under these exact names with

@@ -13,18 +13,19 @@ type Kind int
 
 // The kinds of error. Interface doc comments list which kinds a method returns.
 const (
-	KindInternal      Kind = iota // a bug or an unexpected failure; shown as 500 without detail
-	KindInvalid                   // bad input: 400
-	KindUnauthorized              // missing or unknown API key: 401
-	KindNotFound                  // no such record or no geocoder match: 404
-	KindMethod                    // method not allowed on the route: 405
-	KindTooLarge                  // request body too large: 413
-	KindUnprocessable             // well-formed but refused input: 422
-	KindRateLimited               // over the key's budget: 429
-	KindUpstream                  // an upstream answered with an error or garbage: 502
-	KindUnavailable               // an upstream is unavailable (open breaker, misconfigured): 503
-	KindTimeout                   // an upstream did not answer in time: 504
-	KindCanceled                  // the client went away; nothing is sent
+	KindInternal         Kind = iota // a bug or an unexpected failure; shown as 500 without detail
+	KindInvalid                      // bad input: 400
+	KindUnauthorized                 // missing or unknown API key: 401
+	KindNotFound                     // no such record or no geocoder match: 404
+	KindMethod                       // method not allowed on the route: 405
+	KindTooLarge                     // request body too large: 413
+	KindUnprocessable                // well-formed but refused input: 422
+	KindRateLimited                  // over the key's budget: 429
+	KindUpstream                     // an upstream answered with an error or garbage: 502
+	KindUnavailable                  // an upstream is unavailable (open breaker, misconfigured): 503
+	KindTimeout                      // an upstream did not answer in time: 504
+	KindCanceled                     // the client went away; nothing is sent
+	KindUnsupportedMedia             // a body in a media type the endpoint does not take: 415
 )
 
 // ParamError names one invalid request parameter and what is wrong with it.

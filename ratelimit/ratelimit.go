@@ -58,9 +58,10 @@ type Decision struct {
 	// Reset is how long until the bucket is full again.
 	Reset time.Duration
 
-	res *rate.Reservation
-	at  time.Time // when the tokens were reserved
-	b   *bucket
+	res  *rate.Reservation
+	cost int       // the tokens res holds
+	at   time.Time // when the tokens were reserved
+	b    *bucket
 }
 
 // Reserve charges cost tokens to key at now. A refused request consumes
@@ -89,21 +90,27 @@ func (k *Keyed) Reserve(key string, cost int, now time.Time) Decision {
 		return d
 	}
 	d.Allowed = true
-	d.res, d.at = r, now
+	d.res, d.cost, d.at = r, cost, now
 	d.fill(now)
 	return d
 }
 
-// Refund gives back the tokens of an allowed decision, for responses that
-// must cost nothing (a 304 Not Modified). It is a no-op otherwise.
-func (d *Decision) Refund(now time.Time) {
-	if d.res == nil {
+// RefundTo lowers the charge of an allowed decision to keep tokens, giving
+// back the rest: a 304 Not Modified served from stored data costs 1, not
+// the full weight of its sections. It is a no-op when the decision was not
+// allowed or keep is not below what it still charges.
+func (d *Decision) RefundTo(keep int, now time.Time) {
+	if d.res == nil || keep >= d.cost {
 		return
 	}
 	// A reservation can only be cancelled as of the instant it was made;
-	// tokens that refilled since are accounted for by the limiter.
+	// tokens that refilled since are accounted for by the limiter. What is
+	// kept is charged again at that instant, where it fits by construction.
 	d.res.CancelAt(d.at)
 	d.res = nil
+	if keep > 0 {
+		d.res, d.cost = d.b.lim.ReserveN(d.at, keep), keep
+	}
 	d.fill(now)
 }
 

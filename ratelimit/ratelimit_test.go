@@ -55,15 +55,39 @@ func TestUnknownKeyIsImpossible(t *testing.T) {
 	}
 }
 
-func TestRefundRestoresTokens(t *testing.T) {
+func TestRefundToZeroRestoresTokens(t *testing.T) {
 	k := NewKeyed(map[string]Limit{"a": {Rate: 1, Burst: 3}})
 	d := k.Reserve("a", 3, t0)
-	d.Refund(t0.Add(500 * time.Millisecond))
+	d.RefundTo(0, t0.Add(500*time.Millisecond))
 	if d.Remaining != 3 {
 		t.Fatalf("after refund remaining = %d, want 3", d.Remaining)
 	}
 	if d2 := k.Reserve("a", 3, t0); !d2.Allowed {
 		t.Fatalf("refunded tokens not usable: %+v", d2)
+	}
+}
+
+func TestRefundToKeepsTheGivenCharge(t *testing.T) {
+	k := NewKeyed(map[string]Limit{"a": {Rate: 0.001, Burst: 6}})
+	d := k.Reserve("a", 6, t0)
+	d.RefundTo(1, t0)
+	if d.Remaining != 5 {
+		t.Fatalf("after refunding to 1 remaining = %d, want 5", d.Remaining)
+	}
+	d.RefundTo(1, t0) // the charge is 1 already: nothing more is given back
+	if d.Remaining != 5 {
+		t.Fatalf("a second refund changed remaining to %d", d.Remaining)
+	}
+	if d2 := k.Reserve("a", 6, t0); d2.Allowed {
+		t.Fatal("the kept token was given back too")
+	}
+	if d3 := k.Reserve("a", 5, t0); !d3.Allowed {
+		t.Fatalf("the refunded tokens are not usable: %+v", d3)
+	}
+	denied := k.Reserve("a", 1, t0)
+	denied.RefundTo(0, t0) // a refused decision holds nothing to refund
+	if denied.Allowed || denied.Remaining != 0 {
+		t.Fatalf("refund of a refused decision: %+v", denied)
 	}
 }
 
