@@ -3,9 +3,14 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"mime"
 	"slices"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/propertyd/propertyd/providers"
@@ -14,13 +19,13 @@ import (
 
 const localBatch = "propertyd.batch"
 
+// batchKeys are the members an address object of a batch may hold.
+var batchKeys = []string{"id", "street", "city", "state", "zip"}
+
 // batchAddress is one address object of a batch request as sent.
 type batchAddress struct {
-	ID     *string `json:"id"`
-	Street string  `json:"street"`
-	City   string  `json:"city"`
-	State  string  `json:"state"`
-	Zip    string  `json:"zip"`
+	ID                       *string
+	Street, City, State, Zip string
 }
 
 // batchRequest is the body as decoded: each item kept raw so that one
@@ -30,41 +35,159 @@ type batchRequest struct {
 	err   error
 }
 
+var errNotJSON = &providers.Error{Kind: providers.KindUnsupportedMedia, Code: "unsupported_media_type",
+	Message: "the body must be sent as Content-Type: application/json"}
+
 // decodeBatch reads the body once per request (the cost function and the
-// handler both need it).
+// handler both need it). The body must be application/json and one JSON
+// object whose only member is "addresses" (a member named anything else, or
+// named twice, is an error naming it, so a misspelled "adresses" is never an
+// empty batch).
 func decodeBatch(c *fiber.Ctx) *batchRequest {
 	if r, ok := c.Locals(localBatch).(*batchRequest); ok {
 		return r
 	}
 	r := &batchRequest{}
-	var body struct {
-		Addresses *[]json.RawMessage `json:"addresses"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(c.Body()))
-	dec.DisallowUnknownFields() // a misspelled "adresses" is an error, not an empty batch
-	switch {
-	case len(bytes.TrimSpace(c.Body())) == 0:
+	c.Locals(localBatch, r)
+	body := c.Body()
+	if len(bytes.TrimSpace(body)) == 0 {
 		r.err = invalid(providers.ParamError{Parameter: "body", Message: "a JSON object with an addresses array is required"})
-	case dec.Decode(&body) != nil || !atEOF(dec):
-		r.err = invalid(providers.ParamError{Parameter: "body", Message: "must be a JSON object {\"addresses\": [...]}"})
-	case body.Addresses == nil:
+		return r
+	}
+	if !isJSONMedia(c.Get(fiber.HeaderContentType)) {
+		r.err = errNotJSON
+		return r
+	}
+	members, err := jsonObject(body)
+	if err != nil {
+		r.err = invalid(providers.ParamError{Parameter: "body", Message: "must be a JSON object {\"addresses\": [...]}: " + err.Error()})
+		return r
+	}
+	var addresses *[]json.RawMessage
+	for _, m := range members {
+		if m.key != "addresses" {
+			r.err = invalid(providers.ParamError{Parameter: printable(m.key), Message: "unknown member of the body (allowed: addresses)"})
+			return r
+		}
+		if json.Unmarshal(m.value, &addresses) != nil {
+			r.err = invalid(providers.ParamError{Parameter: "addresses", Message: "must be an array of address objects"})
+			return r
+		}
+	}
+	switch {
+	case addresses == nil:
 		r.err = invalid(providers.ParamError{Parameter: "addresses", Message: "is required"})
-	case len(*body.Addresses) == 0 || len(*body.Addresses) > property.MaxBatch:
+	case len(*addresses) == 0 || len(*addresses) > property.MaxBatch:
 		r.err = &providers.Error{Kind: providers.KindUnprocessable, Code: "invalid_batch_size",
-			Message: "a batch holds 1 to " + strconv.Itoa(property.MaxBatch) + " addresses, got " + strconv.Itoa(len(*body.Addresses)),
+			Message: "a batch holds 1 to " + strconv.Itoa(property.MaxBatch) + " addresses, got " + strconv.Itoa(len(*addresses)),
 			Params:  []providers.ParamError{{Parameter: "addresses", Message: "must hold 1 to " + strconv.Itoa(property.MaxBatch) + " items"}}}
 	default:
-		r.items = *body.Addresses
+		r.items = *addresses
 	}
-	c.Locals(localBatch, r)
 	return r
 }
 
-// atEOF reports whether nothing but white space follows the decoded value.
-// dec.More is not enough: it reports false for a stray '}' or ']'.
-func atEOF(dec *json.Decoder) bool {
-	_, err := dec.Token()
-	return err == io.EOF
+// isJSONMedia reports whether a Content-Type is application/json, with
+// UTF-8 as its charset when it names one.
+func isJSONMedia(ct string) bool {
+	mt, params, err := mime.ParseMediaType(ct)
+	if err != nil || mt != fiber.MIMEApplicationJSON {
+		return false
+	}
+	cs, ok := params["charset"]
+	return !ok || strings.EqualFold(cs, "utf-8")
+}
+
+// member is one name and raw value of a JSON object.
+type member struct {
+	key   string
+	value json.RawMessage
+}
+
+// jsonObject reads raw as exactly one JSON object and returns its members
+// in order. Unlike encoding/json it refuses a name given twice (which
+// encoding/json would resolve silently, last one wins) and anything after
+// the object (json.Decoder.More is false for a stray '}' or ']').
+func jsonObject(raw []byte) ([]member, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, errors.New("not an object")
+	}
+	var out []member
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, errors.New("malformed")
+		}
+		key, _ := t.(string)
+		for _, m := range out {
+			if m.key == key {
+				return nil, fmt.Errorf("member %q given more than once", printable(key))
+			}
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, errors.New("malformed")
+		}
+		out = append(out, member{key, v})
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, errors.New("malformed")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("text after the object")
+	}
+	return out, nil
+}
+
+// readAddress decodes one batch item as strictly as lookup reads its query:
+// an object of string members from batchKeys (id may be null), each at most
+// once, in valid UTF-8 (encoding/json would turn invalid bytes into U+FFFD
+// where lookup refuses them). The address itself is then normalized by the
+// service, as lookup's is.
+func readAddress(raw json.RawMessage) (batchAddress, *providers.Error) {
+	var a batchAddress
+	members, err := jsonObject(raw)
+	if err != nil {
+		return a, &providers.Error{Kind: providers.KindInvalid, Code: "invalid_address",
+			Message: "each address must be an object with string fields id, street, city, state, zip: " + err.Error()}
+	}
+	var errs []providers.ParamError
+	for _, m := range members {
+		var dst *string
+		switch m.key {
+		case "id":
+			if string(m.value) == "null" {
+				continue
+			}
+			a.ID = new(string)
+			dst = a.ID
+		case "street":
+			dst = &a.Street
+		case "city":
+			dst = &a.City
+		case "state":
+			dst = &a.State
+		case "zip":
+			dst = &a.Zip
+		default:
+			errs = append(errs, providers.ParamError{Parameter: printable(m.key),
+				Message: "unknown member (allowed: " + strings.Join(batchKeys, ", ") + ")"})
+			continue
+		}
+		switch {
+		case !utf8.Valid(m.value):
+			errs = append(errs, providers.ParamError{Parameter: m.key, Message: "must be valid UTF-8"})
+		case len(m.value) == 0 || m.value[0] != '"' || json.Unmarshal(m.value, dst) != nil:
+			errs = append(errs, providers.ParamError{Parameter: m.key, Message: "must be a string"})
+		}
+	}
+	if len(errs) > 0 {
+		e := invalid(errs...)
+		e.Code = "invalid_address"
+		return a, e
+	}
+	return a, nil
 }
 
 // costOfBatch is (number of addresses) x (1 + sections). A body that cannot
@@ -106,13 +229,10 @@ func (g *Gateway) batch(c *fiber.Ctx) error {
 	var errs []batchError
 	bad := make([]bool, len(r.items))
 	for i, raw := range r.items {
-		var a batchAddress
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&a); err != nil {
+		a, perr := readAddress(raw)
+		if perr != nil {
 			bad[i] = true
-			errs = append(errs, batchError{Index: i, Code: "invalid_address",
-				Message: "each address must be an object with string fields id, street, city, state, zip", Input: raw})
+			errs = append(errs, batchError{Index: i, Code: perr.Code, Message: perr.Message, Errors: perr.Params, Input: validInput(raw)})
 			continue
 		}
 		clientIDs[i] = a.ID
@@ -183,4 +303,15 @@ func (g *Gateway) batch(c *fiber.Ctx) error {
 		return err
 	}
 	return sendJSON(c, body)
+}
+
+// validInput is a batch item as echoed in its error entry: as sent, or,
+// when it holds invalid UTF-8, as a JSON string of its text with the
+// invalid bytes replaced, so that the response stays valid JSON.
+func validInput(raw json.RawMessage) json.RawMessage {
+	if utf8.Valid(raw) {
+		return raw
+	}
+	b, _ := json.Marshal(strings.ToValidUTF8(string(raw), "\uFFFD"))
+	return b
 }

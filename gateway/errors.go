@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -43,7 +44,23 @@ var statusOf = map[providers.Kind]int{
 // ProblemTypeBase prefixes the type URI of every problem; the fragment is the code.
 const ProblemTypeBase = "https://propertyd.dev/problems/"
 
-var errRouteNotFound = providers.NotFound("not_found", "no such endpoint")
+var (
+	errRouteNotFound    = providers.NotFound("not_found", "no such endpoint")
+	errMethodNotAllowed = providers.Errorf(providers.KindMethod, "method_not_allowed", "method not allowed on this endpoint")
+)
+
+// batchPath is the one route served to POST; every other route is read-only.
+const batchPath = "/properties/batch"
+
+// allowOf is the Allow header of a 405 on path: POST for the batch
+// endpoint, GET and HEAD for every other route.
+func allowOf(path string) string {
+	// Routing ignores case and a trailing slash, and so does this.
+	if strings.EqualFold(strings.TrimSuffix(path, "/"), "/v1"+batchPath) {
+		return fiber.MethodPost
+	}
+	return "GET, HEAD"
+}
 
 // fromFiber maps Fiber's own errors (routing, body limit) to provider errors.
 func fromFiber(fe *fiber.Error) *providers.Error {
@@ -51,7 +68,7 @@ func fromFiber(fe *fiber.Error) *providers.Error {
 	case fiber.StatusNotFound:
 		return errRouteNotFound
 	case fiber.StatusMethodNotAllowed:
-		return providers.Errorf(providers.KindMethod, "method_not_allowed", "method not allowed on this endpoint")
+		return errMethodNotAllowed
 	case fiber.StatusRequestEntityTooLarge:
 		return providers.Errorf(providers.KindTooLarge, "body_too_large", "the request body is too large")
 	case fiber.StatusBadRequest:
@@ -87,6 +104,9 @@ func (g *Gateway) handleError(c *fiber.Ctx, err error) error {
 		c.Set(fiber.HeaderXRequestID, st.id)
 		start := time.Now()
 		defer func() { g.record(c, st, "unmatched", start, time.Since(start)) }()
+		if fe, ok := errors.AsType[*fiber.Error](err); ok && fe.Code == fiber.StatusRequestEntityTooLarge {
+			drainRefusedBody(c)
+		}
 	}
 	var pe *providers.Error
 	var fe *fiber.Error
@@ -110,6 +130,9 @@ func (g *Gateway) handleError(c *fiber.Ctx, err error) error {
 		g.cfg.Logger.Error("request failed", "request_id", requestID(c), "route", c.Route().Path,
 			"status", status, "code", code, "error", err.Error())
 	}
+	if pe.Kind == providers.KindMethod {
+		c.Set(fiber.HeaderAllow, allowOf(c.Path()))
+	}
 	if pe.RetryAfter > 0 {
 		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(int((pe.RetryAfter+time.Second-1)/time.Second)))
 	}
@@ -127,4 +150,46 @@ func (g *Gateway) handleError(c *fiber.Ctx, err error) error {
 		return c.SendString(`{"status":500,"code":"internal_error"}`)
 	}
 	return c.Send(b)
+}
+
+// Bounds on reading a body refused for its size.
+const (
+	drainMax  = 8 << 20                // bytes read and discarded at most
+	drainIdle = 250 * time.Millisecond // a pause this long means the client stopped sending
+	drainTime = 5 * time.Second        // the whole drain at most
+)
+
+// drainRefusedBody reads and discards, within bounds, what the client still
+// sends of a body refused for its size, before the 413 is written and the
+// connection closed. Closing a socket with unread data makes the kernel
+// reset the connection, and a client still writing its body (Go's
+// net/http, unlike curl) then sees "connection reset" instead of the 413.
+// A body larger than drainMax, or a client that pauses, still gets the
+// close; one that sends only headers gets its answer after drainIdle.
+func drainRefusedBody(c *fiber.Ctx) {
+	conn := c.Context().Conn()
+	if conn == nil {
+		return
+	}
+	limit := drainMax
+	if n := c.Request().Header.ContentLength(); n > 0 && n < limit {
+		limit = n
+	}
+	buf := make([]byte, 32<<10)
+	end := time.Now().Add(drainTime)
+	for read := 0; read < limit; {
+		deadline := time.Now().Add(drainIdle)
+		if deadline.After(end) {
+			deadline = end
+		}
+		if conn.SetReadDeadline(deadline) != nil {
+			break
+		}
+		n, err := conn.Read(buf)
+		read += n
+		if err != nil {
+			break
+		}
+	}
+	_ = conn.SetReadDeadline(time.Time{})
 }

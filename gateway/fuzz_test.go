@@ -57,6 +57,7 @@ func withCtx(app *fiber.App, query string, body []byte, fn func(c *fiber.Ctx)) {
 	fctx.Request.SetRequestURI("/v1/properties/batch")
 	fctx.Request.URI().SetQueryString(query)
 	fctx.Request.SetBody(body)
+	fctx.Request.Header.SetContentType(fiber.MIMEApplicationJSON)
 	c := app.AcquireCtx(fctx)
 	defer app.ReleaseCtx(c)
 	fn(c)

@@ -14,7 +14,6 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
 	"github.com/propertyd/propertyd/gateway/metrics"
-	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/property"
 	"github.com/propertyd/propertyd/ratelimit"
 	"github.com/valyala/fasthttp"
@@ -116,7 +115,7 @@ func (g *Gateway) Handler() fasthttp.RequestHandler { return g.handler }
 func (g *Gateway) unknownMethod(rctx *fasthttp.RequestCtx) {
 	c := g.app.AcquireCtx(rctx)
 	defer g.app.ReleaseCtx(c)
-	_ = g.handleError(c, providers.Errorf(providers.KindMethod, "method_not_allowed", "method not allowed on this endpoint"))
+	_ = g.handleError(c, errMethodNotAllowed)
 }
 
 // App returns the Fiber app, for tests (app.Test) and for serving.
@@ -139,7 +138,10 @@ func (g *Gateway) routes() {
 	v1 := app.Group("/v1", g.authenticate)
 	v1.Get("/properties/lookup", g.limit(g.costOfIncludes), g.lookup)
 	v1.Get("/properties/reverse", g.limit(g.costOfIncludes), g.reverse)
-	v1.Post("/properties/batch", g.limit(g.costOfBatch), g.batch)
+	v1.Post(batchPath, g.limit(g.costOfBatch), g.batch)
+	// Any other method on the batch path is a 405, not a lookup of the
+	// record with id "batch" through the route below.
+	v1.All(batchPath, func(*fiber.Ctx) error { return errMethodNotAllowed })
 	v1.Get("/properties/search", g.limit(fixedCost(1)), g.search)
 	v1.Get("/properties/:id", g.limit(g.costOfIncludes), g.get)
 	v1.Get("/properties/:id/:section", g.limit(fixedCost(2)), g.section)

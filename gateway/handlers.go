@@ -76,10 +76,13 @@ func (g *Gateway) reverse(c *fiber.Ctx) error {
 	return g.respondRecord(c, p, src, true)
 }
 
+// parseID reads the path's record id: a positive integer in decimal digits
+// without a sign or a leading zero, so that one record has one URL.
 func parseID(c *fiber.Ctx) (int64, error) {
-	id, err := strconv.ParseInt(c.Params("id"), 10, 64)
-	if err != nil || id < 1 {
-		return 0, invalid(providers.ParamError{Parameter: "id", Message: "must be a positive integer"})
+	raw := c.Params("id")
+	id, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || id < 1 || !plainInteger(raw) {
+		return 0, invalid(providers.ParamError{Parameter: "id", Message: "must be a positive integer without sign or leading zeros"})
 	}
 	return id, nil
 }
@@ -160,6 +163,13 @@ func (g *Gateway) search(c *fiber.Ctx) error {
 		return err
 	}
 	var errs []providers.ParamError
+	// A filter given empty is an error, not a filter dropped: zip= would
+	// otherwise return every record.
+	for _, name := range []string{"zip", "city", "state", "property_type"} {
+		if v, ok := q[name]; ok && strings.TrimSpace(v) == "" {
+			errs = append(errs, providers.ParamError{Parameter: name, Message: "must not be empty (leave the parameter out to match any)"})
+		}
+	}
 	f := providers.SearchFilter{City: strings.ToUpper(strings.TrimSpace(q["city"]))}
 	if z := strings.TrimSpace(q["zip"]); z != "" {
 		if len(z) != 5 || strings.Trim(z, "0123456789") != "" {

@@ -157,35 +157,65 @@ func (g *Gateway) costOfIncludes(c *fiber.Ctx) (int, error) {
 	return 1 + len(inc), nil
 }
 
-// parseInt reads an integer parameter within [min, max].
+// parseInt reads an integer parameter within [min, max], written as plain
+// decimal digits: no sign, no leading zero, no spaces, no Go syntax such as
+// 1_000 or 0x10 (strconv would take some of those).
 func parseInt(params map[string]string, name string, def, min, max int) (int, *providers.ParamError) {
 	v, ok := params[name]
 	if !ok {
 		return def, nil
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil {
-		return 0, &providers.ParamError{Parameter: name, Message: "must be an integer"}
+	if !plainInteger(v) {
+		return 0, &providers.ParamError{Parameter: name, Message: "must be an integer written in decimal digits"}
 	}
-	if n < min || n > max {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < min || n > max {
 		return 0, &providers.ParamError{Parameter: name, Message: "must be between " + strconv.Itoa(min) + " and " + strconv.Itoa(max)}
 	}
 	return n, nil
 }
 
-// parseFloat reads a required finite number within [min, max].
+// parseFloat reads a required number within [min, max], written as plain
+// decimal: an optional minus sign, digits, and optionally a point and more
+// digits (38.8977, -77, 0.5). Exponents, hex floats, underscores, a plus
+// sign, Inf and NaN are refused.
 func parseFloat(params map[string]string, name string, min, max float64) (float64, *providers.ParamError) {
 	v, ok := params[name]
-	if !ok || strings.TrimSpace(v) == "" {
+	if !ok || v == "" {
 		return 0, &providers.ParamError{Parameter: name, Message: "is required"}
 	}
-	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-	if err != nil || f != f {
-		return 0, &providers.ParamError{Parameter: name, Message: "must be a number"}
+	if !plainDecimal(v) {
+		return 0, &providers.ParamError{Parameter: name, Message: "must be a decimal number such as -77.0365"}
 	}
-	if f < min || f > max {
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f < min || f > max {
 		return 0, &providers.ParamError{Parameter: name, Message: "must be between " +
 			strconv.FormatFloat(min, 'f', -1, 64) + " and " + strconv.FormatFloat(max, 'f', -1, 64)}
 	}
 	return f, nil
+}
+
+// plainInteger reports whether s is a non-negative integer in decimal
+// digits without a leading zero ("0" itself is plain).
+func plainInteger(s string) bool {
+	if s == "" || len(s) > 19 || (s[0] == '0' && len(s) > 1) {
+		return false
+	}
+	return digitsOnly(s)
+}
+
+// plainDecimal reports whether s is -?digits(.digits)?.
+func plainDecimal(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	whole, frac, hasPoint := strings.Cut(s, ".")
+	return whole != "" && len(s) <= 40 && digitsOnly(whole) && (!hasPoint || (frac != "" && digitsOnly(frac)))
+}
+
+func digitsOnly(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -220,6 +220,45 @@ func TestOpenBreakerSectionReportsRetryAfter(t *testing.T) {
 	}
 }
 
+// An upstream that has no data for a key (the ACS answers an unknown tract
+// with an empty 204) is not asked again for the section's TTL, across a
+// restart too.
+func TestNoDataAnswerIsRememberedForTheTTL(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	f := newFakeSections()
+	f.setFail("demographics", providers.NotFound("tract_not_found", "the Census ACS has no figures for the census tract"))
+	s := newStack(t, stackOptions{now: clock, sections: f.sections(24*time.Hour, nil)})
+	url := lookupURL("123 N Main St", "Springfield", "IL", "") + "&include=demographics"
+	for i, want := range []string{"miss", "hit", "hit"} {
+		if i == 2 {
+			s.reopen()
+		}
+		r := s.get(url)
+		if r.status != 200 || r.data()["demographics"] != nil {
+			t.Fatalf("request %d: status %d, demographics %v", i, r.status, r.data()["demographics"])
+		}
+		m := sectionMeta(t, r, "demographics")
+		if m["status"] != "unavailable" || m["error"] != "tract_not_found" || m["cache"] != want {
+			t.Fatalf("request %d: meta %v, want unavailable tract_not_found, cache %s", i, m, want)
+		}
+	}
+	id := int(s.get(url).data()["id"].(float64))
+	wantProblem(t, s.get(fmt.Sprintf("/v1/properties/%d/demographics", id)), 404, "tract_not_found")
+	if got := f.count("demographics"); got != 1 {
+		t.Fatalf("upstream asked %d times within the TTL, want 1", got)
+	}
+	mu.Lock()
+	now = now.Add(25 * time.Hour)
+	mu.Unlock()
+	f.setFail("demographics", nil)
+	r := s.get(url)
+	if m := sectionMeta(t, r, "demographics"); m["status"] != "ok" || f.count("demographics") != 2 {
+		t.Fatalf("after the TTL: meta %v, calls %d; want a new call and the value", m, f.count("demographics"))
+	}
+}
+
 func TestStaleValueServedWhenUpstreamFails(t *testing.T) {
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	var mu sync.Mutex

@@ -2,6 +2,7 @@ package providers
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
 
@@ -60,6 +61,22 @@ type SectionRecord struct {
 	Vintage   string
 	FetchedAt time.Time
 	ExpiresAt time.Time
+	// Missing records that the upstream answered it has no data at Key
+	// (a tract the ACS does not cover): until ExpiresAt it is answered
+	// without asking again. Data then holds the upstream's error as JSON
+	// {"code": ..., "message": ...} (see MissingError).
+	Missing bool
+}
+
+// MissingError is the error a Missing record stands for: KindNotFound with
+// the code and message the upstream's answer was given.
+func (r *SectionRecord) MissingError() *Error {
+	var e struct{ Code, Message string }
+	_ = json.Unmarshal(r.Data, &e)
+	if e.Code == "" {
+		e.Code, e.Message = "section_not_found", "the source has no data for this property"
+	}
+	return NotFound(e.Code, e.Message)
 }
 
 // SectionStore persists enrichment section values, fresh or expired: an

@@ -136,6 +136,10 @@ func TestADatabaseOfTheFirstSchemaIsUpgradedWithItsRecords(t *testing.T) {
 		VALUES ('1 MAIN ST', 'SPRINGFIELD', 'IL', 39.8, -89.6, 'census', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`); err != nil {
 		t.Fatalf("a record in the first schema: %v", err)
 	}
+	if _, err := raw.Exec(`INSERT INTO sections (section, key, data, source, vintage, fetched_at, expires_at)
+		VALUES ('flood', '39.8,-89.6', '{"zone":"X"}', 'fema-nfhl', '', '2026-01-01T00:00:00.000Z', '2026-02-01T00:00:00.000Z')`); err != nil {
+		t.Fatalf("a section in the first schema: %v", err)
+	}
 	raw.Close()
 
 	db, err := Open(ctx, path, Options{})
@@ -143,8 +147,12 @@ func TestADatabaseOfTheFirstSchemaIsUpgradedWithItsRecords(t *testing.T) {
 		t.Fatalf("opening a database of the first schema: %v", err)
 	}
 	defer db.Close()
-	if got := appliedVersions(t, db); !reflect.DeepEqual(got, []int{1, 2}) {
-		t.Fatalf("applied %v, want [1 2]", got)
+	if got := appliedVersions(t, db); !reflect.DeepEqual(got, []int{1, 2, 3}) {
+		t.Fatalf("applied %v, want [1 2 3]", got)
+	}
+	sec, err := db.Section(ctx, "flood", "39.8,-89.6")
+	if err != nil || string(sec.Data) != `{"zone":"X"}` || sec.Missing {
+		t.Fatalf("a section stored before the upgrade reads back as %+v, %v", sec, err)
 	}
 	props, total, err := db.Search(ctx, providers.SearchFilter{City: "Springfield", Page: 1, PerPage: 10})
 	if err != nil || total != 1 || props[0].StreetAddress != "1 MAIN ST" {

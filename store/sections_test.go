@@ -53,6 +53,33 @@ func TestSectionsPutGetReplace(t *testing.T) {
 	wantKind(t, err, providers.KindNotFound, "section_not_found")
 }
 
+func TestMissingSectionRoundTripsAndIsReplacedByAValue(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTemp(t, nil)
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	miss := providers.SectionRecord{Section: "demographics", Key: "11001990000", Missing: true,
+		Data: []byte(`{"code":"tract_not_found","message":"no figures"}`), Source: "census-acs",
+		FetchedAt: at, ExpiresAt: at.Add(time.Hour)}
+	if err := db.PutSection(ctx, miss); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Section(ctx, "demographics", "11001990000")
+	if err != nil || !got.Missing {
+		t.Fatalf("a missing record reads back as %+v, %v", got, err)
+	}
+	if e := got.MissingError(); e.Kind != providers.KindNotFound || e.Code != "tract_not_found" || e.Message != "no figures" {
+		t.Fatalf("MissingError = %+v", e)
+	}
+	value := miss
+	value.Missing, value.Data = false, []byte(`{"total_population":1}`)
+	if err := db.PutSection(ctx, value); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = db.Section(ctx, "demographics", "11001990000"); err != nil || got.Missing {
+		t.Fatalf("a value stored over a missing record reads back as %+v, %v", got, err)
+	}
+}
+
 func TestExpiredSectionIsStillReturned(t *testing.T) {
 	ctx := context.Background()
 	db, _ := openTemp(t, nil)

@@ -13,7 +13,7 @@ import (
 func TestMigrateCreatesAndUpgrades(t *testing.T) {
 	dbPath := filepath.Join(t.TempDir(), "new", "folder", "p.db")
 	code, out, errs := runCLI("migrate", "-database", dbPath)
-	if code != exitOK || out != "created "+dbPath+": schema version 2\n" {
+	if code != exitOK || out != "created "+dbPath+": schema version 3\n" {
 		t.Fatalf("fresh path: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	db, err := store.Open(context.Background(), dbPath, store.Options{})
@@ -26,7 +26,7 @@ func TestMigrateCreatesAndUpgrades(t *testing.T) {
 	db.Close()
 
 	code, out, _ = runCLI("migrate", "-database", dbPath)
-	if code != exitOK || out != dbPath+": schema version 2 (up to date)\n" {
+	if code != exitOK || out != dbPath+": schema version 3 (up to date)\n" {
 		t.Fatalf("second run: exit %d, %q", code, out)
 	}
 }

@@ -403,6 +403,14 @@ func TestResponsesMatchTheOpenAPIDocument(t *testing.T) {
 		code: "not_found", request: oaRequestOutside, schema: "ProblemNotFound"})
 	c.do(oaAPICall{name: "a wrong method", method: "DELETE", path: "/v1/properties/lookup", key: demoKey, status: 405,
 		code: "method_not_allowed", request: oaRequestOutside, schema: "ProblemMethodNotAllowed"})
+	resp, _ = c.do(oaAPICall{name: "a GET of the batch endpoint", method: "GET", path: "/v1/properties/batch", key: demoKey, status: 405,
+		code: "method_not_allowed", request: oaRequestOutside, schema: "ProblemMethodNotAllowed"})
+	if got := resp.Header.Get("Allow"); got != "POST" {
+		t.Errorf("GET /v1/properties/batch: Allow = %q, want POST", got)
+	}
+	c.do(oaAPICall{name: "a batch sent as text/plain", method: "POST", path: "/v1/properties/batch", key: demoKey,
+		header: map[string]string{"Content-Type": "text/plain"}, body: `{"addresses":[{"street":"2200 W Broad St","state":"VA"}]}`,
+		status: 415, code: "unsupported_media_type", request: oaRequestInvalid})
 	c.do(fail("a post office box", "GET", "/v1/properties/lookup?street=PO+Box+12&state=VA", "", 422, "not_a_property", oaRequestValid))
 	c.do(fail("an empty batch", "POST", "/v1/properties/batch", `{"addresses":[]}`, 422, "invalid_batch_size", oaRequestInvalid))
 	big := `{"addresses":[{"street":"` + strings.Repeat("x", 70<<10) + `","state":"VA"}]}`

@@ -43,9 +43,12 @@
 //     page and an invalid key with HTTP 200 and an HTML "Invalid Key" page.
 //     The client never follows redirects (it uses a copy of the configured
 //     http.Client, so the caller's client is untouched) and sniffs the
-//     Content-Type and the first byte of every 200 answer: both cases become
-//     KindUnavailable, code upstream_misconfigured, message "census ACS API
-//     key is missing or invalid", never a JSON syntax error. A 404 (wrong
+//     Content-Type and the first byte of every 200 answer: both key pages
+//     (told by their title or text) become KindUnavailable, code
+//     upstream_misconfigured, message "census ACS API key is missing or
+//     invalid", never a JSON syntax error; any other HTML page in a 200 (a
+//     maintenance notice, a proxy's page) is KindUpstream,
+//     upstream_bad_response, which the breaker counts as a failure. A 404 (wrong
 //     dataset path, usually a year that is not published) and 401/403 are
 //     misconfigurations too.
 //   - Errors in the query (unknown variable, unsupported geography, more

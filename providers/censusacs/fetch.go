@@ -108,9 +108,11 @@ func (c *Client) get(ctx context.Context, u string) ([]Row, error) {
 //
 //   - 200 with a JSON array of arrays: the rows (see Decode);
 //   - 204, or 200 with an empty body: KindNotFound, code tract_not_found;
-//   - any redirect, 401, 403, or 200 with an HTML page (Content-Type
-//     text/html or a body starting with '<'): KindUnavailable, code
-//     upstream_misconfigured, message KeyMessage;
+//   - any redirect, 401, 403, or 200 with the upstream's "Invalid Key" or
+//     "Missing Key" HTML page: KindUnavailable, code upstream_misconfigured,
+//     message KeyMessage; 200 with any other HTML page (Content-Type
+//     text/html or a body starting with '<'): KindUpstream, code
+//     upstream_bad_response;
 //   - 404 (no such dataset, usually an unpublished year): KindUnavailable,
 //     code upstream_misconfigured;
 //   - 429: KindUpstream, code upstream_rate_limited; 400 and any other
@@ -120,7 +122,11 @@ func ParseResponse(status int, h http.Header, body []byte) ([]Row, error) {
 	switch {
 	case status == http.StatusOK:
 		if isHTML(h, body) {
-			return nil, keyProblem(fmt.Errorf("HTTP 200 with an HTML page %q", htmlTitle(body)))
+			title := htmlTitle(body)
+			if isKeyPage(title, body) {
+				return nil, keyProblem(fmt.Errorf("HTTP 200 with an HTML page %q", title))
+			}
+			return nil, badResponse(fmt.Errorf("HTTP 200 with an HTML page %q", title))
 		}
 		if len(bytes.TrimSpace(body)) == 0 {
 			return nil, noRows()
@@ -168,6 +174,23 @@ func isHTML(h http.Header, body []byte) bool {
 		return true
 	}
 	return bytes.HasPrefix(bytes.TrimSpace(body), []byte("<"))
+}
+
+// isKeyPage reports whether an HTML answer is one of the upstream's key
+// pages ("Invalid Key", "Missing Key"), by its title or, for a page without
+// one, its text. Any other page (a maintenance notice, a proxy's error
+// page) says nothing about the key.
+func isKeyPage(title string, body []byte) bool {
+	t := strings.ToLower(title)
+	if strings.Contains(t, "invalid key") || strings.Contains(t, "missing key") {
+		return true
+	}
+	if titleRE.Match(body) {
+		return false
+	}
+	b := bytes.ToLower(body)
+	return bytes.Contains(b, []byte("invalid key")) || bytes.Contains(b, []byte("missing key")) ||
+		bytes.Contains(b, []byte("key must be included"))
 }
 
 var titleRE = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)

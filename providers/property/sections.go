@@ -138,7 +138,7 @@ func (s *Service) freshSection(ctx context.Context, p *providers.Property, name 
 		return SectionResult{}, false
 	}
 	cached, tier, fresh := sec.read(ctx, key)
-	if !fresh {
+	if !fresh || cached.Missing {
 		return SectionResult{}, false
 	}
 	r = sec.result(cached, StatusOK, CacheHit)
@@ -194,6 +194,9 @@ func (sec *Section) get(ctx context.Context, p *providers.Property, o Options) (
 	cached, tier, fresh := sec.read(ctx, key)
 	if fresh {
 		served(ctx, providers.ReadSection, tier)
+		if cached.Missing {
+			return sec.missing(cached, CacheHit)
+		}
 		return sec.result(cached, StatusOK, CacheHit), nil
 	}
 	v, err := sec.svc.shared(ctx, "sec:"+sec.Name+":"+key, func(ctx context.Context) (any, error) {
@@ -203,6 +206,22 @@ func (sec *Section) get(ctx context.Context, p *providers.Property, o Options) (
 			return flight{again, true}, nil
 		}
 		val, err := guard.Do(ctx, sec.Breaker, func(ctx context.Context) (any, error) { return sec.Fetch(ctx, p, o) })
+		if providers.KindOf(err) == providers.KindNotFound {
+			// The upstream has no data here: remember that for the TTL,
+			// as a value would be, instead of asking on every request.
+			pe := providers.As(err)
+			data, _ := json.Marshal(struct {
+				Code    string `json:"code"`
+				Message string `json:"message"`
+			}{pe.Code, pe.Message})
+			fetched := sec.svc.cfg.Now().UTC().Truncate(time.Millisecond) // as the store keeps it, so every tier renders one body and one ETag
+			rec := providers.SectionRecord{Section: sec.Name, Key: key, Data: data, Source: sec.Source,
+				FetchedAt: fetched, ExpiresAt: fetched.Add(sec.TTL), Missing: true}
+			if err := store.PutSection(ctx, rec); err != nil {
+				return nil, err
+			}
+			return flight{&rec, false}, nil
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -218,7 +237,7 @@ func (sec *Section) get(ctx context.Context, p *providers.Property, o Options) (
 		if tags.Source == "" {
 			tags.Source = sec.Source
 		}
-		fetched := sec.svc.cfg.Now().UTC()
+		fetched := sec.svc.cfg.Now().UTC().Truncate(time.Millisecond) // as the store keeps it, so every tier renders one body and one ETag
 		rec := providers.SectionRecord{Section: sec.Name, Key: key, Data: data, Source: tags.Source,
 			Vintage: tags.Vintage, FetchedAt: fetched, ExpiresAt: fetched.Add(sec.TTL)}
 		if err := store.PutSection(ctx, rec); err != nil {
@@ -228,6 +247,14 @@ func (sec *Section) get(ctx context.Context, p *providers.Property, o Options) (
 	})
 	if err == nil {
 		f := v.(flight)
+		if f.rec.Missing {
+			tier, cache := providers.TierUpstream, CacheMiss
+			if f.reused {
+				tier, cache = providers.TierDatabase, CacheHit
+			}
+			served(ctx, providers.ReadSection, tier)
+			return sec.missing(f.rec, cache)
+		}
 		if f.reused {
 			served(ctx, providers.ReadSection, providers.TierDatabase)
 			return sec.result(f.rec, StatusOK, CacheHit), nil
@@ -254,6 +281,16 @@ func (sec *Section) result(r *providers.SectionRecord, status, cache string) Sec
 	return SectionResult{Data: r.Data, Meta: providers.SectionMeta{
 		Status: status, Source: src, Vintage: r.Vintage, FetchedAt: &fetched, ExpiresAt: &expires, Cache: cache,
 	}}
+}
+
+// missing is the result of a record saying the upstream has no data at
+// the key: unavailable, with the upstream's not-found error and the times
+// of the answer that said so.
+func (sec *Section) missing(r *providers.SectionRecord, cache string) (SectionResult, error) {
+	err := r.MissingError()
+	res := sec.result(r, StatusUnavailable, cache)
+	res.Data, res.Meta.Error = nil, err.Code
+	return res, err
 }
 
 func (sec *Section) unavailable(err error) SectionResult {
