@@ -36,7 +36,7 @@ func TestGeocodeBatchAgainstFake(t *testing.T) {
 	want := []census.BatchResult{
 		{ID: "a", Matched: true, MatchType: "Exact", Location: capitol},
 		{ID: "b"},
-		{ID: "c", Matched: true, MatchType: "Non_Exact", Location: capitol},
+		{ID: "c", Matched: true, MatchType: "Exact", Location: capitol},
 		{ID: "d", Matched: true, MatchType: "Exact", Location: providers.Location{
 			MatchedAddress: "1000 4TH AVE, SEATTLE, WA, 98104", Street: "1000 4TH AVE",
 			City: "SEATTLE", State: "WA", Zip: "98104",
