@@ -191,6 +191,10 @@ type importSummary struct {
 // time, looks each row's key up, geocodes the distinct buildings of the
 // rows not found in one batch, then saves the rows in file order, so a
 // later row of the file wins over an earlier one for the same property.
+// The geocoder is sent each building as the file writes it (see
+// address.Normalized.Building), so rows spelling one building differently
+// are rows of their own in the batch (one call all the same) and end as
+// one record through the geocoder's canonical address.
 type importer struct {
 	Store    importStore
 	Geocoder providers.BatchGeocoder

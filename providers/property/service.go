@@ -106,8 +106,12 @@ func (s *Service) Search(ctx context.Context, f providers.SearchFilter) ([]provi
 }
 
 // Lookup resolves a client-typed address to its record, creating it on
-// first sight through the geocoder. A spelling seen before costs no upstream
-// call; concurrent first lookups of one spelling make one geocoder call.
+// first sight through the geocoder. The normalized address is the identity:
+// a spelling seen before, or another spelling of an address seen before,
+// costs no upstream call, and concurrent first lookups of one address make
+// one geocoder call. The geocoder itself is sent the building as the client
+// wrote it (address.Normalized.Building), since normalizing drops what it
+// matches on, such as the apostrophe TIGER keeps in "O'BRIEN".
 //
 // Errors: KindInvalid (bad fields), KindUnprocessable (not_a_property for PO
 // boxes), KindNotFound (address_not_found), and the geocoder's upstream kinds.
