@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -21,6 +24,11 @@ var (
 		Street: "42 O'BRIEN CT", City: "BOSTON", State: "MA", Zip: "02127",
 		Lat: 42.33352, Lng: -71.04863, CountyName: "Suffolk County", StateFIPS: "25", CountyFIPS: "025",
 		Tract: "060700", Block: "2001",
+	}
+	oneilWay = providertest.CensusPlace{
+		Street: "9 O'NEIL WAY", City: "BOSTON", State: "MA", Zip: "02130",
+		Lat: 42.31012, Lng: -71.11395, CountyName: "Suffolk County", StateFIPS: "25", CountyFIPS: "025",
+		Tract: "120201", Block: "1004",
 	}
 	darcySt = providertest.CensusPlace{
 		Street: "15 D'ARCY ST", City: "BOSTON", State: "MA", Zip: "02119",
@@ -88,7 +96,7 @@ func lookupIn(t *testing.T, m *Main, street string) (int, map[string]any, map[st
 // geocoder now gets what the client wrote; the normalized key still makes
 // two spellings one record, found again without an upstream call.
 func TestLookupSendsTheGeocoderTheAddressAsWritten(t *testing.T) {
-	geo := newCensusRecorder(obrienCt, darcySt)
+	geo := newCensusRecorder(obrienCt, oneilWay, darcySt)
 	dbPath := filepath.Join(t.TempDir(), "p.db")
 	m := startMain(t, testConfig(t, dbPath), geo.mt)
 
@@ -127,6 +135,16 @@ func TestLookupSendsTheGeocoderTheAddressAsWritten(t *testing.T) {
 		t.Fatalf("the geocoder was sent street %q for the apartment, want the building %q", s[len(s)-1], "42 O'Brien Ct")
 	}
 
+	// A spelling that lost the apostrophe misses; that miss is remembered
+	// for that spelling only, not for the address, so the right spelling
+	// is still asked and found.
+	if status, _, _ := lookupIn(t, m, "9 ONeil Way"); status != 404 {
+		t.Fatalf("9 ONeil Way: status %d, want 404 (TIGER writes O'NEIL)", status)
+	}
+	if status, d, _ := lookupIn(t, m, "9 O'Neil Way"); status != 200 || d["street_address"] != "9 O'NEIL WAY" {
+		t.Fatalf("9 O'Neil Way after 9 ONeil Way missed: status %d %v, want the record", status, d)
+	}
+
 	// A phone keyboard's typographic apostrophe reaches the geocoder as
 	// the ASCII one TIGER writes.
 	if status, d, _ := lookupIn(t, m, "15 D\u2019Arcy St"); status != 200 || d["street_address"] != "15 D'ARCY ST" {
@@ -135,7 +153,56 @@ func TestLookupSendsTheGeocoderTheAddressAsWritten(t *testing.T) {
 	if s := geo.streetsSent(t); s[len(s)-1] != "15 D'Arcy St" {
 		t.Fatalf("the geocoder was sent %q, want %q", s[len(s)-1], "15 D'Arcy St")
 	}
-	if n := relDbCounts(t, dbPath)["properties"]; n != 3 {
-		t.Fatalf("records = %d, want 3 (O'Brien, its apartment, D'Arcy)", n)
+	if n := relDbCounts(t, dbPath)["properties"]; n != 4 {
+		t.Fatalf("records = %d, want 4 (O'Brien, its apartment, O'Neil, D'Arcy)", n)
+	}
+}
+
+// TestBatchSpellingsOfOneAddressAreOneRecord: a batch holding a spelling
+// the geocoder cannot match and one it can, of the same address, answers
+// both with the one record, whichever is asked first.
+func TestBatchSpellingsOfOneAddressAreOneRecord(t *testing.T) {
+	geo := newCensusRecorder(obrienCt)
+	dbPath := filepath.Join(t.TempDir(), "p.db")
+	m := startMain(t, testConfig(t, dbPath), geo.mt)
+
+	body, _ := json.Marshal(map[string]any{"addresses": []map[string]string{
+		{"street": "42 OBrien Ct", "city": "Boston", "state": "MA"},
+		{"street": "42 O'Brien Court", "city": "Boston", "state": "MA"},
+		{"street": "42 o'brien ct", "city": "Boston", "state": "MA"},
+	}})
+	req, _ := http.NewRequest(http.MethodPost, "http://"+m.Addr()+"/v1/properties/batch", bytes.NewReader(body))
+	req.Header.Set("X-API-Key", demoKey)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var out struct {
+		Data struct {
+			Results []map[string]any `json:"results"`
+			Errors  []map[string]any `json:"errors"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &out); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("batch: %d %s", resp.StatusCode, raw)
+	}
+	if len(out.Data.Results) != 3 || len(out.Data.Errors) != 0 {
+		t.Fatalf("batch answered %d results and errors %v, want the three spellings found", len(out.Data.Results), out.Data.Errors)
+	}
+	for _, r := range out.Data.Results {
+		if r["id"] != out.Data.Results[0]["id"] || r["street_address"] != "42 O'BRIEN CT" {
+			t.Fatalf("results = %v, want one record for every spelling", out.Data.Results)
+		}
+	}
+	if n := relDbCounts(t, dbPath)["properties"]; n != 1 {
+		t.Fatalf("records = %d, want 1", n)
+	}
+	// Each spelling is asked at most once: the two with an apostrophe
+	// share a flight, or the later one finds the record.
+	if n := len(geo.sent()); n > 2 {
+		t.Fatalf("the geocoder was called %d times: %q", n, geo.streetsSent(t))
 	}
 }
