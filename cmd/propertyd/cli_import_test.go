@@ -51,16 +51,19 @@ type importEnv struct {
 	db     string
 	config string
 	mt     *httpmock.MockTransport
-	sent   []int // addresses sent by each batch call
+	sent   []int    // addresses sent by each batch call
+	files  []string // the address file of each batch call
 }
 
-func newImportEnv(t *testing.T) *importEnv {
+// newImportEnv returns an env whose fake geocoder knows the import tests'
+// places and extra.
+func newImportEnv(t *testing.T, extra ...providertest.CensusPlace) *importEnv {
 	t.Helper()
 	dir := t.TempDir()
 	e := &importEnv{t: t, dir: dir, db: filepath.Join(dir, "p.db"), config: filepath.Join("..", "..", "config.yaml"),
 		mt: httpmock.NewMockTransport()}
 	t.Setenv("PROPERTYD_DATABASE", e.db)
-	places := []providertest.CensusPlace{cedarSprings, commerceSt, southCongress}
+	places := append([]providertest.CensusPlace{cedarSprings, commerceSt, southCongress}, extra...)
 	providertest.RegisterCensusGeocoder(e.mt, census.DefaultBaseURL, places...)
 	// Batch calls go through a second fake that also records how many
 	// addresses each call sent.
@@ -80,11 +83,16 @@ func newImportEnv(t *testing.T) *importEnv {
 		if err != nil {
 			return nil, err
 		}
-		rows, err := csv.NewReader(f).ReadAll()
+		file, err := io.ReadAll(f)
+		if err != nil {
+			return nil, err
+		}
+		rows, err := csv.NewReader(bytes.NewReader(file)).ReadAll()
 		if err != nil {
 			return nil, err
 		}
 		e.sent = append(e.sent, len(rows))
+		e.files = append(e.files, string(file))
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		return inner.RoundTrip(req)
 	})
@@ -188,10 +196,11 @@ func TestImportIsIdempotentAndUpdatesAttributes(t *testing.T) {
 	if want := summaryOf(9, 5, 4, 0, 1, 4) + "failures:    " + failuresPath + "\n"; r.stdout != want {
 		t.Fatalf("first run summary:\n%s\nwant:\n%s", r.stdout, want)
 	}
-	// Rows 1 and 2 share a building, the PO box, the bad state and the bad
-	// bedrooms are not sent: 5 addresses in one call.
-	if r.batchCalls != 1 || !slices.Equal(r.sent, []int{5}) {
-		t.Fatalf("first run made %d batch calls sending %v addresses, want 1 call with 5", r.batchCalls, r.sent)
+	// The PO box, the bad state and the bad bedrooms are not sent; rows 1
+	// and 2 share a building but spell it differently, and the geocoder
+	// gets each spelling as written: 6 addresses in one call.
+	if r.batchCalls != 1 || !slices.Equal(r.sent, []int{6}) {
+		t.Fatalf("first run made %d batch calls sending %v addresses, want 1 call with 6", r.batchCalls, r.sent)
 	}
 	first := e.records()
 	type attrs struct {
@@ -349,6 +358,53 @@ func TestImportLaterRowsWinWithinAndAcrossChunks(t *testing.T) {
 				t.Fatalf("%d batch calls, want 1: the second run resolves every row", calls)
 			}
 		})
+	}
+}
+
+// TestImportSendsTheGeocoderTheAddressAsWritten: the batch file carries
+// each building as the import file writes it, so a street whose TIGER name
+// keeps an apostrophe is matched, and rows spelling one address
+// differently still end as one record, even when the geocoder cannot
+// match one of the spellings.
+func TestImportSendsTheGeocoderTheAddressAsWritten(t *testing.T) {
+	e := newImportEnv(t, obrienCt, darcySt)
+	csvText := "street,unit,city,state,bedrooms\n" +
+		"42 OBrien Ct,,Boston,MA,3\n" + // not TIGER's spelling, but the key of the next row
+		"42 O'Brien Court,,Boston,MA,\n" +
+		"\"42 O'Brien Ct, Apt 4\",,Boston,MA,1\n" +
+		"15 D\u2019Arcy St,4B,Boston,MA,\n"
+	r := csv.NewReader(strings.NewReader(csvText))
+	header, _ := r.Read()
+	h, err := parseImportHeader(header)
+	if err != nil {
+		t.Fatal(err)
+	}
+	im := e.importer(0)
+	sum, err := im.run(context.Background(), h, r)
+	if err != nil {
+		t.Fatalf("import: %v; the geocoder was sent %q", err, e.files)
+	}
+	if want := (importSummary{Read: 4, Matched: 4, Created: 3, Unchanged: 1}); sum != want {
+		t.Fatalf("summary %+v, want %+v", sum, want)
+	}
+	// One batch call; every building as written, without its unit, the
+	// apostrophes as TIGER writes them.
+	wantFile := "1,42 OBrien Ct,Boston,MA,\n2,42 O'Brien Court,Boston,MA,\n3,42 O'Brien Ct,Boston,MA,\n4,15 D'Arcy St,Boston,MA,\n"
+	if len(e.files) != 1 || e.files[0] != wantFile {
+		t.Fatalf("the geocoder was sent %q, want one file %q", e.files, wantFile)
+	}
+	type rec struct{ street, unit string }
+	var got []rec
+	for _, p := range e.records() {
+		got = append(got, rec{p.StreetAddress, p.Unit})
+	}
+	want := []rec{{"42 O'BRIEN CT", ""}, {"42 O'BRIEN CT", "APT 4"}, {"15 D'ARCY ST", "# 4B"}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("records %+v, want %+v", got, want)
+	}
+	p, err := im.Store.PropertyByKey(context.Background(), "42 OBRIEN CT||BOSTON|MA|")
+	if err != nil || p.Bedrooms == nil || *p.Bedrooms != 3 {
+		t.Fatalf("record by key: %+v, %v; want the first row's 3 bedrooms", p, err)
 	}
 }
 

@@ -191,6 +191,10 @@ type importSummary struct {
 // time, looks each row's key up, geocodes the distinct buildings of the
 // rows not found in one batch, then saves the rows in file order, so a
 // later row of the file wins over an earlier one for the same property.
+// The geocoder is sent each building as the file writes it (see
+// address.Normalized.Building), so rows spelling one building differently
+// are rows of their own in the batch (one call all the same) and end as
+// one record through the geocoder's canonical address.
 type importer struct {
 	Store    importStore
 	Geocoder providers.BatchGeocoder
@@ -309,6 +313,7 @@ func (im *importer) chunk(ctx context.Context, rows []importRow, sum *importSumm
 		if len(matches) != len(addrs) {
 			return fmt.Errorf("the geocoder answered %d of %d addresses", len(matches), len(addrs))
 		}
+		shareMatches(rows, matches)
 		im.nameCounties(ctx, matches, sum.Read-len(rows))
 	}
 
@@ -380,6 +385,26 @@ func (im *importer) chunk(ctx context.Context, rows []importRow, sum *importSumm
 	}
 	im.progress(sum.Read, "saving", false)
 	return nil
+}
+
+// shareMatches gives a row whose spelling the geocoder could not match the
+// match of another row of the chunk with the same key: they are one
+// property ("42 OBrien Ct" and "42 O'Brien Ct", where TIGER knows only
+// the second), as they would be had the matching row been imported first.
+func shareMatches(rows []importRow, matches []providers.BatchMatch) {
+	matched := map[string]int{}
+	for i := range rows {
+		if g := rows[i].geo; g >= 0 && matches[g].Err == nil {
+			matched[rows[i].n.Key()] = g
+		}
+	}
+	for i := range rows {
+		if g := rows[i].geo; g >= 0 && matches[g].Err != nil {
+			if j, ok := matched[rows[i].n.Key()]; ok {
+				rows[i].geo = j
+			}
+		}
+	}
 }
 
 // nameCounties fills in the county names the batch answer lacks, through

@@ -17,9 +17,11 @@ const MaxLen = 100
 // or private mailbox: a mail drop, not a building, so nothing to look up.
 const CodeNotAProperty = "not_a_property"
 
-// Normalized is a client address in the standard form that identifies it:
-// two spellings of one address normalize to equal values. The zero value is
-// no address. It is a plain value, safe to copy and share.
+// Normalized is a client address in the standard form that identifies it,
+// with the building address as the client wrote it: two spellings of one
+// address normalize to equal Street, Unit, City, State and Zip, hence equal
+// keys, and keep their own Written. The zero value is no address. It is a
+// plain value, safe to copy and share.
 type Normalized struct {
 	// Street is the building address in USPS standard form: upper case,
 	// punctuation removed (except a '-' or '/' between two digits, as in
@@ -40,6 +42,20 @@ type Normalized struct {
 	// Zip is the five-digit ZIP code (the +4 of a ZIP+4 is dropped, since
 	// geocoders match on five digits); empty when the client gave none.
 	Zip string
+
+	// Written is the building address as the client wrote it, which is
+	// what the geocoder is sent (see Building); it is no part of the
+	// identity. Its Street is the client's street line with blanks
+	// trimmed and collapsed, typographic apostrophes and the backtick
+	// written as the ASCII apostrophe TIGER street names use, and the
+	// unit, when one was parsed off, cut away with the separators before
+	// it ("42 O'Brien Court, Apt 4" is "42 O'Brien Court"). Its City is
+	// the client's with blanks trimmed and collapsed and apostrophes
+	// written the same way. Its State and Zip are the normalized ones: the
+	// USPS code, which the geocoder is known to accept where a state name
+	// is not, and the five digits geocoders match on; neither loses
+	// anything the geocoder could use.
+	Written providers.Address
 }
 
 // Key returns the stable lookup key of the whole address, unit included:
@@ -51,8 +67,16 @@ func (n Normalized) Key() string {
 }
 
 // Building returns what is sent to the geocoder: the building address
-// without the unit, which geocoders do not match on.
+// without the unit, which geocoders do not match on, as the client wrote it
+// (Written). Normalization is for identity only: it drops what the
+// geocoder may need, such as the apostrophe that TIGER keeps in "O'BRIEN"
+// or the hyphen of "I-95", and rewrites words the geocoder reads for
+// itself ("North West End Ave"). A Normalized made by hand, with no
+// Written street, gives its normalized building.
 func (n Normalized) Building() providers.Address {
+	if n.Written.Street != "" {
+		return n.Written
+	}
 	return providers.Address{Street: n.Street, City: n.City, State: n.State, Zip: n.Zip}
 }
 
@@ -113,7 +137,9 @@ func Normalize(a providers.Address) (Normalized, error) {
 	}
 
 	var buf [maxTokens]string
-	toks := tokenize(strings.ToUpper(street), buf[:0])
+	var abuf [maxTokens]int
+	upper := strings.ToUpper(street)
+	toks, at := tokenizeAt(upper, buf[:0], abuf[:0])
 	if isPOBox(toks) {
 		return Normalized{}, &providers.Error{
 			Kind:    providers.KindUnprocessable,
@@ -124,8 +150,15 @@ func Normalize(a providers.Address) (Normalized, error) {
 		}
 	}
 	n := Normalized{State: stateCode, Zip: zip5}
-	n.Street, n.Unit = normalizeStreet(toks, true)
+	var end int
+	n.Street, n.Unit, end = normalizeStreet(toks, true)
 	n.City = City(city)
+	cut := len(upper)
+	if end < len(at) {
+		cut = at[end]
+	}
+	n.Written = providers.Address{Street: writtenStreet(street, upper, cut), City: asWritten(city),
+		State: stateCode, Zip: zip5}
 	return n, nil
 }
 
@@ -265,7 +298,7 @@ func Canonical(matchedAddress string) string {
 		switch i {
 		case 0:
 			var buf [maxTokens]string
-			street, _ := normalizeStreet(tokenize(strings.ToUpper(part), buf[:0]), false)
+			street, _, _ := normalizeStreet(tokenize(strings.ToUpper(part), buf[:0]), false)
 			b.WriteString(street)
 		case 2:
 			b.WriteString(canonicalPart(part, StateCode))

@@ -283,9 +283,13 @@ func TestKeyAndBuilding(t *testing.T) {
 	if got, want := n.Key(), "123 N MAIN ST|APT 4B|SPRINGFIELD|IL|62701"; got != want {
 		t.Errorf("Key() = %q, want %q", got, want)
 	}
-	want := providers.Address{Street: "123 N MAIN ST", City: "SPRINGFIELD", State: "IL", Zip: "62701"}
+	want := providers.Address{Street: "123 North Main Street", City: "Springfield", State: "IL", Zip: "62701"}
 	if got := n.Building(); got != want {
-		t.Errorf("Building() = %+v, want %+v (the geocoder must not get the unit)", got, want)
+		t.Errorf("Building() = %+v, want %+v (the geocoder gets the building as written, without the unit)", got, want)
+	}
+	hand := address.Normalized{Street: "123 N MAIN ST", Unit: "APT 4B", City: "SPRINGFIELD", State: "IL"}
+	if got, want := hand.Building(), (providers.Address{Street: "123 N MAIN ST", City: "SPRINGFIELD", State: "IL"}); got != want {
+		t.Errorf("Building() of a Normalized made by hand = %+v, want its normalized building %+v", got, want)
 	}
 
 	n, err = address.Normalize(providers.Address{Street: "9 Elm Rd", State: "VA"})
@@ -294,6 +298,65 @@ func TestKeyAndBuilding(t *testing.T) {
 	}
 	if got, want := n.Key(), "9 ELM RD|||VA|"; got != want {
 		t.Errorf("Key() with empty parts = %q, want %q", got, want)
+	}
+}
+
+// TestBuildingIsWhatTheClientWrote protects what the geocoder is sent. The
+// normalized form drops what a geocoder matches on (TIGER keeps the
+// apostrophe of "O'BRIEN" and the hyphen of "I-95"; "North Shore Rd" is a
+// name, not a directional), so it is for identity only: the geocoder gets
+// the client's text, without the unit the record keeps apart.
+func TestBuildingIsWhatTheClientWrote(t *testing.T) {
+	tests := []struct {
+		name string
+		in   providers.Address
+		want providers.Address
+	}{
+		{"apostrophe kept", providers.Address{Street: "42 O'Brien Ct", City: "Boston", State: "MA"},
+			providers.Address{Street: "42 O'Brien Ct", City: "Boston", State: "MA"}},
+		{"typographic apostrophe as TIGER writes it", providers.Address{Street: "42 O\u2019Brien Ct", City: "Coeur d\u2019Alene", State: "ID"},
+			providers.Address{Street: "42 O'Brien Ct", City: "Coeur d'Alene", State: "ID"}},
+		{"backtick typed for an apostrophe", providers.Address{Street: "42 O`Brien Ct", State: "MA"},
+			providers.Address{Street: "42 O'Brien Ct", State: "MA"}},
+		{"suffix and directionals as typed", providers.Address{Street: "123 North Main Street West", State: "Illinois", Zip: "62701-1234"},
+			providers.Address{Street: "123 North Main Street West", State: "IL", Zip: "62701"}},
+		{"hyphens and periods as typed", providers.Address{Street: "2200 I-95 Frontage Rd.", City: "Wilkes-Barre", State: "PA"},
+			providers.Address{Street: "2200 I-95 Frontage Rd.", City: "Wilkes-Barre", State: "PA"}},
+		{"queens house number", providers.Address{Street: "123-45 67th Ave", City: "Queens", State: "NY"},
+			providers.Address{Street: "123-45 67th Ave", City: "Queens", State: "NY"}},
+		{"blanks trimmed and collapsed", providers.Address{Street: "  12   Elm\u00a0 St ", City: " St.  Louis ", State: " mo "},
+			providers.Address{Street: "12 Elm St", City: "St. Louis", State: "MO"}},
+		{"unit cut with its comma", providers.Address{Street: "42 O'Brien Court, Apt. 4", State: "MA"},
+			providers.Address{Street: "42 O'Brien Court", State: "MA"}},
+		{"pound-sign unit", providers.Address{Street: "500 Elm Avenue #12", State: "VA"},
+			providers.Address{Street: "500 Elm Avenue", State: "VA"}},
+		{"several units", providers.Address{Street: "400 E St S.W. - Bldg C Apt 4", State: "DC"},
+			providers.Address{Street: "400 E St S.W.", State: "DC"}},
+		{"designator run into its number", providers.Address{Street: "9 Rue d'Orléans Apt4B", State: "LA"},
+			providers.Address{Street: "9 Rue d'Orléans", State: "LA"}},
+		{"standalone designator in brackets", providers.Address{Street: "77 Sunset Blvd (Rear)", State: "CA"},
+			providers.Address{Street: "77 Sunset Blvd", State: "CA"}},
+		{"a street named like a unit stays whole", providers.Address{Street: "123 Lot St", State: "IL"},
+			providers.Address{Street: "123 Lot St", State: "IL"}},
+		{"unicode as typed", providers.Address{Street: "12 Calle Ñandú Apt 3", City: "Cataño", State: "PR"},
+			providers.Address{Street: "12 Calle Ñandú", City: "Cataño", State: "PR"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n, err := address.Normalize(tt.in)
+			if err != nil {
+				t.Fatalf("Normalize(%+v): %v", tt.in, err)
+			}
+			if got := n.Building(); got != tt.want {
+				t.Errorf("the geocoder would be sent %+v, want %+v", got, tt.want)
+			}
+			// The text sent is the same building: it normalizes to the
+			// identity's street, with no unit left in it.
+			b, err := address.Normalize(n.Building())
+			if err != nil || b.Street != n.Street || b.Unit != "" {
+				t.Errorf("Building() %+v normalizes to %q unit %q (%v), want %q and no unit", n.Building(), b.Street, b.Unit, err, n.Street)
+			}
+		})
 	}
 }
 

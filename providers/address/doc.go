@@ -9,6 +9,14 @@
 // that form, and Canonical applies the same rules to the geocoder's matched
 // address so the store's unique constraint compares like with like.
 //
+// The normalized form is for identity only: it drops what a geocoder matches
+// on (TIGER street names keep the apostrophe of "O'BRIEN", the hyphen of
+// "I-95"; "North Shore Rd" may be a name rather than a directional), so the
+// geocoder is sent Normalized.Written instead, through Building: the
+// client's own street and city, trimmed, blanks collapsed, typographic
+// apostrophes written as ASCII ones, and the unit cut off the street; the
+// state as its USPS code and the ZIP as five digits.
+//
 // The street rules:
 //
 //   - Upper case (strings.ToUpper, so "Calle Ñandú" is "CALLE ÑANDÚ"),

@@ -13,14 +13,15 @@ import (
 // names none. It is safe for concurrent use.
 func ParseUnit(street string) (building, unit string) {
 	var buf [maxTokens]string
-	return normalizeStreet(tokenize(strings.ToUpper(street), buf[:0]), true)
+	building, unit, _ = normalizeStreet(tokenize(strings.ToUpper(street), buf[:0]), true)
+	return building, unit
 }
 
 // normalizeStreet turns the tokens of an upper-cased street line into the
 // normalized building street and, when withUnit is set, the unit parsed off
-// its end.
-func normalizeStreet(toks []string, withUnit bool) (building, unit string) {
-	end := len(toks)
+// its end, which starts at toks[end] (end is len(toks) when there is none).
+func normalizeStreet(toks []string, withUnit bool) (building, unit string, end int) {
+	end = len(toks)
 	if withUnit {
 		var cbuf [maxTokens + 1]int
 		p := newUnitParser(toks, cbuf[:0])
@@ -36,7 +37,7 @@ func normalizeStreet(toks []string, withUnit bool) (building, unit string) {
 		}
 		unit = joinUnits(units)
 	}
-	return buildingStreet(dropHashes(toks[:end])), unit
+	return buildingStreet(dropHashes(toks[:end])), unit, end
 }
 
 // unitParser parses units off the end of a street line. It precomputes what

@@ -26,6 +26,14 @@ const maxTokens = 64
 // digit or mark separates words. Because a token re-tokenizes to itself,
 // normalized output parses exactly as the input it came from.
 func tokenize(u string, toks []string) []string {
+	toks, _ = tokenizeAt(u, toks, nil)
+	return toks
+}
+
+// tokenizeAt is tokenize that also appends to at, unless at is nil, the
+// byte offset in u where each token starts, so that a cut between tokens
+// can be made in the text as typed (see writtenStreet).
+func tokenizeAt(u string, toks []string, at []int) ([]string, []int) {
 	start := -1    // byte offset of the current token, or -1
 	clean := false // the current token holds characters to drop
 	var last rune  // last word character of the current token
@@ -57,17 +65,26 @@ func tokenize(u string, toks []string) []string {
 				}
 			}
 			toks = appendToken(toks, u[start:i], clean)
+			if at != nil {
+				at = append(at, start)
+			}
 			start, clean = -1, false
 		}
 		if r == '#' && (len(toks) == 0 || toks[len(toks)-1] != hash) {
 			toks = append(toks, hash) // "##" is one pound sign
+			if at != nil {
+				at = append(at, i)
+			}
 		}
 		i = next
 	}
 	if start >= 0 {
 		toks = appendToken(toks, u[start:], clean)
+		if at != nil {
+			at = append(at, start)
+		}
 	}
-	return toks
+	return toks, at
 }
 
 // appendToken appends the word text; when clean is set it first drops the

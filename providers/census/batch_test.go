@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -36,7 +37,7 @@ func TestGeocodeBatchAgainstFake(t *testing.T) {
 	want := []census.BatchResult{
 		{ID: "a", Matched: true, MatchType: "Exact", Location: capitol},
 		{ID: "b"},
-		{ID: "c", Matched: true, MatchType: "Non_Exact", Location: capitol},
+		{ID: "c", Matched: true, MatchType: "Exact", Location: capitol},
 		{ID: "d", Matched: true, MatchType: "Exact", Location: providers.Location{
 			MatchedAddress: "1000 4TH AVE, SEATTLE, WA, 98104", Street: "1000 4TH AVE",
 			City: "SEATTLE", State: "WA", Zip: "98104",
@@ -89,6 +90,48 @@ func TestGeocodeBatchSendsMultipartCSV(t *testing.T) {
 	}
 	if benchmark != "4" || vintage != "4" {
 		t.Errorf("benchmark, vintage = %q, %q; want 4, 4", benchmark, vintage)
+	}
+}
+
+// TestGeocodeBatchSendsTheTextIntact: the address file carries the
+// client's text, quoted as CSV needs (commas, double quotes), so the
+// upstream reads back every field as typed.
+func TestGeocodeBatchSendsTheTextIntact(t *testing.T) {
+	var file string
+	mt := httpmock.NewMockTransport()
+	mt.RegisterResponder(http.MethodPost, census.DefaultBaseURL+"/geographies/addressbatch",
+		func(req *http.Request) (*http.Response, error) {
+			f, _, err := req.FormFile("addressFile")
+			if err != nil {
+				return httpmock.NewStringResponse(400, err.Error()), nil
+			}
+			b, _ := io.ReadAll(f)
+			file = string(b)
+			return httpmock.NewStringResponse(200, "\"1\",\"x\",\"No_Match\"\n\"2\",\"y\",\"No_Match\"\n\"3\",\"z\",\"No_Match\"\n"), nil
+		})
+	rows := []census.BatchRow{
+		{ID: "1", Address: providers.Address{Street: "42 O'Brien Ct", City: "Boston", State: "MA"}},
+		{ID: "2", Address: providers.Address{Street: `12 "Old" Mill Rd, Rear`, City: "Coeur d'Alene", State: "ID", Zip: "83814"}},
+		{ID: "3", Address: providers.Address{Street: "5 Rock & Roll Ln #4", City: "Cataño", State: "PR"}},
+	}
+	if _, err := newClient(t, mt, nil).GeocodeBatch(context.Background(), rows); err != nil {
+		t.Fatalf("GeocodeBatch: %v", err)
+	}
+	want := "1,42 O'Brien Ct,Boston,MA,\n" +
+		"2,\"12 \"\"Old\"\" Mill Rd, Rear\",Coeur d'Alene,ID,83814\n" +
+		"3,5 Rock & Roll Ln #4,Cataño,PR,\n"
+	if file != want {
+		t.Fatalf("addressFile =\n%q\nwant\n%q", file, want)
+	}
+	recs, err := csv.NewReader(strings.NewReader(file)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range rows {
+		a := r.Address
+		if got := recs[i]; !slices.Equal(got, []string{r.ID, a.Street, a.City, a.State, a.Zip}) {
+			t.Errorf("row %d reads back as %q, want %+v", i+1, got, a)
+		}
 	}
 }
 

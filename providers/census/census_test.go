@@ -133,6 +133,45 @@ func TestGeocodeSendsParameters(t *testing.T) {
 	}
 }
 
+// TestGeocodeSendsTheStreetIntact: the service sends the client's own text,
+// so every character a street or city may hold must reach the upstream as
+// typed, percent-encoded: an apostrophe TIGER matches on, '&' and '#' that
+// would otherwise end the parameter or the query, '+' that would become a
+// blank, non-ASCII letters.
+func TestGeocodeSendsTheStreetIntact(t *testing.T) {
+	tests := []struct {
+		addr providers.Address
+		raw  string // the query exactly as the upstream receives it
+	}{
+		{providers.Address{Street: "42 O'Brien Ct", City: "Boston", State: "MA"},
+			"benchmark=Public_AR_Current&city=Boston&format=json&state=MA&street=42+O%27Brien+Ct&vintage=Current_Current"},
+		{providers.Address{Street: "5 Rock & Roll Ln #4", City: "Coeur d'Alene", State: "ID", Zip: "83814"},
+			"benchmark=Public_AR_Current&city=Coeur+d%27Alene&format=json&state=ID&street=5+Rock+%26+Roll+Ln+%234&vintage=Current_Current&zip=83814"},
+		{providers.Address{Street: "12 Calle Ñandú", City: "Cataño", State: "PR"},
+			"benchmark=Public_AR_Current&city=Cata%C3%B1o&format=json&state=PR&street=12+Calle+%C3%91and%C3%BA&vintage=Current_Current"},
+		{providers.Address{Street: "1/2 A+B=C? 100% \"Main\" St;", State: "IL"},
+			"benchmark=Public_AR_Current&format=json&state=IL&street=1%2F2+A%2BB%3DC%3F+100%25+%22Main%22+St%3B&vintage=Current_Current"},
+	}
+	for _, tt := range tests {
+		var raw string
+		mt := httpmock.NewMockTransport()
+		mt.RegisterResponder(http.MethodGet, census.DefaultBaseURL+"/geographies/address",
+			func(req *http.Request) (*http.Response, error) {
+				raw = req.URL.RawQuery
+				return httpmock.NewBytesResponse(http.StatusOK, testdata(t, "no_match.json")), nil
+			})
+		_, _ = newClient(t, mt, nil).Geocode(context.Background(), tt.addr)
+		if raw != tt.raw {
+			t.Errorf("Geocode(%+v) sent the query\n%s\nwant\n%s", tt.addr, raw, tt.raw)
+			continue
+		}
+		q, err := url.ParseQuery(raw)
+		if err != nil || q.Get("street") != tt.addr.Street || q.Get("city") != tt.addr.City {
+			t.Errorf("the upstream decodes street %q city %q (%v), want %q and %q", q.Get("street"), q.Get("city"), err, tt.addr.Street, tt.addr.City)
+		}
+	}
+}
+
 func TestGeocodeNoMatch(t *testing.T) {
 	t.Run("fake", func(t *testing.T) {
 		c, mt := fakeClient(t, coloradoCapitol)

@@ -13,6 +13,14 @@
 //   - POST geographies/addressbatch (multipart/form-data: addressFile, benchmark,
 //     vintage) for GeocodeBatch, at most MaxBatchRows rows per call.
 //
+// Addresses are sent as given, neither normalized nor abbreviated: the
+// upstream matches against TIGER names, which keep apostrophes ("O'BRIEN")
+// and hyphens, and parses suffixes and directionals itself. Query values
+// are percent-encoded, so an apostrophe, '&', '#', '+' or a non-ASCII
+// letter arrives as typed; the address file is CSV with a field holding a
+// comma or a double quote quoted, and blanks and line breaks inside a field
+// collapsed to one space.
+//
 // Options (config.yaml): benchmark (default Public_AR_Current) and vintage
 // (default Current_Current); both accept a name or a numeric id and must
 // belong together. Any other option is rejected.

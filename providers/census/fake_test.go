@@ -197,7 +197,8 @@ func TestFakeOneLineAddress(t *testing.T) {
 		{"200 e. colfax ave., denver co", "200 E COLFAX AVE, DENVER, CO, 80203"},
 		{"200 E Colfax Ave, Denver, WA", ""},
 		{"1000 4th Ave Seattle WA 98104", "1000 4TH AVE, SEATTLE, WA, 98104"},
-		{"1000 4th Avenue, Seattle, WA", ""}, // not an alias
+		{"1000 4th Avenue, Seattle, WA", "1000 4TH AVE, SEATTLE, WA, 98104"}, // as "1600 Pennsylvania Avenue NW" in the recording
+		{"1000 Fourth Avenue, Seattle, WA", ""},                              // an ordinal spelled out is not assumed
 	}
 	for _, tt := range tests {
 		q := url.Values{"address": {tt.address}, "benchmark": {"Public_AR_Current"}, "vintage": {"Current_Current"}, "format": {"json"}}
@@ -220,6 +221,48 @@ func TestFakeOneLineAddress(t *testing.T) {
 			t.Errorf("onelineaddress %q matched %q, want %q", tt.address, got, tt.want)
 		}
 	}
+}
+
+// TestFakeComparesStreetsAsTheRecordingsShow holds the fake's street
+// matching to what the real geocoder was seen to accept, and to TIGER's
+// apostrophes: a fake more tolerant than the upstream would hide a client
+// that damages the street before sending it.
+func TestFakeComparesStreetsAsTheRecordingsShow(t *testing.T) {
+	tests := []struct {
+		sent, tiger string
+		want        bool
+	}{
+		// Seen in the recordings.
+		{"2525 buckelew dr", "2525 BUCKELEW DR", true},
+		{"1600 Pennsylvania Avenue NW", "1600 PENNSYLVANIA AVE NW", true},
+		{"3 Gramercy Park West", "3 GRAMERCY PARK W", true},
+		{"1000 4th Ave.", "1000 4TH AVE", true},
+		// An apostrophe is part of a TIGER name.
+		{"42 O'Brien Court", "42 O'BRIEN CT", true},
+		{"42 o'brien ct", "42 O'BRIEN CT", true},
+		{"42 OBRIEN CT", "42 O'BRIEN CT", false},
+		{"42 O’Brien Ct", "42 O'BRIEN CT", false},
+		// A directional that is the name stays the name.
+		{"100 North St", "100 N ST", false},
+		{"100 North St", "100 NORTH ST", true},
+		{"350 Fifth Ave", "350 5TH AVE", false},
+		{"", "", false},
+	}
+	for _, tt := range tests {
+		if got := providertest.CensusSameStreet(tt.sent, tt.tiger); got != tt.want {
+			t.Errorf("CensusSameStreet(%q, %q) = %v, want %v", tt.sent, tt.tiger, got, tt.want)
+		}
+	}
+
+	// The address route answers by that rule.
+	obrien := providertest.CensusPlace{Street: "42 O'BRIEN CT", City: "BOSTON", State: "MA", Zip: "02127",
+		Lat: 42.33, Lng: -71.05, CountyName: "Suffolk County", StateFIPS: "25", CountyFIPS: "025", Tract: "060700"}
+	c, _ := fakeClient(t, obrien)
+	if _, err := c.Geocode(context.Background(), providers.Address{Street: "42 o'brien court", State: "MA"}); err != nil {
+		t.Errorf("Geocode with the apostrophe: %v, want a match", err)
+	}
+	_, err := c.Geocode(context.Background(), providers.Address{Street: "42 OBRIEN CT", State: "MA"})
+	wantError(t, err, providers.KindNotFound, "address_not_found")
 }
 
 func TestFakeBatchAnswerHasTheRecordedShape(t *testing.T) {

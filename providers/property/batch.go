@@ -30,8 +30,10 @@ type BatchOutcome struct {
 // Batch looks every item up as Lookup does, concurrently within the
 // configured bound, and returns one outcome per item in input order: no
 // item is ever dropped and one bad address never fails the others. Items
-// that normalize to the same address share one lookup (one geocoder call).
-// The caller validates the batch size.
+// with the same spelling share one lookup; items that spell one address
+// differently share its geocoder call as concurrent lookups do (see
+// Lookup), and each spelling is asked of the geocoder only when the one
+// asked first found no match. The caller validates the batch size.
 func (s *Service) Batch(ctx context.Context, items []BatchItem) []BatchOutcome {
 	out := make([]BatchOutcome, len(items))
 	byKey := map[string][]int{}
@@ -45,7 +47,7 @@ func (s *Service) Batch(ctx context.Context, items []BatchItem) []BatchOutcome {
 			continue
 		}
 		norm[i] = n
-		k := n.Key()
+		k := n.Key() + missKey(n.Building())
 		if _, seen := byKey[k]; !seen {
 			keys = append(keys, k)
 		}
@@ -68,5 +70,22 @@ func (s *Service) Batch(ctx context.Context, items []BatchItem) []BatchOutcome {
 		}()
 	}
 	wg.Wait()
+	// A spelling the geocoder could not match takes the record another
+	// spelling of the same address found: they are one property, as they
+	// would be had that spelling been looked up first.
+	found := map[string]int{}
+	for i, o := range out {
+		if o.Err == nil {
+			found[norm[i].Key()] = i
+		}
+	}
+	for i, o := range out {
+		if providers.CodeOf(o.Err) != providers.ErrNoMatch.Code {
+			continue
+		}
+		if j, ok := found[norm[i].Key()]; ok {
+			out[i].Property, out[i].FromDatabase, out[i].Err = out[j].Property, out[j].FromDatabase, nil
+		}
+	}
 	return out
 }

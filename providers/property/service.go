@@ -106,8 +106,12 @@ func (s *Service) Search(ctx context.Context, f providers.SearchFilter) ([]provi
 }
 
 // Lookup resolves a client-typed address to its record, creating it on
-// first sight through the geocoder. A spelling seen before costs no upstream
-// call; concurrent first lookups of one spelling make one geocoder call.
+// first sight through the geocoder. The normalized address is the identity:
+// a spelling seen before, or another spelling of an address seen before,
+// costs no upstream call, and concurrent first lookups of one address make
+// one geocoder call. The geocoder itself is sent the building as the client
+// wrote it (address.Normalized.Building), since normalizing drops what it
+// matches on, such as the apostrophe TIGER keeps in "O'BRIEN".
 //
 // Errors: KindInvalid (bad fields), KindUnprocessable (not_a_property for PO
 // boxes), KindNotFound (address_not_found), and the geocoder's upstream kinds.
@@ -128,40 +132,68 @@ func (s *Service) lookupNormalized(ctx context.Context, n address.Normalized) (*
 	} else if providers.KindOf(err) != providers.KindNotFound {
 		return nil, Source{}, err
 	}
-	if _, missed := s.cfg.Cache.Get("miss:" + key); missed {
+	sent := n.Building()
+	if _, missed := s.cfg.Cache.Get(missKey(sent)); missed {
 		return nil, Source{}, providers.ErrNoMatch
 	}
-	type result struct {
-		p       *providers.Property
-		created bool
+	v, err := s.shared(ctx, "geo:"+key, func(ctx context.Context) (any, error) { return s.geocode(ctx, n) })
+	if g, ok := v.(geocoded); ok && g.sent != sent && providers.CodeOf(err) == providers.ErrNoMatch.Code {
+		// The flight this lookup joined asked with another spelling of the
+		// address, which the geocoder could not match; ours may match
+		// (it has the apostrophe the other left out), so it is asked too.
+		v, err = s.shared(ctx, "geo:"+key+missKey(sent), func(ctx context.Context) (any, error) { return s.geocode(ctx, n) })
 	}
-	v, err := s.shared(ctx, "geo:"+key, func(ctx context.Context) (any, error) {
-		// A flight that finished between our read and this one saved the
-		// record: use it rather than geocode again.
-		if p, err := s.cfg.Store.PropertyByKey(ctx, key); err == nil {
-			return result{p, false}, nil
-		}
-		loc, err := guard.Do(ctx, s.cfg.GeocoderBreaker, func(ctx context.Context) (providers.Location, error) {
-			return s.cfg.Geocoder.Geocode(ctx, n.Building())
-		})
-		if err != nil {
-			if providers.CodeOf(err) == providers.ErrNoMatch.Code && s.cfg.MissTTL > 0 {
-				s.cfg.Cache.Set("miss:"+key, true, int64(len(key)+32), s.cfg.MissTTL)
-			}
-			return nil, err
-		}
-		p, created, err := s.cfg.Store.Save(ctx, NewRecord(loc, n, s.cfg.GeocoderName, s.cfg.Now()))
-		if err != nil {
-			return nil, err
-		}
-		return result{p, created}, nil
-	})
 	if err != nil {
 		return nil, Source{}, err
 	}
-	r := v.(result)
+	r := v.(geocoded)
 	served(ctx, providers.ReadRecord, providers.TierUpstream)
 	return r.p, Source{Geocoder: r.p.Source, Created: r.created}, nil
+}
+
+// geocoded is what one geocoding of an address gives the lookups sharing it:
+// the record (nil on error), whether it was created, and the building sent
+// to the geocoder, so a lookup that joined with another spelling knows.
+type geocoded struct {
+	p       *providers.Property
+	created bool
+	sent    providers.Address
+}
+
+// geocode sends n's building as written to the geocoder and saves the
+// record of its match. A no-match is remembered for the building sent.
+func (s *Service) geocode(ctx context.Context, n address.Normalized) (geocoded, error) {
+	key, sent := n.Key(), n.Building()
+	// A flight that finished between our read and this one saved the
+	// record: use it rather than geocode again.
+	if p, err := s.cfg.Store.PropertyByKey(ctx, key); err == nil {
+		return geocoded{p: p, sent: sent}, nil
+	}
+	loc, err := guard.Do(ctx, s.cfg.GeocoderBreaker, func(ctx context.Context) (providers.Location, error) {
+		return s.cfg.Geocoder.Geocode(ctx, sent)
+	})
+	if err != nil {
+		if providers.CodeOf(err) == providers.ErrNoMatch.Code && s.cfg.MissTTL > 0 {
+			mk := missKey(sent)
+			s.cfg.Cache.Set(mk, true, int64(len(mk)+32), s.cfg.MissTTL)
+		}
+		return geocoded{sent: sent}, err
+	}
+	p, created, err := s.cfg.Store.Save(ctx, NewRecord(loc, n, s.cfg.GeocoderName, s.cfg.Now()))
+	if err != nil {
+		return geocoded{sent: sent}, err
+	}
+	return geocoded{p: p, created: created, sent: sent}, nil
+}
+
+// missKey is the cache key remembering that the geocoder matched nothing
+// for the building a, exactly as sent: the answer depends on the spelling
+// sent, not only on the address's identity, so a spelling that missed
+// ("42 OBrien Ct") does not keep another that matches ("42 O'Brien Ct")
+// from being asked. Fields are separated by a control character, which no
+// field can hold (address.Normalize rejects them).
+func missKey(a providers.Address) string {
+	return "miss:\x00" + a.Street + "\x00" + a.City + "\x00" + a.State + "\x00" + a.Zip
 }
 
 // NewRecord is the record to save for a geocoder match of the normalized

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -19,8 +20,8 @@ import (
 // CensusPlace is one address the fake Census geocoder knows. Street, City,
 // State and Zip are the canonical, UPPER-CASE parts of the matched address
 // ("1600 PENNSYLVANIA AVE NW", "WASHINGTON", "DC", "20502"); Aliases are other
-// street spellings that match it (after normalization, see
-// RegisterCensusGeocoder). StateFIPS (2 digits), CountyFIPS (3), Tract (6) and
+// street spellings that match it beyond what CensusSameStreet tolerates, as
+// the real geocoder's fuzzier matching would (see RegisterCensusGeocoder). StateFIPS (2 digits), CountyFIPS (3), Tract (6) and
 // Block (4) are the geography codes; an empty code leaves that layer empty.
 type CensusPlace struct {
 	Street, City, State, Zip string
@@ -50,17 +51,17 @@ var censusRoutes = [][2]string{
 // (layers "States", "Counties", "Census Tracts", "2010 Census Blocks"),
 // knowing only places.
 //
-// A request street matches a place when, upper-cased with punctuation removed
-// and blanks collapsed, it equals the place's Street or one of its Aliases and
-// the state matches; city and ZIP are ignored, as the real matcher tolerates
-// them being wrong. A one-line address matches when it starts with the street
-// and contains the state. Every matching place is returned, so two places
-// with the same street give the real two-match answer. No match gives the real
-// no-match body. Reverse lookups answer with the geographies of the nearest
-// place within 5 km, else with empty layers. Batch answers list rows in
-// reverse input order (the real service does not keep the input order), with
-// "Exact" for a Street match, "Non_Exact" for an alias match and "Tie" when
-// several places match.
+// A request street matches a place when it is the same street as the place's
+// Street or one of its Aliases in the sense of CensusSameStreet, and the state
+// code matches (case aside); city and ZIP are ignored, as the real matcher
+// tolerates them being wrong. A one-line address matches when its first words
+// are the street in that sense and a later word is the state. Every matching
+// place is returned, so two places with the same street give the real
+// two-match answer. No match gives the real no-match body. Reverse lookups
+// answer with the geographies of the nearest place within 5 km, else with
+// empty layers. Batch answers list rows in reverse input order (the real
+// service does not keep the input order), with "Exact" for a Street match,
+// "Non_Exact" for an alias match and "Tie" when several places match.
 //
 // A request without format=json gets an HTML page, as from the real service;
 // one without benchmark (or, for geographies, vintage) or without an address
@@ -175,14 +176,16 @@ func (f *censusFake) oneLine(req *http.Request) (*http.Response, error) {
 		"vintage":   censusVintage(q.Get("vintage")),
 	}
 	var matches []censusMatch
-	tokens := strings.Fields(normalizeCensusStreet(address))
+	words := censusWords(address)
 	for _, p := range f.places {
 		for i, key := range p.streets() {
-			kt := strings.Fields(normalizeCensusStreet(key))
-			if len(kt) == 0 || len(kt) > len(tokens) || strings.Join(tokens[:len(kt)], " ") != strings.Join(kt, " ") {
+			kw := censusStreetWords(key)
+			// The street is the first len(kw) words, compared as a street.
+			if len(kw) == 0 || len(kw) > len(words) ||
+				!slices.Equal(censusStandardWords(slices.Clone(words[:len(kw)])), kw) {
 				continue
 			}
-			if censusHasToken(tokens[len(kt):], strings.ToUpper(strings.TrimSpace(p.State))) {
+			if slices.Contains(words[len(kw):], strings.ToUpper(strings.TrimSpace(p.State))) {
 				matches = append(matches, censusMatch{place: p, exact: i == 0})
 				break
 			}
@@ -303,18 +306,18 @@ type censusMatch struct {
 
 // match returns the places whose street (or an alias) and state match.
 func (f *censusFake) match(street, state string) []censusMatch {
-	s := normalizeCensusStreet(street)
-	st := normalizeCensusStreet(state)
-	if s == "" {
+	s := censusStreetWords(street)
+	st := strings.ToUpper(strings.TrimSpace(state))
+	if len(s) == 0 {
 		return nil
 	}
 	var out []censusMatch
 	for _, p := range f.places {
-		if normalizeCensusStreet(p.State) != st {
+		if strings.ToUpper(strings.TrimSpace(p.State)) != st {
 			continue
 		}
 		for i, key := range p.streets() {
-			if normalizeCensusStreet(key) == s {
+			if slices.Equal(censusStreetWords(key), s) {
 				out = append(out, censusMatch{place: p, exact: i == 0})
 				break
 			}
@@ -338,28 +341,96 @@ func (p CensusPlace) tigerLineID() string {
 	return strconv.FormatUint(uint64(50000000+h%150000000), 10)
 }
 
-// normalizeCensusStreet upper-cases s, drops punctuation and symbols and
-// collapses blanks: "1600 Pennsylvania Ave. N.W." -> "1600 PENNSYLVANIA AVE NW".
-func normalizeCensusStreet(s string) string {
+// CensusSameStreet reports whether the fake Census geocoder takes street
+// lines a and b for the same street. It stands in for the real matcher as far
+// as the recordings under shared/upstreams show it, on the fake's own terms
+// (it shares no code with the service's normalization, so it cannot hide a
+// loss there):
+//
+//   - case does not matter ("2525 buckelew dr" matched "2525 BUCKELEW DR");
+//   - a suffix or directional spelled out is its abbreviation where it stands
+//     as one ("1600 Pennsylvania Avenue NW" matched "1600 PENNSYLVANIA AVE
+//     NW", "3 Gramercy Park West" matched "3 GRAMERCY PARK W" as Exact);
+//   - punctuation other than the apostrophe and blanks do not matter
+//     ("Ave." is "AVE");
+//   - an apostrophe does: TIGER street names keep theirs ("O'BRIEN"), so
+//     "OBRIEN" is another name, and a typographic apostrophe (U+2019) is not
+//     the ASCII one TIGER writes.
+//
+// Other spellings (ordinals spelled out, unusual abbreviations such as "AV")
+// are not assumed to match: give them as a place's Aliases.
+func CensusSameStreet(a, b string) bool {
+	wa, wb := censusStreetWords(a), censusStreetWords(b)
+	return len(wa) > 0 && slices.Equal(wa, wb)
+}
+
+// censusWords upper-cases s and splits it into words: a comma and blanks
+// separate words, an ASCII apostrophe stays inside its word, other
+// punctuation and symbols are dropped ("N.W." is "NW").
+func censusWords(s string) []string {
 	s = strings.Map(func(r rune) rune {
-		if unicode.IsPunct(r) || unicode.IsSymbol(r) {
-			if r == ',' {
-				return ' '
-			}
+		switch {
+		case r == '\'':
+			return r
+		case r == ',':
+			return ' '
+		case unicode.IsPunct(r) || unicode.IsSymbol(r):
 			return -1
 		}
 		return unicode.ToUpper(r)
 	}, s)
-	return strings.Join(strings.Fields(s), " ")
+	return strings.Fields(s)
 }
 
-func censusHasToken(tokens []string, want string) bool {
-	for _, t := range tokens {
-		if t == want {
-			return true
+// censusStreetWords returns the words of a street line with a spelled-out
+// directional or suffix abbreviated where it stands as one.
+func censusStreetWords(s string) []string { return censusStandardWords(censusWords(s)) }
+
+// censusStandardWords abbreviates, in place, the post-directional, the
+// suffix before it and the pre-directional of the street words w (after a
+// house number), each only when a name is left beside it: "100 NORTH ST"
+// keeps its name.
+func censusStandardWords(w []string) []string {
+	lo, hi := 0, len(w)
+	if hi > 0 && w[0] != "" && unicode.IsDigit(rune(w[0][0])) {
+		lo = 1
+	}
+	if hi-lo >= 2 {
+		if d, ok := censusDirections[w[hi-1]]; ok {
+			w[hi-1], hi = d, hi-1
 		}
 	}
-	return false
+	if hi-lo >= 2 {
+		if sfx, ok := censusSuffixes[w[hi-1]]; ok {
+			w[hi-1], hi = sfx, hi-1
+		}
+	}
+	if hi-lo >= 2 {
+		if d, ok := censusDirections[w[lo]]; ok {
+			w[lo] = d
+		}
+	}
+	return w
+}
+
+// censusDirections and censusSuffixes map spelled-out directionals and the
+// common street suffixes to the abbreviations TIGER uses (each maps itself
+// too, so an abbreviation stands as one).
+var censusDirections, censusSuffixes = censusAbbreviations(
+	"NORTH N", "SOUTH S", "EAST E", "WEST W", "NORTHEAST NE", "NORTHWEST NW", "SOUTHEAST SE", "SOUTHWEST SW",
+), censusAbbreviations(
+	"STREET ST", "AVENUE AVE", "ROAD RD", "DRIVE DR", "LANE LN", "BOULEVARD BLVD", "COURT CT",
+	"PLACE PL", "PLAZA PLZ", "CIRCLE CIR", "TERRACE TER", "TRAIL TRL", "PARKWAY PKWY",
+	"HIGHWAY HWY", "SQUARE SQ", "WAY WAY",
+)
+
+func censusAbbreviations(pairs ...string) map[string]string {
+	m := map[string]string{}
+	for _, p := range pairs {
+		long, short, _ := strings.Cut(p, " ")
+		m[long], m[short] = short, short
+	}
+	return m
 }
 
 func censusAddressResult(input map[string]any, matches []censusMatch) map[string]any {

@@ -22,7 +22,10 @@ type Place struct {
 	ID string `json:"id"`
 	// Street, City, State and Zip are the canonical, UPPER-CASE parts of
 	// the address the geocoder matches ("1100 CONGRESS AVE", "AUSTIN",
-	// "TX", "78701"); Aliases are other street spellings it also matches.
+	// "TX", "78701"); the geocoder matches a street as the real one does
+	// (providertest.CensusSameStreet: case and spelled-out suffixes and
+	// directionals aside, apostrophes significant), and Aliases are other
+	// street spellings it also matches.
 	Street  string   `json:"street"`
 	City    string   `json:"city"`
 	State   string   `json:"state"`
