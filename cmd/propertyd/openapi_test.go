@@ -139,6 +139,8 @@ type oaConformance struct {
 	loose   validator.Validator // for /openapi.json, whose body is the open-ended document
 	opts    *config.ValidationOptions
 	covered map[string]bool // "METHOD /template STATUS"
+	// exchanges are the responses seen, for checkGeneratedClient.
+	exchanges []oaExchange
 }
 
 func oaNewConformance(t *testing.T, base string) *oaConformance {
@@ -225,6 +227,7 @@ func (c *oaConformance) do(call oaAPICall) (*http.Response, []byte) {
 func (c *oaConformance) validate(call oaAPICall, resp *http.Response, body []byte) {
 	c.t.Helper()
 	req := c.newRequest(call) // a fresh body for the validator
+	c.record(call, req, resp, body)
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	resp.Request = req
 	report := func(what string, errs []error) {
@@ -491,6 +494,7 @@ func TestResponsesMatchTheOpenAPIDocument(t *testing.T) {
 	}
 
 	c.requireCoverage()
+	c.checkGeneratedClient("http://" + m.Addr())
 }
 
 // requireCoverage fails unless every operation was seen answering 200, and
@@ -550,6 +554,7 @@ func TestOptionalModulesMatchTheOpenAPIDocument(t *testing.T) {
 	if h, _ := d["housing"].(map[string]any); h == nil || h["fair_market_rents"] == nil {
 		t.Errorf("housing = %v, want fair market rents", d["housing"])
 	}
+	c.checkGeneratedClient("")
 }
 
 func oaPtr[T any](v T) *T { return &v }
