@@ -44,8 +44,8 @@ func benchRecord() *providers.Property {
 // produces, about as large as a real one.
 var benchSectionData = map[string]json.RawMessage{
 	providers.SectionFlood: json.RawMessage(`{"zone":"X","zone_subtype":"AREA OF MINIMAL FLOOD HAZARD","risk_level":"low",` +
-		`"special_flood_hazard_area":false,"base_flood_elevation_feet":null,"firm_panel":"48453C0465K",` +
-		`"firm_panel_effective_date":"2016-01-22","source":"fema-nfhl"}`),
+		`"description":"Minimal flood hazard","special_flood_hazard_area":false,"base_flood_elevation_feet":null,` +
+		`"panel_number":"48453C0465K","panel_effective_date":"2016-01-22","source":"fema-nfhl"}`),
 	providers.SectionDemographics: json.RawMessage(`{"census_tract":"001100","state_fips":"48","county_fips":"453",` +
 		`"total_population":3412,"median_household_income":85327,"median_home_value":453200,"median_gross_rent":1415,` +
 		`"vacancy_rate":5.57,"owner_occupied_pct":20.21,"renter_occupied_pct":79.79,"median_age":31.1,` +

@@ -127,12 +127,13 @@ func TestEnvelopeMetaRefusesWhatEncodingJSONRefuses(t *testing.T) {
 
 func TestRenameKeysRenamesMembersOnlyAndKeepsOrder(t *testing.T) {
 	z, sub := `AE","zone":"X`, "FLOODWAY"
-	data, _ := json.Marshal(providers.Flood{Zone: &z, ZoneSubtype: &sub, RiskLevel: "high", Source: "fema-nfhl"})
+	data, _ := json.Marshal(providers.Flood{Zone: &z, ZoneSubtype: &sub, RiskLevel: "high",
+		Description: `risk_level":"x`, Source: "fema-nfhl"})
 	orig := string(data)
 	got := string(renameKeys(data, "zone", "zone_code", "risk_level", "flood_risk_level"))
 	want := `{"zone_code":"AE\",\"zone\":\"X","zone_subtype":"FLOODWAY","flood_risk_level":"high",` +
-		`"special_flood_hazard_area":null,"base_flood_elevation_feet":null,"firm_panel":null,` +
-		`"firm_panel_effective_date":null,"source":"fema-nfhl"}`
+		`"description":"risk_level\":\"x","special_flood_hazard_area":null,"base_flood_elevation_feet":null,` +
+		`"panel_number":null,"panel_effective_date":null,"source":"fema-nfhl"}`
 	if got != want {
 		t.Fatalf("renameKeys =\n%s\nwant\n%s", got, want)
 	}

@@ -29,6 +29,19 @@ type FloodProvider interface {
 	Flood(ctx context.Context, p Point) (*Flood, error)
 }
 
+// SectionUpgrader is implemented by a module whose section values, as an
+// older version of propertyd stored them, are not in the shape it returns
+// now. The service keeps values as JSON for their TTL, and serves them stale
+// past it, so without an upgrade it would keep serving the old shape long
+// after the new binary started. UpgradeSection returns data in the current
+// shape; a value that is current, or that it does not know, comes back as
+// is. It cannot fail. It is called on every stored value read, so it must
+// recognize a current value cheaply. Implementations are safe for
+// concurrent use.
+type SectionUpgrader interface {
+	UpgradeSection(data []byte) []byte
+}
+
 // DemographicsProvider reports tract-level demographics.
 type DemographicsProvider interface {
 	Demographics(ctx context.Context, t Tract) (*Demographics, error)

@@ -25,14 +25,20 @@ const (
 // Flood is the FEMA flood hazard at a point. The include form of the section
 // renames zone and risk_level to zone_code and flood_risk_level (the gateway
 // does that); the standalone endpoint uses these names.
+//
+// Values are stored as JSON. Before panel_number, panel_effective_date and
+// description existed, the panel was firm_panel and its date
+// firm_panel_effective_date; the flood module rewrites such a stored value
+// in this shape when it is read (see SectionUpgrader).
 type Flood struct {
 	Zone               *string  `json:"zone"`                      // FLD_ZONE, e.g. "AE"; null when no polygon is mapped
 	ZoneSubtype        *string  `json:"zone_subtype"`              // ZONE_SUBTY
 	RiskLevel          string   `json:"risk_level"`                // high, moderate, low, undetermined
+	Description        string   `json:"description"`               // what the zone means, e.g. "1% annual chance flood"
 	SpecialFloodHazard *bool    `json:"special_flood_hazard_area"` // SFHA_TF
 	StaticBFE          *float64 `json:"base_flood_elevation_feet"` // STATIC_BFE; null for the -9999 sentinel
-	FIRMPanel          *string  `json:"firm_panel"`                // FIRM panel number
-	PanelEffectiveDate *string  `json:"firm_panel_effective_date"` // YYYY-MM-DD
+	PanelNumber        *string  `json:"panel_number"`              // FIRM panel number (FIRM_PAN)
+	PanelEffectiveDate *string  `json:"panel_effective_date"`      // the panel's EFF_DATE, YYYY-MM-DD
 	Source             string   `json:"source"`
 }
 

@@ -109,7 +109,8 @@ func TestServiceEndToEndWithEveryModule(t *testing.T) {
 	}
 	flood := d["flood"].(map[string]any)
 	if flood["zone_code"] != "X" || flood["flood_risk_level"] != "moderate" || flood["base_flood_elevation_feet"] != nil ||
-		flood["firm_panel"] != "51760C0041E" {
+		flood["panel_number"] != "51760C0041E" || flood["panel_effective_date"] != "2009-07-16" ||
+		flood["description"] != "0.2% annual chance flood" {
 		t.Fatalf("flood = %v", flood)
 	}
 	demo := d["demographics"].(map[string]any)

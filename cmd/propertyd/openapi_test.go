@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -138,6 +139,8 @@ type oaConformance struct {
 	loose   validator.Validator // for /openapi.json, whose body is the open-ended document
 	opts    *config.ValidationOptions
 	covered map[string]bool // "METHOD /template STATUS"
+	// exchanges are the responses seen, for checkGeneratedClient.
+	exchanges []oaExchange
 }
 
 func oaNewConformance(t *testing.T, base string) *oaConformance {
@@ -224,6 +227,7 @@ func (c *oaConformance) do(call oaAPICall) (*http.Response, []byte) {
 func (c *oaConformance) validate(call oaAPICall, resp *http.Response, body []byte) {
 	c.t.Helper()
 	req := c.newRequest(call) // a fresh body for the validator
+	c.record(call, req, resp, body)
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	resp.Request = req
 	report := func(what string, errs []error) {
@@ -299,6 +303,9 @@ func oaLookupPath(p providertest.CensusPlace, include string) string {
 
 const oaEverySection = "flood,walkscore,demographics,amenities,housing"
 
+// A point given with every digit a float64 holds.
+const oaPreciseLat, oaPreciseLng = 37.57012345678901, -77.45098765432109
+
 // TestResponsesMatchTheOpenAPIDocument sends real requests to every endpoint
 // of a running propertyd, whose every module talks to a fake of its real
 // upstream, and validates each request and response (status, headers and
@@ -333,6 +340,13 @@ func TestResponsesMatchTheOpenAPIDocument(t *testing.T) {
 	c.do(ok("lookup with a unit and a zip", "GET", "/v1/properties/lookup?street=2200+W+Broad+St+Apt+4B&state=Virginia&zip=23220-1234", ""))
 	c.do(ok("reverse to the existing record", "GET", "/v1/properties/reverse?lat=37.56001&lng=-77.47201&include=flood", ""))
 	c.do(ok("reverse creating a record", "GET", "/v1/properties/reverse?lat=37.5650&lng=-77.4600", ""))
+	// Coordinates keep every digit a float64 has, through the server and
+	// through a client generated from the document (float32 would keep 7).
+	_, body = c.do(ok("reverse at a point given to 14 decimals", "GET",
+		fmt.Sprintf("/v1/properties/reverse?lat=%v&lng=%v", oaPreciseLat, oaPreciseLng), ""))
+	if d := oaDecode(t, body)["data"].(map[string]any); d["latitude"] != oaPreciseLat || d["longitude"] != oaPreciseLng {
+		t.Errorf("the record made at %v,%v is at %v,%v", oaPreciseLat, oaPreciseLng, d["latitude"], d["longitude"])
+	}
 	byID := fmt.Sprintf("/v1/properties/%d", id)
 	c.do(ok("get with sections", "GET", byID+"?include="+oaEverySection, ""))
 	// Housing expires at once here, so a body with it changes every time.
@@ -401,8 +415,6 @@ func TestResponsesMatchTheOpenAPIDocument(t *testing.T) {
 	c.do(fail("a section of an unknown id", "GET", "/v1/properties/999999/flood", "", 404, "property_not_found", oaRequestValid))
 	c.do(oaAPICall{name: "an unknown route", method: "GET", path: "/v1/nothing-here", key: demoKey, status: 404,
 		code: "not_found", request: oaRequestOutside, schema: "ProblemNotFound"})
-	c.do(oaAPICall{name: "a wrong method", method: "DELETE", path: "/v1/properties/lookup", key: demoKey, status: 405,
-		code: "method_not_allowed", request: oaRequestOutside, schema: "ProblemMethodNotAllowed"})
 	resp, _ = c.do(oaAPICall{name: "a GET of the batch endpoint", method: "GET", path: "/v1/properties/batch", key: demoKey, status: 405,
 		code: "method_not_allowed", request: oaRequestOutside, schema: "ProblemMethodNotAllowed"})
 	if got := resp.Header.Get("Allow"); got != "POST" {
@@ -411,9 +423,35 @@ func TestResponsesMatchTheOpenAPIDocument(t *testing.T) {
 	c.do(oaAPICall{name: "a batch sent as text/plain", method: "POST", path: "/v1/properties/batch", key: demoKey,
 		header: map[string]string{"Content-Type": "text/plain"}, body: `{"addresses":[{"street":"2200 W Broad St","state":"VA"}]}`,
 		status: 415, code: "unsupported_media_type", request: oaRequestInvalid})
+	// Every path answers 405, as its operations document, to a method it
+	// does not serve, and names the ones it does in Allow.
+	for tmpl, item := range c.doc.Paths.PathItems.FromOldest() {
+		path := strings.NewReplacer("{id}", strconv.FormatInt(id, 10), "{asset}", "swagger-ui.css").Replace(tmpl)
+		resp, _ := c.do(oaAPICall{name: "DELETE " + tmpl, method: "DELETE", path: path, key: demoKey, status: 405,
+			code: "method_not_allowed", request: oaRequestOutside, schema: "ProblemMethodNotAllowed"})
+		for method := range item.GetOperations().KeysFromOldest() {
+			if allow := resp.Header.Get("Allow"); !strings.Contains(allow, strings.ToUpper(method)) {
+				t.Errorf("DELETE %s: Allow %q does not name %s", tmpl, allow, strings.ToUpper(method))
+			}
+		}
+	}
+	// The document's length bounds are the server's: a street of 100
+	// characters is looked up, one of 101 is refused by both, in a lookup
+	// and in a batch (where it is an error entry).
+	street := func(n int) string { return "1" + strings.Repeat("+A", n/2-1) + strings.Repeat("B", n%2+1) }
+	c.do(fail("a street of 100 characters", "GET", "/v1/properties/lookup?state=VA&street="+street(100), "", 404, "address_not_found", oaRequestValid))
+	c.do(fail("a street of 101 characters", "GET", "/v1/properties/lookup?state=VA&street="+street(101), "", 400, "invalid_parameter", oaRequestInvalid))
+	c.do(fail("a city of 101 characters", "GET", "/v1/properties/lookup?street=1+Main+St&state=VA&city="+strings.Repeat("A", 101), "", 400, "invalid_parameter", oaRequestInvalid))
+	_, body = c.do(fail("a batch address of 101 characters", "POST", "/v1/properties/batch",
+		`{"addresses":[{"street":"`+strings.ReplaceAll(street(101), "+", " ")+`","state":"VA"}]}`, 200, "", oaRequestInvalid))
+	if !strings.Contains(string(body), `"parameter":"street"`) {
+		t.Errorf("a batch address of 101 characters was not refused for its street: %s", body)
+	}
 	c.do(fail("a post office box", "GET", "/v1/properties/lookup?street=PO+Box+12&state=VA", "", 422, "not_a_property", oaRequestValid))
 	c.do(fail("an empty batch", "POST", "/v1/properties/batch", `{"addresses":[]}`, 422, "invalid_batch_size", oaRequestInvalid))
-	big := `{"addresses":[{"street":"` + strings.Repeat("x", 70<<10) + `","state":"VA"}]}`
+	// A body the document allows (blanks between tokens) that is larger
+	// than the server reads.
+	big := `{"addresses":[{"street":"2200 W Broad St","state":"VA"}]` + strings.Repeat(" ", 70<<10) + `}`
 	c.do(fail("a body over the limit", "POST", "/v1/properties/batch", big, 413, "body_too_large", oaRequestValid))
 
 	// A key's limits.
@@ -464,6 +502,7 @@ func TestResponsesMatchTheOpenAPIDocument(t *testing.T) {
 	}
 
 	c.requireCoverage()
+	c.checkGeneratedClient("http://" + m.Addr())
 }
 
 // requireCoverage fails unless every operation was seen answering 200, and
@@ -523,6 +562,7 @@ func TestOptionalModulesMatchTheOpenAPIDocument(t *testing.T) {
 	if h, _ := d["housing"].(map[string]any); h == nil || h["fair_market_rents"] == nil {
 		t.Errorf("housing = %v, want fair market rents", d["housing"])
 	}
+	c.checkGeneratedClient("")
 }
 
 func oaPtr[T any](v T) *T { return &v }

@@ -15,10 +15,17 @@ import (
 // as a geocoder or as an enrichment section with its natural cache key.
 func wire(cfg *property.Config, role providers.Role, pc *ProviderConfig, mod any, b *guard.Breaker) error {
 	wrong := fmt.Errorf("module %s cannot serve as %s", pc.Module, role)
+	// A module that reshaped its values reads those an older version stored
+	// in the new shape.
+	var upgrade func([]byte) []byte
+	if u, ok := mod.(providers.SectionUpgrader); ok {
+		upgrade = u.UpgradeSection
+	}
 	section := func(key func(*providers.Property, property.Options) (string, bool),
 		fetch func(context.Context, *providers.Property, property.Options) (any, error)) {
 		name := sectionOfRole[role]
-		cfg.Sections[name] = &property.Section{Name: name, Source: pc.Module, TTL: pc.TTL.D(), Breaker: b, Key: key, Fetch: fetch}
+		cfg.Sections[name] = &property.Section{Name: name, Source: pc.Module, TTL: pc.TTL.D(), Breaker: b,
+			Key: key, Fetch: fetch, Upgrade: upgrade}
 	}
 	switch role {
 	case providers.RoleGeocoder:
@@ -85,7 +92,7 @@ func wire(cfg *property.Config, role providers.Role, pc *ProviderConfig, mod any
 		// Rents are an internal section (not offered in include=) cached by
 		// county; housing embeds them when they are there (see linkSections).
 		cfg.Sections[sectionFairMarketRent] = &property.Section{
-			Name: sectionFairMarketRent, Source: pc.Module, TTL: pc.TTL.D(), Breaker: b,
+			Name: sectionFairMarketRent, Source: pc.Module, TTL: pc.TTL.D(), Breaker: b, Upgrade: upgrade,
 			Key: func(p *providers.Property, _ property.Options) (string, bool) {
 				return p.FIPSCode, len(p.FIPSCode) == 5
 			},

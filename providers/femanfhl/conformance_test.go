@@ -27,22 +27,22 @@ func TestConformance(t *testing.T) {
 	}
 	known := map[string]*providers.Flood{
 		"zone_x_minimal_king_county_wa_CONSTRUCTED.json": {
-			Zone: str("X"), ZoneSubtype: str("AREA OF MINIMAL FLOOD HAZARD"), RiskLevel: providers.RiskLow,
+			Zone: str("X"), ZoneSubtype: str("AREA OF MINIMAL FLOOD HAZARD"), RiskLevel: providers.RiskLow, Description: "Minimal flood hazard",
 			SpecialFloodHazard: boolean(false),
 		},
 		"zone_ae_floodway_king_county_wa_CONSTRUCTED.json": {
-			Zone: str("AE"), ZoneSubtype: str("FLOODWAY"), RiskLevel: providers.RiskHigh,
+			Zone: str("AE"), ZoneSubtype: str("FLOODWAY"), RiskLevel: providers.RiskHigh, Description: "1% annual chance flood",
 			SpecialFloodHazard: boolean(true),
 		},
 		"zone_a_and_x_shaded_hamilton_in_CONSTRUCTED.json": {
-			Zone: str("A"), RiskLevel: providers.RiskHigh, SpecialFloodHazard: boolean(true),
+			Zone: str("A"), RiskLevel: providers.RiskHigh, Description: "1% annual chance flood", SpecialFloodHazard: boolean(true),
 		},
 		"zone_ae_with_static_bfe_CONSTRUCTED.json": {
-			Zone: str("AE"), RiskLevel: providers.RiskHigh, SpecialFloodHazard: boolean(true), StaticBFE: num(12),
+			Zone: str("AE"), RiskLevel: providers.RiskHigh, Description: "1% annual chance flood", SpecialFloodHazard: boolean(true), StaticBFE: num(12),
 		},
-		"no_features_unmapped_area_CONSTRUCTED.json": {RiskLevel: providers.RiskUndetermined},
+		"no_features_unmapped_area_CONSTRUCTED.json": {RiskLevel: providers.RiskUndetermined, Description: "No flood zone mapped at this point"},
 		"firm_panel_hamilton_in_CONSTRUCTED.json": {
-			RiskLevel: providers.RiskUndetermined, FIRMPanel: str("18057C0233G"), PanelEffectiveDate: str("2014-11-19"),
+			RiskLevel: providers.RiskUndetermined, Description: "No flood zone mapped at this point", PanelNumber: str("18057C0233G"), PanelEffectiveDate: str("2014-11-19"),
 		},
 	}
 	knownErrors := map[string]femanfhl.ArcGISError{
@@ -101,7 +101,7 @@ func TestConformance(t *testing.T) {
 					}
 					continue
 				}
-				if isPanel && got.FIRMPanel == nil {
+				if isPanel && got.PanelNumber == nil {
 					t.Errorf("panel recording decoded to no panel: %s", asJSON(t, got))
 				}
 				if !isPanel && got.RiskLevel == "" {

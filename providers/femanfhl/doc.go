@@ -44,6 +44,15 @@
 //     large areas have no digital NFHL. The answer is then RiskUndetermined
 //     with a nil Zone, not an error.
 //
+// # What it reports
+//
+// Besides the zone, subtype, SFHA flag, static BFE and panel, each Flood
+// carries a risk level (RiskLevel) and a description of the zone in words
+// (Description), both pure functions of the zone and subtype, in risk.go.
+// Flood values stored by a version that named the panel firm_panel and had
+// no description are rewritten in the current shape when the service reads
+// them back (Upgrade, in stored.go).
+//
 // hazards.fema.gov accepts only TLS 1.2 with modern cipher suites, which Go's
 // default TLS configuration offers; a custom transport must not restrict them.
 package femanfhl

@@ -62,29 +62,29 @@ func TestFloodAgainstFakeNFHL(t *testing.T) {
 		{
 			name: "inside a floodway", p: houston, areas: []providertest.FloodArea{harrisFloodway},
 			want: providers.Flood{
-				Zone: str("AE"), ZoneSubtype: str("FLOODWAY"), RiskLevel: providers.RiskHigh,
+				Zone: str("AE"), ZoneSubtype: str("FLOODWAY"), RiskLevel: providers.RiskHigh, Description: "1% annual chance flood",
 				SpecialFloodHazard: boolean(true),
-				FIRMPanel:          str("48201C0655L"), PanelEffectiveDate: str("2007-06-18"),
+				PanelNumber:        str("48201C0655L"), PanelEffectiveDate: str("2007-06-18"),
 			},
 		},
 		{
 			name: "outside every area", p: providers.Point{Lat: 30.5, Lng: -96}, areas: []providertest.FloodArea{harrisFloodway},
-			want: providers.Flood{RiskLevel: providers.RiskUndetermined},
+			want: providers.Flood{RiskLevel: providers.RiskUndetermined, Description: "No flood zone mapped at this point"},
 		},
 		{
 			name: "inside the shaded fringe", p: providers.Point{Lat: 39.96, Lng: -82.995},
 			areas: []providertest.FloodArea{riverAE, fringeX},
 			want: providers.Flood{
 				Zone: str("X"), ZoneSubtype: str("0.2 PCT ANNUAL CHANCE FLOOD HAZARD"),
-				RiskLevel: providers.RiskModerate, SpecialFloodHazard: boolean(false),
+				RiskLevel: providers.RiskModerate, Description: "0.2% annual chance flood", SpecialFloodHazard: boolean(false),
 			},
 		},
 		{
 			name: "on the river's edge the AE wins", p: providers.Point{Lat: 39.96, Lng: -83.00},
 			areas: []providertest.FloodArea{fringeX, riverAE},
 			want: providers.Flood{
-				Zone: str("AE"), RiskLevel: providers.RiskHigh, SpecialFloodHazard: boolean(true),
-				StaticBFE: num(718.4), FIRMPanel: str("39049C0327K"), PanelEffectiveDate: str("2008-06-17"),
+				Zone: str("AE"), RiskLevel: providers.RiskHigh, Description: "1% annual chance flood", SpecialFloodHazard: boolean(true),
+				StaticBFE: num(718.4), PanelNumber: str("39049C0327K"), PanelEffectiveDate: str("2008-06-17"),
 			},
 		},
 		{
@@ -93,7 +93,7 @@ func TestFloodAgainstFakeNFHL(t *testing.T) {
 				{MinLat: 29, MinLng: -96, MaxLat: 30, MaxLng: -95, Zone: "A99", SFHA: false, StaticBFE: providertest.FEMANoBFE},
 				{MinLat: 29, MinLng: -96, MaxLat: 30, MaxLng: -95, Zone: "AO", SFHA: true, StaticBFE: providertest.FEMANoBFE},
 			},
-			want: providers.Flood{Zone: str("AO"), RiskLevel: providers.RiskHigh, SpecialFloodHazard: boolean(true)},
+			want: providers.Flood{Zone: str("AO"), RiskLevel: providers.RiskHigh, Description: "1% annual chance flood", SpecialFloodHazard: boolean(true)},
 		},
 		{
 			name: "two SFHA zones: the one with a BFE wins", p: houston,
@@ -102,17 +102,17 @@ func TestFloodAgainstFakeNFHL(t *testing.T) {
 				{MinLat: 29, MinLng: -96, MaxLat: 30, MaxLng: -95, Zone: "AE", SFHA: true, StaticBFE: 41.2},
 				{MinLat: 29, MinLng: -96, MaxLat: 30, MaxLng: -95, Zone: "AE", SFHA: true, StaticBFE: 43},
 			},
-			want: providers.Flood{Zone: str("AE"), RiskLevel: providers.RiskHigh, SpecialFloodHazard: boolean(true), StaticBFE: num(41.2)},
+			want: providers.Flood{Zone: str("AE"), RiskLevel: providers.RiskHigh, Description: "1% annual chance flood", SpecialFloodHazard: boolean(true), StaticBFE: num(41.2)},
 		},
 		{
 			name: "a zone outside the table but flagged SFHA is high", p: houston,
 			areas: []providertest.FloodArea{{MinLat: 29, MinLng: -96, MaxLat: 30, MaxLng: -95, Zone: "A12", SFHA: true, StaticBFE: providertest.FEMANoBFE}},
-			want:  providers.Flood{Zone: str("A12"), RiskLevel: providers.RiskHigh, SpecialFloodHazard: boolean(true)},
+			want:  providers.Flood{Zone: str("A12"), RiskLevel: providers.RiskHigh, Description: "Undetermined flood hazard", SpecialFloodHazard: boolean(true)},
 		},
 		{
 			name: "a BFE of zero feet is a number", p: houston,
 			areas: []providertest.FloodArea{{MinLat: 29, MinLng: -96, MaxLat: 30, MaxLng: -95, Zone: "VE", SFHA: true, StaticBFE: 0}},
-			want:  providers.Flood{Zone: str("VE"), RiskLevel: providers.RiskHigh, SpecialFloodHazard: boolean(true), StaticBFE: num(0)},
+			want:  providers.Flood{Zone: str("VE"), RiskLevel: providers.RiskHigh, Description: "Coastal high velocity wave action", SpecialFloodHazard: boolean(true), StaticBFE: num(0)},
 		},
 		{
 			name: "D next to minimal X: D is a zone, X is lower-risk but known", p: houston,
@@ -120,12 +120,12 @@ func TestFloodAgainstFakeNFHL(t *testing.T) {
 				{MinLat: 29, MinLng: -96, MaxLat: 30, MaxLng: -95, Zone: "D", StaticBFE: providertest.FEMANoBFE},
 				{MinLat: 29, MinLng: -96, MaxLat: 30, MaxLng: -95, Zone: "X", Subtype: "AREA OF MINIMAL FLOOD HAZARD", StaticBFE: providertest.FEMANoBFE},
 			},
-			want: providers.Flood{Zone: str("X"), ZoneSubtype: str("AREA OF MINIMAL FLOOD HAZARD"), RiskLevel: providers.RiskLow, SpecialFloodHazard: boolean(false)},
+			want: providers.Flood{Zone: str("X"), ZoneSubtype: str("AREA OF MINIMAL FLOOD HAZARD"), RiskLevel: providers.RiskLow, Description: "Minimal flood hazard", SpecialFloodHazard: boolean(false)},
 		},
 		{
 			name: "a panel without a date", p: houston,
 			areas: []providertest.FloodArea{{MinLat: 29, MinLng: -96, MaxLat: 30, MaxLng: -95, Panel: "48201C0660L"}},
-			want:  providers.Flood{RiskLevel: providers.RiskUndetermined, FIRMPanel: str("48201C0660L")},
+			want:  providers.Flood{RiskLevel: providers.RiskUndetermined, Description: "No flood zone mapped at this point", PanelNumber: str("48201C0660L")},
 		},
 		{
 			name: "two panels of one county: the most recent", p: houston,
@@ -133,7 +133,7 @@ func TestFloodAgainstFakeNFHL(t *testing.T) {
 				{MinLat: 29, MinLng: -96, MaxLat: 30, MaxLng: -95, DFIRMID: "48201C", Panel: "48201C0660L", PanelEffective: time.Date(2007, 6, 18, 0, 0, 0, 0, time.UTC)},
 				{MinLat: 29, MinLng: -96, MaxLat: 30, MaxLng: -95, DFIRMID: "48201C", Panel: "48201C0665M", PanelEffective: time.Date(2017, 1, 6, 0, 0, 0, 0, time.UTC)},
 			},
-			want: providers.Flood{RiskLevel: providers.RiskUndetermined, FIRMPanel: str("48201C0665M"), PanelEffectiveDate: str("2017-01-06")},
+			want: providers.Flood{RiskLevel: providers.RiskUndetermined, Description: "No flood zone mapped at this point", PanelNumber: str("48201C0665M"), PanelEffectiveDate: str("2017-01-06")},
 		},
 	}
 	for _, tt := range tests {

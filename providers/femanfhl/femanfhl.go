@@ -111,9 +111,10 @@ func layerOption(s providers.Settings, name string, def int) (int, error) {
 // it and the FIRM panel it lies on, from two concurrent layer queries.
 //
 // A point with no mapped polygon is RiskUndetermined with a nil Zone, not an
-// error; a point on no panel has a nil FIRMPanel. RiskLevel is
+// error; a point on no panel has a nil PanelNumber. RiskLevel is
 // RiskLevel(zone, subtype), raised to RiskHigh when SFHA_TF says the point is
-// in a Special Flood Hazard Area, the flag FEMA calls authoritative.
+// in a Special Flood Hazard Area, the flag FEMA calls authoritative;
+// Description is Description(zone, subtype).
 //
 // Errors: KindInvalid (invalid_parameter) for a coordinate out of range;
 // KindUpstream (upstream_error, or upstream_rate_limited for HTTP 429, with
@@ -176,8 +177,9 @@ func build(zones []zoneAttrs, panels []panelAttrs) *providers.Flood {
 		f.RiskLevel = z.risk()
 		dfirm = deref(z.DFIRMID)
 	}
+	f.Description = Description(deref(f.Zone), deref(f.ZoneSubtype))
 	if pn, ok := pickPanel(panels, dfirm); ok {
-		f.FIRMPanel = pn.Panel
+		f.PanelNumber = pn.Panel
 		if d, ok := pn.effective(); ok {
 			f.PanelEffectiveDate = &d
 		}

@@ -26,16 +26,16 @@ func TestFloodReadsZonesAndPanels(t *testing.T) {
 			name:      "AE floodway with its panel; -9999.0 is no BFE",
 			zonesFile: "zones_ae_floodway_harris_tx.json", panFile: "panels_harris_tx.json",
 			want: providers.Flood{
-				Zone: str("AE"), ZoneSubtype: str("FLOODWAY"), RiskLevel: providers.RiskHigh,
+				Zone: str("AE"), ZoneSubtype: str("FLOODWAY"), RiskLevel: providers.RiskHigh, Description: "1% annual chance flood",
 				SpecialFloodHazard: boolean(true), StaticBFE: nil,
-				FIRMPanel: str("48201C0655L"), PanelEffectiveDate: str("2007-06-18"),
+				PanelNumber: str("48201C0655L"), PanelEffectiveDate: str("2007-06-18"),
 			},
 		},
 		{
 			name:      "AE with a static BFE and no panel",
 			zonesFile: "zones_ae_bfe_broward_fl.json", panFile: "panels_empty.json",
 			want: providers.Flood{
-				Zone: str("AE"), RiskLevel: providers.RiskHigh,
+				Zone: str("AE"), RiskLevel: providers.RiskHigh, Description: "1% annual chance flood",
 				SpecialFloodHazard: boolean(true), StaticBFE: num(7.5),
 			},
 		},
@@ -44,7 +44,7 @@ func TestFloodReadsZonesAndPanels(t *testing.T) {
 			zonesFile: "zones_x_shaded_sacramento_ca.json", panFile: "panels_empty.json",
 			want: providers.Flood{
 				Zone: str("X"), ZoneSubtype: str("0.2 PCT ANNUAL CHANCE FLOOD HAZARD"),
-				RiskLevel: providers.RiskModerate, SpecialFloodHazard: boolean(false),
+				RiskLevel: providers.RiskModerate, Description: "0.2% annual chance flood", SpecialFloodHazard: boolean(false),
 			},
 		},
 		{
@@ -52,36 +52,36 @@ func TestFloodReadsZonesAndPanels(t *testing.T) {
 			zonesFile: "zones_x_minimal_cook_il.json", panFile: "panels_empty.json",
 			want: providers.Flood{
 				Zone: str("X"), ZoneSubtype: str("AREA OF MINIMAL FLOOD HAZARD"),
-				RiskLevel: providers.RiskLow, SpecialFloodHazard: boolean(false),
+				RiskLevel: providers.RiskLow, Description: "Minimal flood hazard", SpecialFloodHazard: boolean(false),
 			},
 		},
 		{
 			name:      "D is undetermined but keeps its zone",
 			zonesFile: "zones_d_clark_nv.json", panFile: "panels_empty.json",
 			want: providers.Flood{
-				Zone: str("D"), RiskLevel: providers.RiskUndetermined, SpecialFloodHazard: boolean(false),
+				Zone: str("D"), RiskLevel: providers.RiskUndetermined, Description: "Possible but undetermined flood hazard", SpecialFloodHazard: boolean(false),
 			},
 		},
 		{
 			name:      "no polygon is undetermined, not zone X",
 			zonesFile: "zones_empty.json", panFile: "panels_empty.json",
-			want: providers.Flood{RiskLevel: providers.RiskUndetermined},
+			want: providers.Flood{RiskLevel: providers.RiskUndetermined, Description: "No flood zone mapped at this point"},
 		},
 		{
 			name:      "no polygon but a panel",
 			zonesFile: "zones_empty.json", panFile: "panels_harris_tx.json",
 			want: providers.Flood{
-				RiskLevel: providers.RiskUndetermined,
-				FIRMPanel: str("48201C0655L"), PanelEffectiveDate: str("2007-06-18"),
+				RiskLevel: providers.RiskUndetermined, Description: "No flood zone mapped at this point",
+				PanelNumber: str("48201C0655L"), PanelEffectiveDate: str("2007-06-18"),
 			},
 		},
 		{
 			name:      "zone boundary: the riskiest, then the one with a BFE; the panel of its county",
 			zonesFile: "zones_boundary_franklin_oh.json", panFile: "panels_county_line_franklin_oh.json",
 			want: providers.Flood{
-				Zone: str("AE"), RiskLevel: providers.RiskHigh,
+				Zone: str("AE"), RiskLevel: providers.RiskHigh, Description: "1% annual chance flood",
 				SpecialFloodHazard: boolean(true), StaticBFE: num(724.3),
-				FIRMPanel: str("39049C0178K"), PanelEffectiveDate: str("2008-06-17"),
+				PanelNumber: str("39049C0178K"), PanelEffectiveDate: str("2008-06-17"),
 			},
 		},
 	}
@@ -212,7 +212,7 @@ func TestFloodUsesConfiguredLayers(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Flood: %v", err)
 	}
-	if got.Zone == nil || *got.Zone != "AE" || got.FIRMPanel == nil || *got.FIRMPanel != "48201C0655L" {
+	if got.Zone == nil || *got.Zone != "AE" || got.PanelNumber == nil || *got.PanelNumber != "48201C0655L" {
 		t.Errorf("got %s, want zone AE on panel 48201C0655L from layers 27 and 5", asJSON(t, got))
 	}
 	if callsTo(mt, 27) != 1 || callsTo(mt, 5) != 1 || mt.GetTotalCallCount() != 2 {

@@ -39,6 +39,12 @@ type Section struct {
 	// the fair market rents). The embedded section is cached and fails on
 	// its own, so its outage never shortens or poisons this section's value.
 	Embed map[string]string
+	// Upgrade, when set, rewrites a stored value in the shape the module
+	// returns now, so a value an older version stored (and still holds for
+	// its TTL, and past it as stale) reads like a new one. It is applied to
+	// every value read from the store and must return a current value as
+	// is, cheaply. Nil means the stored shape never changed.
+	Upgrade func(data []byte) []byte
 
 	svc *Service
 }
@@ -155,12 +161,18 @@ func (s *Service) freshSection(ctx context.Context, p *providers.Property, name 
 
 // read returns the stored value of the section at key, or nil when there is
 // none or the store failed (a read error is served like a miss), the tier
-// that answered, and whether the value is still fresh.
+// that answered, and whether the value is still fresh. A value in an older
+// shape comes back upgraded (see Section.Upgrade).
 func (sec *Section) read(ctx context.Context, key string) (_ *providers.SectionRecord, tier string, fresh bool) {
 	tctx := providers.TrackTier(ctx)
 	cached, err := sec.svc.cfg.Store.Section(tctx, sec.Name, key)
 	if err != nil {
 		return nil, "", false
+	}
+	if sec.Upgrade != nil {
+		// The store hands out a copy of the record; its Data is replaced,
+		// never written to.
+		cached.Data = sec.Upgrade(cached.Data)
 	}
 	return cached, tctx.Tier(), sec.svc.cfg.Now().Before(cached.ExpiresAt)
 }
@@ -202,7 +214,7 @@ func (sec *Section) get(ctx context.Context, p *providers.Property, o Options) (
 	v, err := sec.svc.shared(ctx, "sec:"+sec.Name+":"+key, func(ctx context.Context) (any, error) {
 		// A flight that finished between our read and this one stored a
 		// fresh value: use it rather than call the upstream again.
-		if again, err := store.Section(ctx, sec.Name, key); err == nil && sec.svc.cfg.Now().Before(again.ExpiresAt) {
+		if again, _, fresh := sec.read(ctx, key); fresh {
 			return flight{again, true}, nil
 		}
 		val, err := guard.Do(ctx, sec.Breaker, func(ctx context.Context) (any, error) { return sec.Fetch(ctx, p, o) })

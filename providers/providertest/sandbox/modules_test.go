@@ -110,9 +110,9 @@ func TestFEMAAnswersEveryPlace(t *testing.T) {
 			if !reflect.DeepEqual(got.StaticBFE, area.StaticBFE) {
 				t.Errorf("base flood elevation = %v, want %v", got.StaticBFE, area.StaticBFE)
 			}
-			if deref(got.FIRMPanel) != area.Panel || deref(got.PanelEffectiveDate) != area.PanelEffective {
+			if deref(got.PanelNumber) != area.Panel || deref(got.PanelEffectiveDate) != area.PanelEffective {
 				t.Errorf("panel = %s effective %s, want %s effective %s",
-					deref(got.FIRMPanel), deref(got.PanelEffectiveDate), area.Panel, area.PanelEffective)
+					deref(got.PanelNumber), deref(got.PanelEffectiveDate), area.Panel, area.PanelEffective)
 			}
 			if area.SFHA && got.RiskLevel != providers.RiskHigh {
 				t.Errorf("risk level in a special flood hazard area = %q, want high", got.RiskLevel)
