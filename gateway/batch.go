@@ -14,7 +14,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/property"
+	"github.com/propertyd/propertyd/providers/core"
 )
 
 const localBatch = "propertyd.batch"
@@ -77,10 +77,10 @@ func decodeBatch(c *fiber.Ctx) *batchRequest {
 	switch {
 	case addresses == nil:
 		r.err = invalid(providers.ParamError{Parameter: "addresses", Message: "is required"})
-	case len(*addresses) == 0 || len(*addresses) > property.MaxBatch:
+	case len(*addresses) == 0 || len(*addresses) > core.MaxBatch:
 		r.err = &providers.Error{Kind: providers.KindUnprocessable, Code: "invalid_batch_size",
-			Message: "a batch holds 1 to " + strconv.Itoa(property.MaxBatch) + " addresses, got " + strconv.Itoa(len(*addresses)),
-			Params:  []providers.ParamError{{Parameter: "addresses", Message: "must hold 1 to " + strconv.Itoa(property.MaxBatch) + " items"}}}
+			Message: "a batch holds 1 to " + strconv.Itoa(core.MaxBatch) + " addresses, got " + strconv.Itoa(len(*addresses)),
+			Params:  []providers.ParamError{{Parameter: "addresses", Message: "must hold 1 to " + strconv.Itoa(core.MaxBatch) + " items"}}}
 	default:
 		r.items = *addresses
 	}
@@ -224,7 +224,7 @@ func (g *Gateway) batch(c *fiber.Ctx) error {
 		return r.err
 	}
 	g.cfg.Metrics.BatchSize(len(r.items))
-	items := make([]property.BatchItem, len(r.items))
+	items := make([]core.BatchItem, len(r.items))
 	clientIDs := make([]*string, len(r.items))
 	var errs []batchError
 	bad := make([]bool, len(r.items))
@@ -236,11 +236,11 @@ func (g *Gateway) batch(c *fiber.Ctx) error {
 			continue
 		}
 		clientIDs[i] = a.ID
-		items[i] = property.BatchItem{Address: providers.Address{Street: a.Street, City: a.City, State: a.State, Zip: a.Zip}}
+		items[i] = core.BatchItem{Address: providers.Address{Street: a.Street, City: a.City, State: a.State, Zip: a.Zip}}
 	}
 	// Look up only the well-formed items, keeping their positions.
 	var idx []int
-	var good []property.BatchItem
+	var good []core.BatchItem
 	for i := range items {
 		if !bad[i] {
 			idx = append(idx, i)

@@ -17,7 +17,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/property"
+	"github.com/propertyd/propertyd/providers/core"
 	"github.com/propertyd/propertyd/ratelimit"
 	"github.com/propertyd/propertyd/store"
 )
@@ -138,8 +138,8 @@ func FuzzDecodeBatch(f *testing.F) {
 				wantClientError(t, r.err)
 				return
 			}
-			if n := len(r.items); n < 1 || n > property.MaxBatch {
-				t.Fatalf("decodeBatch(%q) accepted %d addresses, want 1..%d", body, n, property.MaxBatch)
+			if n := len(r.items); n < 1 || n > core.MaxBatch {
+				t.Fatalf("decodeBatch(%q) accepted %d addresses, want 1..%d", body, n, core.MaxBatch)
 			}
 			if !json.Valid(body) {
 				t.Fatalf("decodeBatch accepted a body that is not JSON: %q", body)
@@ -198,11 +198,11 @@ func FuzzQueryParams(f *testing.F) {
 const fuzzKey = "fuzz-key"
 
 // fuzzSection serves a fixed value for any property with coordinates.
-func fuzzSection(name string) *property.Section {
-	return &property.Section{
+func fuzzSection(name string) *core.Section {
+	return &core.Section{
 		Name: name, Source: "fuzz", TTL: time.Hour,
-		Key: func(p *providers.Property, _ property.Options) (string, bool) { return p.Point().Key(), true },
-		Fetch: func(context.Context, *providers.Property, property.Options) (any, error) {
+		Key: func(p *providers.Property, _ core.Options) (string, bool) { return p.Point().Key(), true },
+		Fetch: func(context.Context, *providers.Property, core.Options) (any, error) {
 			return map[string]string{"source": "fuzz"}, nil
 		},
 	}
@@ -242,11 +242,11 @@ func newFuzzGateway(f *testing.F) *Gateway {
 	}); err != nil {
 		f.Fatal(err)
 	}
-	sections := map[string]*property.Section{}
+	sections := map[string]*core.Section{}
 	for _, name := range providers.SectionNames {
 		sections[name] = fuzzSection(name)
 	}
-	svc := property.New(property.Config{Store: db, Geocoder: fuzzGeocoder{}, GeocoderName: "census",
+	svc := core.New(core.Config{Store: db, Geocoder: fuzzGeocoder{}, GeocoderName: "census",
 		Reverse: fuzzGeocoder{}, ReverseName: "census", Sections: sections})
 	return New(Config{
 		Service: svc, Sections: providers.SectionNames, BodyLimit: 64 << 10, RequestTimeout: 5 * time.Second,

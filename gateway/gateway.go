@@ -14,7 +14,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
 	"github.com/propertyd/propertyd/gateway/metrics"
-	"github.com/propertyd/propertyd/providers/property"
+	"github.com/propertyd/propertyd/providers/core"
 	"github.com/propertyd/propertyd/ratelimit"
 	"github.com/valyala/fasthttp"
 )
@@ -29,7 +29,7 @@ type Key struct {
 
 // Config is what the gateway is built from.
 type Config struct {
-	Service *property.Service
+	Service *core.Service
 	Keys    []Key
 	// Sections lists the enrichment sections this deployment serves;
 	// include= accepts exactly these names.

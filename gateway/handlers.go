@@ -9,7 +9,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/address"
-	"github.com/propertyd/propertyd/providers/property"
+	"github.com/propertyd/propertyd/providers/core"
 )
 
 // Amenity radius bounds for the standalone amenities endpoint, in metres.
@@ -20,9 +20,9 @@ const (
 )
 
 // respondRecord renders one property with its included sections.
-func (g *Gateway) respondRecord(c *fiber.Ctx, p *providers.Property, src property.Source, created bool) error {
+func (g *Gateway) respondRecord(c *fiber.Ctx, p *providers.Property, src core.Source, created bool) error {
 	inc, _ := g.includes(c)
-	secs := g.cfg.Service.Enrich(c.UserContext(), p, inc, property.Options{Radius: defaultRadius})
+	secs := g.cfg.Service.Enrich(c.UserContext(), p, inc, core.Options{Radius: defaultRadius})
 	meta := recordMeta{Source: src.Geocoder, Sections: sectionMetas(inc, secs)}
 	if created {
 		meta.Created = &src.Created
@@ -100,7 +100,7 @@ func (g *Gateway) get(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return g.respondRecord(c, p, property.Source{Geocoder: p.Source}, false)
+	return g.respondRecord(c, p, core.Source{Geocoder: p.Source}, false)
 }
 
 // standaloneSections are the sections with an endpoint of their own.
@@ -137,7 +137,7 @@ func (g *Gateway) section(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	r, err := g.cfg.Service.SectionOf(c.UserContext(), p, name, property.Options{Radius: radius})
+	r, err := g.cfg.Service.SectionOf(c.UserContext(), p, name, core.Options{Radius: radius})
 	if err != nil {
 		return err
 	}
@@ -253,8 +253,8 @@ func (g *Gateway) readyz(c *fiber.Ctx) error {
 }
 
 // enrichAll enriches several records concurrently.
-func (g *Gateway) enrichAll(ctx context.Context, ps []*providers.Property, inc []string) []map[string]property.SectionResult {
-	out := make([]map[string]property.SectionResult, len(ps))
+func (g *Gateway) enrichAll(ctx context.Context, ps []*providers.Property, inc []string) []map[string]core.SectionResult {
+	out := make([]map[string]core.SectionResult, len(ps))
 	if len(inc) == 0 {
 		return out
 	}
@@ -263,7 +263,7 @@ func (g *Gateway) enrichAll(ctx context.Context, ps []*providers.Property, inc [
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out[i] = g.cfg.Service.Enrich(ctx, p, inc, property.Options{Radius: defaultRadius})
+			out[i] = g.cfg.Service.Enrich(ctx, p, inc, core.Options{Radius: defaultRadius})
 		}()
 	}
 	wg.Wait()

@@ -19,8 +19,8 @@ import (
 	"github.com/propertyd/propertyd/cache"
 	"github.com/propertyd/propertyd/gateway"
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/core"
 	"github.com/propertyd/propertyd/providers/guard"
-	"github.com/propertyd/propertyd/providers/property"
 	"github.com/propertyd/propertyd/providers/providertest"
 	"github.com/propertyd/propertyd/ratelimit"
 	"github.com/propertyd/propertyd/store"
@@ -98,7 +98,7 @@ type stack struct {
 	cache  *cache.Cache
 	geo    *fakeGeocoder
 	gw     *gateway.Gateway
-	svc    *property.Service
+	svc    *core.Service
 	opts   stackOptions
 	closed bool
 }
@@ -107,7 +107,7 @@ type stackOptions struct {
 	burst    int
 	rate     float64
 	now      func() time.Time
-	sections map[string]*property.Section
+	sections map[string]*core.Section
 	breaker  *guard.Breaker
 	path     string
 }
@@ -148,12 +148,12 @@ func (s *stack) open() {
 			names = append(names, n)
 		}
 	}
-	sections := map[string]*property.Section{}
+	sections := map[string]*core.Section{}
 	for k, v := range s.opts.sections {
 		cp := *v
 		sections[k] = &cp
 	}
-	s.svc = property.New(property.Config{
+	s.svc = core.New(core.Config{
 		Store: cache.NewStore(db, c, time.Hour), Cache: c,
 		Geocoder: s.geo, GeocoderName: "census", GeocoderBreaker: s.opts.breaker,
 		Reverse: s.geo, ReverseName: "census",

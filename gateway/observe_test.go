@@ -20,7 +20,7 @@ import (
 	"github.com/propertyd/propertyd/gateway"
 	"github.com/propertyd/propertyd/gateway/metrics"
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/property"
+	"github.com/propertyd/propertyd/providers/core"
 	"github.com/propertyd/propertyd/ratelimit"
 	"github.com/propertyd/propertyd/store"
 	"github.com/valyala/fasthttp"
@@ -440,7 +440,7 @@ func BenchmarkWarmGetObservability(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer c.Close()
-	svc := property.New(property.Config{Store: cache.NewStore(db, c, 0), Cache: c, Geocoder: newFake(), GeocoderName: "census"})
+	svc := core.New(core.Config{Store: cache.NewStore(db, c, 0), Cache: c, Geocoder: newFake(), GeocoderName: "census"})
 	p, _, err := svc.Lookup(context.Background(), providers.Address{Street: "123 N Main St", City: "Springfield", State: "IL"})
 	if err != nil {
 		b.Fatal(err)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/property"
+	"github.com/propertyd/propertyd/providers/core"
 )
 
 // appendRecord appends the JSON of a property record to b: the same bytes
@@ -174,7 +174,7 @@ func appendRecordWith(dst []byte, p *providers.Property, extra ...field) ([]byte
 // sectionFields renders included sections as members of the record. The
 // include form of flood names its zone and risk zone_code and
 // flood_risk_level, to read unambiguously beside the property's own fields.
-func sectionFields(names []string, secs map[string]property.SectionResult) []field {
+func sectionFields(names []string, secs map[string]core.SectionResult) []field {
 	out := make([]field, 0, len(names))
 	for _, name := range names {
 		data := secs[name].Data
@@ -203,7 +203,7 @@ func renameKeys(obj json.RawMessage, pairs ...string) json.RawMessage {
 	return out
 }
 
-func sectionMetas(names []string, secs map[string]property.SectionResult) map[string]providers.SectionMeta {
+func sectionMetas(names []string, secs map[string]core.SectionResult) map[string]providers.SectionMeta {
 	if len(names) == 0 {
 		return nil
 	}

@@ -17,7 +17,7 @@ import (
 
 	"github.com/propertyd/propertyd/cache"
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/property"
+	"github.com/propertyd/propertyd/providers/core"
 	"github.com/propertyd/propertyd/ratelimit"
 	"github.com/propertyd/propertyd/store"
 )
@@ -92,20 +92,20 @@ var benchSectionNames = []string{
 }
 
 // benchSectionResults is the Enrich result of every section, all cached.
-func benchSectionResults() map[string]property.SectionResult {
+func benchSectionResults() map[string]core.SectionResult {
 	fetched := time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
 	expires := fetched.Add(30 * 24 * time.Hour)
-	out := map[string]property.SectionResult{}
+	out := map[string]core.SectionResult{}
 	for _, name := range benchSectionNames {
-		out[name] = property.SectionResult{Data: benchSectionData[name], Meta: providers.SectionMeta{
-			Status: property.StatusOK, Source: "bench", FetchedAt: &fetched, ExpiresAt: &expires, Cache: property.CacheHit,
+		out[name] = core.SectionResult{Data: benchSectionData[name], Meta: providers.SectionMeta{
+			Status: core.StatusOK, Source: "bench", FetchedAt: &fetched, ExpiresAt: &expires, Cache: core.CacheHit,
 		}}
 	}
 	return out
 }
 
 // renderRecord is what respondRecord does to produce a body.
-func renderRecord(p *providers.Property, inc []string, secs map[string]property.SectionResult) ([]byte, error) {
+func renderRecord(p *providers.Property, inc []string, secs map[string]core.SectionResult) ([]byte, error) {
 	data, err := recordWith(p, sectionFields(inc, secs)...)
 	if err != nil {
 		return nil, err
@@ -177,18 +177,18 @@ func benchServer(b *testing.B) (*fasthttp.Client, int64) {
 		b.Fatal(err)
 	}
 	b.Cleanup(c.Close)
-	sections := map[string]*property.Section{}
+	sections := map[string]*core.Section{}
 	for _, name := range benchSectionNames {
 		data := benchSectionData[name]
-		sections[name] = &property.Section{
+		sections[name] = &core.Section{
 			Name: name, Source: "bench", TTL: 24 * time.Hour,
-			Key: func(p *providers.Property, o property.Options) (string, bool) {
+			Key: func(p *providers.Property, o core.Options) (string, bool) {
 				return p.Point().Key(), true
 			},
-			Fetch: func(context.Context, *providers.Property, property.Options) (any, error) { return data, nil },
+			Fetch: func(context.Context, *providers.Property, core.Options) (any, error) { return data, nil },
 		}
 	}
-	svc := property.New(property.Config{
+	svc := core.New(core.Config{
 		Store: cache.NewStore(db, c, time.Hour), Cache: c,
 		Geocoder: benchGeocoder{}, GeocoderName: "census", Sections: sections,
 	})

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/core"
 	"github.com/propertyd/propertyd/providers/guard"
-	"github.com/propertyd/propertyd/providers/property"
 )
 
 // fakeSections builds the five sections over fetch functions that count
@@ -40,19 +40,19 @@ func (f *fakeSections) setFail(name string, err error) {
 
 func (f *fakeSections) count(name string) int { return int(f.calls[name].Load()) }
 
-func (f *fakeSections) sections(ttl time.Duration, breakers map[string]*guard.Breaker) map[string]*property.Section {
-	values := map[string]func(p *providers.Property, o property.Options) any{
-		providers.SectionFlood: func(*providers.Property, property.Options) any {
+func (f *fakeSections) sections(ttl time.Duration, breakers map[string]*guard.Breaker) map[string]*core.Section {
+	values := map[string]func(p *providers.Property, o core.Options) any{
+		providers.SectionFlood: func(*providers.Property, core.Options) any {
 			z, sub := "AE", "FLOODWAY"
 			bfe := 12.5
 			return &providers.Flood{Zone: &z, ZoneSubtype: &sub, RiskLevel: providers.RiskHigh, StaticBFE: &bfe, Source: "fema-nfhl"}
 		},
-		providers.SectionDemographics: func(p *providers.Property, _ property.Options) any {
+		providers.SectionDemographics: func(p *providers.Property, _ core.Options) any {
 			pop := int64(4200)
 			return &providers.Demographics{CensusTract: p.CensusTract, StateFIPS: p.FIPSCode[:2], CountyFIPS: p.FIPSCode[2:],
 				TotalPopulation: &pop, Source: "census-acs", Vintage: "2022 ACS 5-year"}
 		},
-		providers.SectionAmenities: func(_ *providers.Property, o property.Options) any {
+		providers.SectionAmenities: func(_ *providers.Property, o core.Options) any {
 			cats := map[string][]providers.Amenity{}
 			for _, c := range providers.AmenityCategories {
 				cats[c] = []providers.Amenity{}
@@ -60,31 +60,31 @@ func (f *fakeSections) sections(ttl time.Duration, breakers map[string]*guard.Br
 			cats["parks"] = []providers.Amenity{{Name: "Lincoln Park", Type: "park", DistanceMiles: 0.3}}
 			return &providers.Amenities{RadiusMeters: o.Radius, Categories: cats, TotalCount: 1, Source: "overpass"}
 		},
-		providers.SectionWalkScore: func(*providers.Property, property.Options) any {
+		providers.SectionWalkScore: func(*providers.Property, core.Options) any {
 			return &providers.WalkScore{WalkScore: 72, Description: "Very Walkable", Method: "osm-distance-decay", Source: "osm-walk"}
 		},
-		providers.SectionHousing: func(*providers.Property, property.Options) any {
+		providers.SectionHousing: func(*providers.Property, core.Options) any {
 			units := int64(1800)
 			return &providers.Housing{TotalHousingUnits: &units, Source: "census-acs-housing", Vintage: "2022 ACS 5-year"}
 		},
 	}
-	keys := map[string]func(*providers.Property, property.Options) (string, bool){
-		providers.SectionFlood:     func(p *providers.Property, _ property.Options) (string, bool) { return p.Point().Key(), true },
-		providers.SectionWalkScore: func(p *providers.Property, _ property.Options) (string, bool) { return p.Point().Key(), true },
-		providers.SectionAmenities: func(p *providers.Property, o property.Options) (string, bool) {
+	keys := map[string]func(*providers.Property, core.Options) (string, bool){
+		providers.SectionFlood:     func(p *providers.Property, _ core.Options) (string, bool) { return p.Point().Key(), true },
+		providers.SectionWalkScore: func(p *providers.Property, _ core.Options) (string, bool) { return p.Point().Key(), true },
+		providers.SectionAmenities: func(p *providers.Property, o core.Options) (string, bool) {
 			return fmt.Sprintf("%s@%d", p.Point().Key(), o.Radius), true
 		},
-		providers.SectionDemographics: func(p *providers.Property, _ property.Options) (string, bool) {
+		providers.SectionDemographics: func(p *providers.Property, _ core.Options) (string, bool) {
 			t, ok := p.Tract()
 			return t.GEOID(), ok
 		},
 	}
 	keys[providers.SectionHousing] = keys[providers.SectionDemographics]
-	out := map[string]*property.Section{}
+	out := map[string]*core.Section{}
 	for _, name := range providers.SectionNames {
-		out[name] = &property.Section{
+		out[name] = &core.Section{
 			Name: name, Source: name + "-module", TTL: ttl, Breaker: breakers[name], Key: keys[name],
-			Fetch: func(ctx context.Context, p *providers.Property, o property.Options) (any, error) {
+			Fetch: func(ctx context.Context, p *providers.Property, o core.Options) (any, error) {
 				f.calls[name].Add(1)
 				if f.delay > 0 {
 					select {

@@ -19,8 +19,8 @@ import (
 	"github.com/propertyd/propertyd/gateway"
 	"github.com/propertyd/propertyd/gateway/metrics"
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/core"
 	"github.com/propertyd/propertyd/providers/guard"
-	"github.com/propertyd/propertyd/providers/property"
 	"github.com/propertyd/propertyd/ratelimit"
 	"github.com/propertyd/propertyd/store"
 )
@@ -72,13 +72,13 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		return err
 	}
 	st := cache.NewStore(m.db, m.cache, cfg.Cache.RecordTTL.D())
-	svcCfg := property.Config{
+	svcCfg := core.Config{
 		Store: st, Cache: m.cache, MissTTL: cfg.Cache.MissTTL.D(),
 		ReverseRadius: cfg.ReverseRadiusMeters, BatchConcurrency: cfg.BatchConcurrency,
-		Sections: map[string]*property.Section{}, Logger: m.Logger,
+		Sections: map[string]*core.Section{}, Logger: m.Logger,
 	}
 	// svc is set below; osm-walk reads amenities through it lazily.
-	var svc *property.Service
+	var svc *core.Service
 	amenities := sectionAmenities{svc: &svc}
 	for _, role := range roleOrder {
 		pc, ok := cfg.enabled(role)
@@ -94,7 +94,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		}
 	}
 	linkSections(&svcCfg)
-	svc = property.New(svcCfg)
+	svc = core.New(svcCfg)
 	keys, err := gatewayKeys(cfg.Keys)
 	if err != nil {
 		return err
@@ -232,14 +232,14 @@ func (m *Main) Close() error {
 // sectionAmenities serves amenity data through the amenities section (its
 // cache, breaker and singleflight), so modules that derive from amenities,
 // such as osm-walk, make no extra upstream call when amenities are cached.
-type sectionAmenities struct{ svc **property.Service }
+type sectionAmenities struct{ svc **core.Service }
 
 func (a sectionAmenities) Amenities(ctx context.Context, p providers.Point, radius int) (*providers.Amenities, error) {
 	svc := *a.svc
 	if svc == nil {
 		return nil, providers.Errorf(providers.KindUnavailable, "upstream_unavailable", "amenities are not ready")
 	}
-	r, err := svc.SectionOf(ctx, &providers.Property{Latitude: p.Lat, Longitude: p.Lng}, providers.SectionAmenities, property.Options{Radius: radius})
+	r, err := svc.SectionOf(ctx, &providers.Property{Latitude: p.Lat, Longitude: p.Lng}, providers.SectionAmenities, core.Options{Radius: radius})
 	if err != nil {
 		return nil, err
 	}

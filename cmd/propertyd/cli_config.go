@@ -14,7 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/property"
+	"github.com/propertyd/propertyd/providers/core"
 )
 
 // checkConfig serves "propertyd check-config".
@@ -66,7 +66,7 @@ func orNone(s string) string {
 // its role: unknown module names, unknown options and bad option values
 // fail here rather than at start-up. No upstream is called.
 func checkModules(cfg *Config, reg *providers.Registry) error {
-	scratch := property.Config{Sections: map[string]*property.Section{}}
+	scratch := core.Config{Sections: map[string]*core.Section{}}
 	offline := &http.Client{Transport: refuseTransport{}}
 	var errs []error
 	for _, role := range roleOrder {

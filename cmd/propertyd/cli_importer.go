@@ -13,7 +13,7 @@ import (
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/address"
-	"github.com/propertyd/propertyd/providers/property"
+	"github.com/propertyd/propertyd/providers/core"
 )
 
 // The columns an import file may have. Only bedrooms and property_type are
@@ -341,7 +341,7 @@ func (im *importer) chunk(ctx context.Context, rows []importRow, sum *importSumm
 		}
 		rec := row.rec
 		if rec == nil {
-			np := property.NewRecord(matches[row.geo].Location, row.n, im.Source, now())
+			np := core.NewRecord(matches[row.geo].Location, row.n, im.Source, now())
 			np.Property.PropertyType, np.Property.Bedrooms = row.propertyType, row.bedrooms
 			saved, created, err := im.Store.Save(ctx, np)
 			if err != nil {

@@ -7,13 +7,13 @@ import (
 	"strings"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/core"
 	"github.com/propertyd/propertyd/providers/guard"
-	"github.com/propertyd/propertyd/providers/property"
 )
 
 // wire puts a built module into the service configuration for its role,
 // as a geocoder or as an enrichment section with its natural cache key.
-func wire(cfg *property.Config, role providers.Role, pc *ProviderConfig, mod any, b *guard.Breaker) error {
+func wire(cfg *core.Config, role providers.Role, pc *ProviderConfig, mod any, b *guard.Breaker) error {
 	wrong := fmt.Errorf("module %s cannot serve as %s", pc.Module, role)
 	// A module that reshaped its values reads those an older version stored
 	// in the new shape.
@@ -21,10 +21,10 @@ func wire(cfg *property.Config, role providers.Role, pc *ProviderConfig, mod any
 	if u, ok := mod.(providers.SectionUpgrader); ok {
 		upgrade = u.UpgradeSection
 	}
-	section := func(key func(*providers.Property, property.Options) (string, bool),
-		fetch func(context.Context, *providers.Property, property.Options) (any, error)) {
+	section := func(key func(*providers.Property, core.Options) (string, bool),
+		fetch func(context.Context, *providers.Property, core.Options) (any, error)) {
 		name := sectionOfRole[role]
-		cfg.Sections[name] = &property.Section{Name: name, Source: pc.Module, TTL: pc.TTL.D(), Breaker: b,
+		cfg.Sections[name] = &core.Section{Name: name, Source: pc.Module, TTL: pc.TTL.D(), Breaker: b,
 			Key: key, Fetch: fetch, Upgrade: upgrade}
 	}
 	switch role {
@@ -45,7 +45,7 @@ func wire(cfg *property.Config, role providers.Role, pc *ProviderConfig, mod any
 		if !ok {
 			return wrong
 		}
-		section(pointKey, func(ctx context.Context, p *providers.Property, _ property.Options) (any, error) {
+		section(pointKey, func(ctx context.Context, p *providers.Property, _ core.Options) (any, error) {
 			return f.Flood(ctx, p.Point())
 		})
 	case providers.RoleDemographics:
@@ -53,7 +53,7 @@ func wire(cfg *property.Config, role providers.Role, pc *ProviderConfig, mod any
 		if !ok {
 			return wrong
 		}
-		section(tractKey, func(ctx context.Context, p *providers.Property, _ property.Options) (any, error) {
+		section(tractKey, func(ctx context.Context, p *providers.Property, _ core.Options) (any, error) {
 			t, _ := p.Tract()
 			return d.Demographics(ctx, t)
 		})
@@ -62,9 +62,9 @@ func wire(cfg *property.Config, role providers.Role, pc *ProviderConfig, mod any
 		if !ok {
 			return wrong
 		}
-		section(func(p *providers.Property, o property.Options) (string, bool) {
+		section(func(p *providers.Property, o core.Options) (string, bool) {
 			return p.Point().Key() + "@" + strconv.Itoa(o.Radius), true
-		}, func(ctx context.Context, p *providers.Property, o property.Options) (any, error) {
+		}, func(ctx context.Context, p *providers.Property, o core.Options) (any, error) {
 			return a.Amenities(ctx, p.Point(), o.Radius)
 		})
 	case providers.RoleWalkScore:
@@ -72,7 +72,7 @@ func wire(cfg *property.Config, role providers.Role, pc *ProviderConfig, mod any
 		if !ok {
 			return wrong
 		}
-		section(pointKey, func(ctx context.Context, p *providers.Property, _ property.Options) (any, error) {
+		section(pointKey, func(ctx context.Context, p *providers.Property, _ core.Options) (any, error) {
 			return w.WalkScore(ctx, p.Point(), oneLine(p))
 		})
 	case providers.RoleHousing:
@@ -80,7 +80,7 @@ func wire(cfg *property.Config, role providers.Role, pc *ProviderConfig, mod any
 		if !ok {
 			return wrong
 		}
-		section(tractKey, func(ctx context.Context, p *providers.Property, _ property.Options) (any, error) {
+		section(tractKey, func(ctx context.Context, p *providers.Property, _ core.Options) (any, error) {
 			t, _ := p.Tract()
 			return h.Housing(ctx, t)
 		})
@@ -91,12 +91,12 @@ func wire(cfg *property.Config, role providers.Role, pc *ProviderConfig, mod any
 		}
 		// Rents are an internal section (not offered in include=) cached by
 		// county; housing embeds them when they are there (see linkSections).
-		cfg.Sections[sectionFairMarketRent] = &property.Section{
+		cfg.Sections[sectionFairMarketRent] = &core.Section{
 			Name: sectionFairMarketRent, Source: pc.Module, TTL: pc.TTL.D(), Breaker: b, Upgrade: upgrade,
-			Key: func(p *providers.Property, _ property.Options) (string, bool) {
+			Key: func(p *providers.Property, _ core.Options) (string, bool) {
 				return p.FIPSCode, len(p.FIPSCode) == 5
 			},
-			Fetch: func(ctx context.Context, p *providers.Property, _ property.Options) (any, error) {
+			Fetch: func(ctx context.Context, p *providers.Property, _ core.Options) (any, error) {
 				return f.FairMarketRents(ctx, p.FIPSCode)
 			},
 		}
@@ -111,18 +111,18 @@ const sectionFairMarketRent = "fair_market_rent"
 // configured. Each is cached and fails on its own: a HUD outage leaves the
 // rents out of housing only until HUD answers again, and never shortens or
 // poisons the cached ACS figures.
-func linkSections(cfg *property.Config) {
+func linkSections(cfg *core.Config) {
 	housing, ok := cfg.Sections[providers.SectionHousing]
 	if _, fmr := cfg.Sections[sectionFairMarketRent]; ok && fmr {
 		housing.Embed = map[string]string{"fair_market_rents": sectionFairMarketRent}
 	}
 }
 
-func pointKey(p *providers.Property, _ property.Options) (string, bool) {
+func pointKey(p *providers.Property, _ core.Options) (string, bool) {
 	return p.Point().Key(), true
 }
 
-func tractKey(p *providers.Property, _ property.Options) (string, bool) {
+func tractKey(p *providers.Property, _ core.Options) (string, bool) {
 	t, ok := p.Tract()
 	return t.GEOID(), ok
 }

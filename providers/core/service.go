@@ -1,9 +1,9 @@
-// Package property is propertyd's core: it resolves addresses and
+// Package core is propertyd's core: it resolves addresses and
 // coordinates to property records (normalize, look up by key, geocode once,
 // save), enriches records with sections from provider modules, and runs
 // batches. It knows the provider and store interfaces, not HTTP and not any
 // upstream's wire format; the gateway turns its results into responses.
-package property
+package core
 
 import (
 	"context"
