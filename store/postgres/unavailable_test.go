@@ -2,87 +2,19 @@ package postgres
 
 import (
 	"context"
-	"io"
 	"net"
-	"net/url"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/store/postgres/pgtest"
 )
-
-// relay forwards TCP connections from a local address to the test server,
-// and can drop them all and stop listening: the database going away under
-// a running store, without touching the shared server.
-type relay struct {
-	ln     net.Listener
-	target string
-	mu     sync.Mutex
-	conns  []net.Conn
-}
-
-func startRelay(t *testing.T, addr, target string) *relay {
-	t.Helper()
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &relay{ln: ln, target: target}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s, err := net.Dial("tcp", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			r.mu.Lock()
-			r.conns = append(r.conns, c, s)
-			r.mu.Unlock()
-			go func() { io.Copy(s, c); s.Close() }()
-			go func() { io.Copy(c, s); c.Close() }()
-		}
-	}()
-	t.Cleanup(r.stop)
-	return r
-}
-
-// stop closes the listener and every relayed connection.
-func (r *relay) stop() {
-	r.ln.Close()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, c := range r.conns {
-		c.Close()
-	}
-	r.conns = nil
-}
-
-// throughRelay returns u with its host replaced by a relay's address.
-func throughRelay(t *testing.T, u string) (string, *relay) {
-	t.Helper()
-	pu, err := url.Parse(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	target := pu.Host
-	if pu.Port() == "" {
-		target = net.JoinHostPort(pu.Hostname(), "5432")
-	}
-	r := startRelay(t, "127.0.0.1:0", target)
-	pu.Host = r.ln.Addr().String()
-	return pu.String(), r
-}
 
 // A database that goes away is a 503 (KindUnavailable,
 // database_unavailable) for every method, not a 500, and the store answers
 // again once the database is back.
 func TestUnreachableDatabaseIsUnavailable(t *testing.T) {
-	u, r := throughRelay(t, freshSchema(t))
+	u, r := pgtest.Relayed(t, freshSchema(t))
 	db := openURL(t, u, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -90,8 +22,7 @@ func TestUnreachableDatabaseIsUnavailable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := r.ln.Addr().String()
-	r.stop()
+	r.Stop()
 
 	calls := map[string]func() error{
 		"Ping":          func() error { return db.Ping(ctx) },
@@ -119,7 +50,7 @@ func TestUnreachableDatabaseIsUnavailable(t *testing.T) {
 		}
 	}
 
-	startRelay(t, addr, r.target)
+	r.Start()
 	if err := db.Ping(ctx); err != nil {
 		t.Fatalf("Ping once the database is back: %v", err)
 	}
