@@ -29,6 +29,22 @@ type Store interface {
 	// UpsertAttributes sets a record's property type and bedrooms (nil
 	// leaves one unchanged); KindNotFound when there is no such record.
 	UpsertAttributes(ctx context.Context, id int64, propertyType *string, bedrooms *int) error
+
+	// Counts returns how many records and section values the database
+	// holds.
+	Counts(ctx context.Context) (records, sections int, err error)
+	// ListRecords returns up to limit records with ids above afterID, in
+	// id order, with their canonical addresses and keys.
+	ListRecords(ctx context.Context, afterID int64, limit int) ([]providers.NewProperty, error)
+	// CopyRecords writes records as listed, ids included, leaving alone
+	// those already present (by id or by address), and adds the keys that
+	// do not resolve yet; it returns how many records and keys it added.
+	CopyRecords(ctx context.Context, recs []providers.NewProperty) (records, keys int, err error)
+	// ListSections returns up to limit section values after (section, key).
+	ListSections(ctx context.Context, afterSection, afterKey string, limit int) ([]providers.SectionRecord, error)
+	// CopySections writes section values that are absent or fresher than
+	// the stored ones; it returns how many it wrote.
+	CopySections(ctx context.Context, recs []providers.SectionRecord) (int, error)
 }
 
 var (
