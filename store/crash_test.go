@@ -83,7 +83,7 @@ func TestSavedRecordSurvivesKill(t *testing.T) {
 		t.Fatalf("no write-ahead log left by the killed process (%v); the test would not exercise recovery", err)
 	}
 
-	db := openAt(t, path, nil)
+	db := openAt(t, path)
 	ctx := context.Background()
 	got, err := db.Property(ctx, id)
 	if err != nil {

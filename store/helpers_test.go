@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,38 +11,18 @@ import (
 	"github.com/propertyd/propertyd/store"
 )
 
-// clock is a settable time source for Options.Now.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *clock {
-	// Sub-millisecond digits check that stored times are truncated, not rounded.
-	return &clock{t: time.Date(2024, 3, 9, 17, 45, 12, 345_678_901, time.FixedZone("EST", -5*3600))}
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // openAt opens (or reopens) the database at path and closes it at the end of
 // the test.
-func openAt(t testing.TB, path string, c *clock) *store.DB {
+func openAt(t testing.TB, path string) *store.DB {
 	t.Helper()
-	opts := store.Options{}
-	if c != nil {
-		opts.Now = c.Now
-	}
-	db, err := store.Open(context.Background(), path, opts)
+	return openWithNow(t, path, nil)
+}
+
+// openWithNow opens the database at path with now as its clock (nil means
+// time.Now) and closes it at the end of the test.
+func openWithNow(t testing.TB, path string, now func() time.Time) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), path, store.Options{Now: now})
 	if err != nil {
 		t.Fatalf("Open(%s): %v", path, err)
 	}
@@ -52,13 +31,11 @@ func openAt(t testing.TB, path string, c *clock) *store.DB {
 }
 
 // openTemp opens a fresh database in a temporary folder.
-func openTemp(t testing.TB, c *clock) (*store.DB, string) {
+func openTemp(t testing.TB) (*store.DB, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "propertyd.db")
-	return openAt(t, path, c), path
+	return openAt(t, path), path
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // wantKind fails the test unless err is a *providers.Error of kind and code.
 func wantKind(t testing.TB, err error, kind providers.Kind, code string) {
@@ -103,3 +80,5 @@ func newAt(name string, lat, lng float64) providers.NewProperty {
 		Keys:      []string{name + "|springfield|il|62701"},
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

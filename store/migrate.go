@@ -4,17 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"embed"
-	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
-	"path"
 	"path/filepath"
-	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/store/internal/rules"
 )
 
 //go:embed migrations/*.sql
@@ -33,49 +29,12 @@ func mustSub(f fs.FS, dir string) fs.FS {
 
 // ErrSchemaTooNew is the cause of the error Open returns for a database whose
 // schema was written by a newer propertyd: reading it with older code could
-// silently lose data, so the old binary refuses it. Test with errors.Is.
-var ErrSchemaTooNew = errors.New("store: database schema is newer than this binary")
+// silently lose data, so the old binary refuses it. Test with errors.Is; it
+// is the same error the PostgreSQL engine returns.
+var ErrSchemaTooNew = rules.ErrSchemaTooNew
 
-// migration is one numbered schema change.
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-// loadMigrations reads NNNN_name.sql files from fsys sorted by number. A
-// file that does not start with a positive number, or two files with the same
-// number, are programming errors reported as errors.
-func loadMigrations(fsys fs.FS) ([]migration, error) {
-	entries, err := fs.ReadDir(fsys, ".")
-	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	seen := map[int]string{}
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || path.Ext(name) != ".sql" {
-			continue
-		}
-		num, _, ok := strings.Cut(strings.TrimSuffix(name, ".sql"), "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("store: migration %q is not named NNNN_name.sql", name)
-		}
-		if other, dup := seen[v]; dup {
-			return nil, fmt.Errorf("store: migrations %q and %q share version %d", other, name, v)
-		}
-		seen[v] = name
-		body, err := fs.ReadFile(fsys, name)
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: name, sql: string(body)})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	return ms, nil
-}
+// loadMigrations reads the NNNN_name.sql files of fsys in version order.
+func loadMigrations(fsys fs.FS) ([]rules.Migration, error) { return rules.LoadMigrations(fsys) }
 
 // migrate brings the database up to the newest migration in fsys. Each
 // migration runs in its own transaction together with its row in
@@ -94,10 +53,7 @@ func migrate(ctx context.Context, db *sql.DB, fsys fs.FS) error {
 	)`); err != nil {
 		return dbErr(ctx, err)
 	}
-	known := 0
-	if len(ms) > 0 {
-		known = ms[len(ms)-1].version
-	}
+	known := rules.Latest(ms)
 	for _, m := range ms {
 		if err := apply(ctx, db, m, known); err != nil {
 			return err
@@ -107,7 +63,7 @@ func migrate(ctx context.Context, db *sql.DB, fsys fs.FS) error {
 	return checkVersion(ctx, db, known)
 }
 
-func apply(ctx context.Context, db *sql.DB, m migration, known int) (err error) {
+func apply(ctx context.Context, db *sql.DB, m rules.Migration, known int) (err error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return dbErr(ctx, err)
@@ -122,20 +78,20 @@ func apply(ctx context.Context, db *sql.DB, m migration, known int) (err error) 
 		return dbErr(ctx, err)
 	}
 	if current > known {
-		return tooNew(current, known)
+		return rules.TooNew(current, known)
 	}
 	var n int
-	if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM schema_migrations WHERE version = ?", m.version).Scan(&n); err != nil {
+	if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM schema_migrations WHERE version = ?", m.Version).Scan(&n); err != nil {
 		return dbErr(ctx, err)
 	}
 	if n > 0 {
 		return tx.Rollback()
 	}
-	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-		return providers.Wrap(fmt.Errorf("migration %s: %w", m.name, err), providers.KindInternal,
+	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+		return providers.Wrap(fmt.Errorf("migration %s: %w", m.Name, err), providers.KindInternal,
 			"internal_error", "store: database migration failed")
 	}
-	if _, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (version, name) VALUES (?, ?)", m.version, m.name); err != nil {
+	if _, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (version, name) VALUES (?, ?)", m.Version, m.Name); err != nil {
 		return dbErr(ctx, err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -150,15 +106,9 @@ func checkVersion(ctx context.Context, db *sql.DB, known int) error {
 		return dbErr(ctx, err)
 	}
 	if current > known {
-		return tooNew(current, known)
+		return rules.TooNew(current, known)
 	}
 	return nil
-}
-
-func tooNew(current, known int) error {
-	return providers.Wrap(fmt.Errorf("%w: version %d, this binary knows up to %d", ErrSchemaTooNew, current, known),
-		providers.KindInternal, "schema_too_new",
-		fmt.Sprintf("store: database schema version %d is newer than this binary supports (%d); run a newer propertyd", current, known))
 }
 
 // VersionAt reads the schema version of the database file at path without

@@ -38,7 +38,7 @@ func TestEverythingSurvivesCloseAndReopen(t *testing.T) {
 	}
 
 	for round := range 3 { // reopening runs no migration twice
-		db := openAt(t, path, nil)
+		db := openAt(t, path)
 		got, err := db.Property(ctx, saved.ID)
 		if err != nil || !reflect.DeepEqual(got, saved) {
 			t.Fatalf("reopen %d: Property = %+v, %v; want %+v", round, got, err, saved)
@@ -77,7 +77,7 @@ func TestOpenHandlesPathsWithURICharacters(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "a?b#c d%20")
 	path := filepath.Join(dir, "p.db")
-	db := openAt(t, path, nil)
+	db := openAt(t, path)
 	if _, _, err := db.Save(ctx, newAt("1 MAIN ST", 1, 1)); err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestOpenHandlesPathsWithURICharacters(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		t.Fatalf("database not at %q: %v", path, err)
 	}
-	db = openAt(t, path, nil)
+	db = openAt(t, path)
 	if n := total(t, db, providers.SearchFilter{}); n != 1 {
 		t.Fatalf("%d records after reopening %q, want 1", n, path)
 	}

@@ -4,9 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"math"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/store/internal/rules"
 )
 
 // propertyColumns is the column list every property query selects, in the
@@ -46,16 +46,12 @@ func scanProperty(s scanner) (*providers.Property, error) {
 	return &p, nil
 }
 
-func errPropertyNotFound() error {
-	return providers.NotFound("property_not_found", "no property with that id")
-}
-
 // Property returns the record with id, or KindNotFound (property_not_found).
 func (db *DB) Property(ctx context.Context, id int64) (*providers.Property, error) {
 	p, err := scanProperty(db.readers.QueryRowContext(ctx,
 		"SELECT "+propertyColumns+" FROM properties p WHERE p.id = ?", id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errPropertyNotFound()
+		return nil, rules.ErrPropertyNotFound()
 	}
 	if err != nil {
 		return nil, dbErr(ctx, err)
@@ -70,7 +66,7 @@ func (db *DB) PropertyByKey(ctx context.Context, key string) (*providers.Propert
 		"SELECT "+propertyColumns+` FROM property_keys k JOIN properties p ON p.id = k.property_id
 		WHERE k.key = ?`, key))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, providers.NotFound("property_not_found", "no property for that address")
+		return nil, rules.ErrKeyNotFound()
 	}
 	if err != nil {
 		return nil, dbErr(ctx, err)
@@ -95,7 +91,7 @@ func (db *DB) PropertyByKey(ctx context.Context, key string) (*providers.Propert
 // database failure, KindCanceled or KindTimeout from ctx.
 func (db *DB) Save(ctx context.Context, np providers.NewProperty) (_ *providers.Property, created bool, err error) {
 	p := np.Property
-	if err := checkCoordinates(p.Latitude, p.Longitude); err != nil {
+	if err := rules.CheckCoordinates(p.Latitude, p.Longitude); err != nil {
 		return nil, false, err
 	}
 	tx, err := db.writer.BeginTx(ctx, nil)
@@ -165,16 +161,6 @@ func (db *DB) Save(ctx context.Context, np providers.NewProperty) (_ *providers.
 		return nil, false, dbErr(ctx, err)
 	}
 	return saved, created, nil
-}
-
-func checkCoordinates(lat, lng float64) error {
-	if math.IsNaN(lat) || lat < -90 || lat > 90 {
-		return providers.Invalid("latitude", "must be between -90 and 90")
-	}
-	if math.IsNaN(lng) || lng < -180 || lng > 180 {
-		return providers.Invalid("longitude", "must be between -180 and 180")
-	}
-	return nil
 }
 
 func nullString(s *string) sql.NullString {

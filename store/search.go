@@ -2,14 +2,14 @@ package store
 
 import (
 	"context"
-	"math"
 	"strings"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/store/internal/rules"
 )
 
 // MaxPerPage is the largest page Search returns.
-const MaxPerPage = 100
+const MaxPerPage = rules.MaxPerPage
 
 // searchIndex names the index a search walks, chosen by its most selective
 // equality filter: zip, then state, then city, then property type. Each of
@@ -89,7 +89,7 @@ func searchQueries(f providers.SearchFilter) (page, count string, args []any) {
 	page = "SELECT " + propertyColumns + ` FROM properties p WHERE p.id IN (
 		SELECT id FROM ` + from + where + ` ORDER BY id LIMIT ? OFFSET ?) ORDER BY p.id`
 	count = "SELECT COUNT(*) FROM " + from + where
-	offset := int64(f.Page-1) * int64(f.PerPage)
+	offset := rules.Offset(f)
 	return page, count, append(args, f.PerPage, offset)
 }
 
@@ -105,11 +105,8 @@ func searchQueries(f providers.SearchFilter) (page, count string, args []any) {
 // It returns KindInvalid (invalid_parameter) when Page < 1 or PerPage is
 // outside 1..MaxPerPage.
 func (db *DB) Search(ctx context.Context, f providers.SearchFilter) (_ []providers.Property, total int, err error) {
-	if f.Page < 1 || int64(f.Page) > math.MaxInt64/MaxPerPage {
-		return nil, 0, providers.Invalid("page", "must be a positive page number")
-	}
-	if f.PerPage < 1 || f.PerPage > MaxPerPage {
-		return nil, 0, providers.Invalid("per_page", "must be between 1 and 100")
+	if err := rules.CheckPage(f); err != nil {
+		return nil, 0, err
 	}
 	pageSQL, countSQL, args := searchQueries(f)
 

@@ -4,9 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"time"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/store/internal/rules"
 )
 
 // Section returns the stored value for (section, key), expired or not, or
@@ -21,7 +21,7 @@ func (db *DB) Section(ctx context.Context, section, key string) (*providers.Sect
 		FROM sections WHERE section = ? AND key = ?`, section, key).
 		Scan(&r.Data, &r.Source, &r.Vintage, &fetched, &expires, &r.Missing)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, providers.NotFound("section_not_found", "no stored value for that section")
+		return nil, rules.ErrSectionNotFound()
 	}
 	if err != nil {
 		return nil, dbErr(ctx, err)
@@ -39,16 +39,8 @@ func (db *DB) Section(ctx context.Context, section, key string) (*providers.Sect
 // returns KindInvalid for an empty section name or a time outside the years
 // 1 to 9999 (which the stored text form cannot hold).
 func (db *DB) PutSection(ctx context.Context, r providers.SectionRecord) error {
-	if r.Section == "" {
-		return providers.Invalid("section", "must not be empty")
-	}
-	for _, t := range []struct {
-		name string
-		at   time.Time
-	}{{"fetched_at", r.FetchedAt}, {"expires_at", r.ExpiresAt}} {
-		if y := t.at.UTC().Year(); y < 1 || y > 9999 {
-			return providers.Invalid(t.name, "must be a time in the years 1 to 9999")
-		}
+	if err := rules.CheckSection(r); err != nil {
+		return err
 	}
 	data := r.Data
 	if data == nil {

@@ -2,9 +2,9 @@ package store
 
 import (
 	"context"
-	"slices"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/store/internal/rules"
 )
 
 // SeedProperties inserts props as new records in one transaction with one
@@ -18,7 +18,7 @@ import (
 // Nothing is inserted if any record fails.
 func (db *DB) SeedProperties(ctx context.Context, props []providers.Property) (err error) {
 	for i := range props {
-		if err := checkCoordinates(props[i].Latitude, props[i].Longitude); err != nil {
+		if err := rules.CheckCoordinates(props[i].Latitude, props[i].Longitude); err != nil {
 			return err
 		}
 	}
@@ -69,11 +69,8 @@ func (db *DB) SeedProperties(ctx context.Context, props []providers.Property) (e
 // or a negative bedroom count, KindNotFound (property_not_found) when there
 // is no record with id.
 func (db *DB) UpsertAttributes(ctx context.Context, id int64, propertyType *string, bedrooms *int) error {
-	if propertyType != nil && !slices.Contains(providers.PropertyTypes, *propertyType) {
-		return providers.Invalid("property_type", "must be one of the known property types")
-	}
-	if bedrooms != nil && *bedrooms < 0 {
-		return providers.Invalid("bedrooms", "must not be negative")
+	if err := rules.CheckAttributes(propertyType, bedrooms); err != nil {
+		return err
 	}
 	res, err := db.writer.ExecContext(ctx, `UPDATE properties
 		SET property_type = COALESCE(?, property_type), bedrooms = COALESCE(?, bedrooms), updated_at = ?
@@ -86,7 +83,7 @@ func (db *DB) UpsertAttributes(ctx context.Context, id int64, propertyType *stri
 		return dbErr(ctx, err)
 	}
 	if n == 0 {
-		return errPropertyNotFound()
+		return rules.ErrPropertyNotFound()
 	}
 	return nil
 }

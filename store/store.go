@@ -17,6 +17,7 @@ import (
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/store/internal/rules"
 )
 
 // Options tunes a DB. The zero value is the production configuration.
@@ -247,4 +248,4 @@ func parseTime(s string) (time.Time, error) {
 
 // stamp returns the current time truncated to the stored precision, so a
 // value returned by a write equals the one read back later.
-func (db *DB) stamp() time.Time { return db.now().UTC().Truncate(time.Millisecond) }
+func (db *DB) stamp() time.Time { return rules.Stamp(db.now()) }

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/store"
+	"github.com/propertyd/propertyd/store/engine"
 )
 
 // The seeded records live in seedZips ZIP codes from seedZip0 up, with
@@ -22,11 +22,12 @@ const (
 // searchZip is the ZIP code the search scenario filters on.
 var searchZip = fmt.Sprint(seedZip0 + 42)
 
-// seed writes rows synthetic records into the database at path through
-// the store package (one transaction per chunk of seedChunk), not through
-// the API: a million lookups would take hours of geocoding.
+// seed writes rows synthetic records into the database at path (a SQLite
+// file or a PostgreSQL URL) through the store engine (one transaction per
+// chunk of seedChunk), not through the API: a million lookups would take
+// hours of geocoding.
 func seed(ctx context.Context, path string, rows int) error {
-	db, err := store.Open(ctx, path, store.Options{})
+	db, err := engine.Open(ctx, path, engine.Options{})
 	if err != nil {
 		return err
 	}

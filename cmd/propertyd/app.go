@@ -22,7 +22,7 @@ import (
 	"github.com/propertyd/propertyd/providers/core"
 	"github.com/propertyd/propertyd/providers/guard"
 	"github.com/propertyd/propertyd/ratelimit"
-	"github.com/propertyd/propertyd/store"
+	"github.com/propertyd/propertyd/store/engine"
 )
 
 // Main is one running propertyd: configuration in, a listening gateway out.
@@ -35,7 +35,7 @@ type Main struct {
 	// put an httpmock transport here.
 	HTTPTransport http.RoundTripper
 
-	db       *store.DB
+	db       engine.Store
 	cache    *cache.Cache
 	gw       *gateway.Gateway
 	ln       net.Listener
@@ -63,9 +63,9 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		debug.SetMemoryLimit(cfg.MemoryLimitMB << 20)
 	}
 	m.metrics = metrics.New()
-	m.db, err = store.Open(ctx, cfg.Database, store.Options{})
+	m.db, err = engine.Open(ctx, cfg.Database, engine.Options{})
 	if err != nil {
-		return fmt.Errorf("opening database %s: %w", cfg.Database, err)
+		return fmt.Errorf("opening database %s: %w", engine.Describe(cfg.Database), err)
 	}
 	m.cache, err = cache.New(cfg.Cache.MaxMB << 20)
 	if err != nil {

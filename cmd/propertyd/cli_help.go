@@ -43,13 +43,25 @@ $PROPERTYD_CONFIG is set), else at least 6 (1 + all five sections).
 
 exit codes: 0 ok, 2 usage (bad or duplicate name, bad rate or burst),
 3 invalid config`},
-	"migrate": {"migrate [-config PATH] [-database FILE]", `Open the database (creating the file and its folder when missing), apply
-the schema migrations it lacks, print its schema version and exit. Run it
-before starting a new version of propertyd, or to create an empty database.
-With -database the configuration file is not read.
+	"migrate": {"migrate [-config PATH] [-database FILE|URL]", `Open the database (a SQLite file, created with its folder when missing, or
+a postgres:// URL of an existing PostgreSQL database), apply the schema
+migrations it lacks, print its schema version and exit. Run it before
+starting a new version of propertyd, or to create an empty database. With
+-database the configuration file is not read.
 
 exit codes: 0 ok, 1 failure (including a database written by a newer
 propertyd), 2 usage, 3 invalid config`},
+	"copy": {"copy -from FILE|URL -to FILE|URL", `Copy every record (with its id, canonical address and lookup keys) and
+every cached section value from one database to another, each a SQLite file
+or a postgres:// URL, migrating both first: for instance from the SQLite file
+of a single instance to the PostgreSQL database a fleet will share. Records
+already in the destination (the same id, or the same address) and keys that
+already resolve are left alone, and a section value replaces only an older
+one, so running it again changes nothing and an interrupted copy can simply
+be run again. Run it before the instances start writing to the destination.
+A progress bar is drawn on a terminal. No configuration file is read.
+
+exit codes: 0 ok, 1 failure (a database cannot be opened or written), 2 usage`},
 	"import": {"import [-config PATH] [-failures FILE] [-batch-timeout D] FILE.csv", `Bulk-load addresses and their attributes from a CSV file into the database,
 geocoding new addresses through the geocoder's batch endpoint (one call per
 10,000 rows). The first row names the columns, in any order, case-insensitive:

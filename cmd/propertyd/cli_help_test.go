@@ -28,7 +28,7 @@ func TestOverviewAndUsageErrors(t *testing.T) {
 		if code != exitOK {
 			t.Fatalf("%v: exit %d", args, code)
 		}
-		for _, cmd := range []string{"serve", "check-config", "keys new", "migrate", "import FILE.csv", "help [command]", "4 import finished"} {
+		for _, cmd := range []string{"serve", "check-config", "keys new", "migrate", "import FILE.csv", "copy", "help [command]", "4 import finished"} {
 			if !strings.Contains(out, cmd) {
 				t.Errorf("%v: the overview does not mention %q:\n%s", args, cmd, out)
 			}

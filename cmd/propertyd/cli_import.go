@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/store"
+	"github.com/propertyd/propertyd/store/engine"
 )
 
 // importCommand is "propertyd import" with what it reaches outside: tests
@@ -94,9 +94,9 @@ func (c *importCommand) run(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	db, err := store.Open(ctx, cfg.Database, store.Options{})
+	db, err := engine.Open(ctx, cfg.Database, engine.Options{})
 	if err != nil {
-		return fail(exitError, "opening database %s: %v", cfg.Database, err)
+		return fail(exitError, "opening database %s: %v", engine.Describe(cfg.Database), err)
 	}
 	defer db.Close()
 	out, err := os.Create(*failuresPath)

@@ -20,7 +20,7 @@ import (
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/census"
 	"github.com/propertyd/propertyd/providers/providertest"
-	"github.com/propertyd/propertyd/store"
+	"github.com/propertyd/propertyd/store/engine"
 )
 
 // The places the fake Census geocoder knows in the import tests.
@@ -59,8 +59,18 @@ type importEnv struct {
 // places and extra.
 func newImportEnv(t *testing.T, extra ...providertest.CensusPlace) *importEnv {
 	t.Helper()
+	return newImportEnvOn(t, "", extra...)
+}
+
+// newImportEnvOn is newImportEnv on database (a SQLite file in the test's
+// folder when empty).
+func newImportEnvOn(t *testing.T, database string, extra ...providertest.CensusPlace) *importEnv {
+	t.Helper()
 	dir := t.TempDir()
-	e := &importEnv{t: t, dir: dir, db: filepath.Join(dir, "p.db"), config: filepath.Join("..", "..", "config.yaml"),
+	if database == "" {
+		database = filepath.Join(dir, "p.db")
+	}
+	e := &importEnv{t: t, dir: dir, db: database, config: filepath.Join("..", "..", "config.yaml"),
 		mt: httpmock.NewMockTransport()}
 	t.Setenv("PROPERTYD_DATABASE", e.db)
 	places := append([]providertest.CensusPlace{cedarSprings, commerceSt, southCongress}, extra...)
@@ -130,7 +140,7 @@ func (e *importEnv) run(args ...string) importRun {
 // records returns every record in the database, by id.
 func (e *importEnv) records() []providers.Property {
 	e.t.Helper()
-	db, err := store.Open(context.Background(), e.db, store.Options{})
+	db, err := engine.Open(context.Background(), e.db, engine.Options{})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -147,7 +157,7 @@ func (e *importEnv) records() []providers.Property {
 // chunk, and fails the test on any failed row.
 func (e *importEnv) importer(chunk int) *importer {
 	e.t.Helper()
-	db, err := store.Open(context.Background(), e.db, store.Options{})
+	db, err := engine.Open(context.Background(), e.db, engine.Options{})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -180,7 +190,12 @@ func readCSV(t *testing.T, path string) [][]string {
 }
 
 func TestImportIsIdempotentAndUpdatesAttributes(t *testing.T) {
-	e := newImportEnv(t)
+	eachEngine(t, func(t *testing.T, database string) {
+		testImportIsIdempotentAndUpdatesAttributes(t, newImportEnvOn(t, database))
+	})
+}
+
+func testImportIsIdempotentAndUpdatesAttributes(t *testing.T, e *importEnv) {
 	homes, err := os.ReadFile(filepath.Join("testdata", "homes.csv"))
 	if err != nil {
 		t.Fatal(err)

@@ -8,61 +8,58 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/propertyd/propertyd/store"
+	"github.com/propertyd/propertyd/store/engine"
 )
 
 // migrateCmd serves "propertyd migrate".
 func migrateCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("migrate")
 	path := configFlag(fs)
-	database := fs.String("database", "", "the SQLite `file` to migrate, instead of the one in the configuration")
+	database := fs.String("database", "", "the SQLite `file` or postgres:// URL to migrate, instead of the configured database")
 	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {
 		return usageError(fs, stderr, "unexpected argument %q", fs.Arg(0))
 	}
-	dbPath := *database
-	if dbPath == "" {
+	db := *database
+	if db == "" {
 		cfg, err := LoadConfig(*path)
 		if err != nil {
 			fmt.Fprintf(stderr, "propertyd migrate: %v\n", err)
 			return exitConfig
 		}
-		dbPath = cfg.Database
+		db = cfg.Database
 	}
+	name := engine.Describe(db)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	before := 0
-	_, statErr := os.Stat(dbPath)
-	existed := statErr == nil
-	if existed {
-		// A file that is not (yet) a propertyd database counts as version 0;
-		// Open reports anything worse.
-		before, _ = store.VersionAt(ctx, dbPath)
-	}
-	db, err := store.Open(ctx, dbPath, store.Options{})
+	// A SQLite file that is not (yet) a propertyd database, or a PostgreSQL
+	// database without its schema, counts as version 0; Open reports
+	// anything worse.
+	before, existed := engine.Version(ctx, db)
+	st, err := engine.Open(ctx, db, engine.Options{})
 	if err != nil {
-		fmt.Fprintf(stderr, "propertyd migrate: %s: %v\n", dbPath, err)
+		fmt.Fprintf(stderr, "propertyd migrate: %s: %v\n", name, err)
 		return exitError
 	}
-	if err := db.Close(); err != nil {
-		fmt.Fprintf(stderr, "propertyd migrate: %s: %v\n", dbPath, err)
+	if err := st.Close(); err != nil {
+		fmt.Fprintf(stderr, "propertyd migrate: %s: %v\n", name, err)
 		return exitError
 	}
-	after, err := store.VersionAt(ctx, dbPath)
+	after, err := engine.VersionOf(ctx, db)
 	if err != nil {
-		fmt.Fprintf(stderr, "propertyd migrate: %s: reading the schema version: %v\n", dbPath, err)
+		fmt.Fprintf(stderr, "propertyd migrate: %s: reading the schema version: %v\n", name, err)
 		return exitError
 	}
 	switch {
 	case !existed:
-		fmt.Fprintf(stdout, "created %s: schema version %d\n", dbPath, after)
+		fmt.Fprintf(stdout, "created %s: schema version %d\n", name, after)
 	case after != before:
-		fmt.Fprintf(stdout, "migrated %s: schema version %d -> %d\n", dbPath, before, after)
+		fmt.Fprintf(stdout, "migrated %s: schema version %d -> %d\n", name, before, after)
 	default:
-		fmt.Fprintf(stdout, "%s: schema version %d (up to date)\n", dbPath, after)
+		fmt.Fprintf(stdout, "%s: schema version %d (up to date)\n", name, after)
 	}
 	return exitOK
 }

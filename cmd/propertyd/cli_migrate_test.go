@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/propertyd/propertyd/store"
+	"github.com/propertyd/propertyd/store/engine"
+	"github.com/propertyd/propertyd/store/postgres/pgtest"
 )
 
 func TestMigrateCreatesAndUpgrades(t *testing.T) {
@@ -66,5 +69,40 @@ func TestMigrateExitCodes(t *testing.T) {
 				t.Fatalf("exit %d, stdout %q, stderr %q; want exit %d mentioning %q", code, out, errs, c.code, c.want)
 			}
 		})
+	}
+}
+
+// On PostgreSQL migrate creates the schema in an existing database, reports
+// the same version as on SQLite, prints the URL without its password, and
+// refuses a schema from a newer binary.
+func TestMigrateOnPostgres(t *testing.T) {
+	u := pgtest.Schema(t)
+	name := engine.Describe(u)
+	code, out, errs := runCLI("migrate", "-database", u)
+	if code != exitOK || out != "created "+name+": schema version 3\n" {
+		t.Fatalf("fresh schema: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	code, out, _ = runCLI("migrate", "-database", u)
+	if code != exitOK || out != name+": schema version 3 (up to date)\n" {
+		t.Fatalf("second run: exit %d, %q", code, out)
+	}
+	pgtest.Exec(t, u, "INSERT INTO schema_migrations (version, name) VALUES (9999, '9999_future.sql')")
+	code, out, errs = runCLI("migrate", "-database", u)
+	if code != exitError || out != "" || !strings.Contains(errs, "newer than this binary") {
+		t.Fatalf("a schema from a newer binary: exit %d, stdout %q, stderr %q; want exit 1 saying it is newer", code, out, errs)
+	}
+}
+
+func TestMigrateOfAnUnreachablePostgresFails(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	u := "postgres://propertyd:s3cret@" + addr + "/propertyd?sslmode=disable"
+	code, out, errs := runCLI("migrate", "-database", u)
+	if code != exitError || out != "" || !strings.Contains(errs, "the database is unavailable") || strings.Contains(errs, "s3cret") {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want exit 1 saying the database is unavailable, without the password", code, out, errs)
 	}
 }

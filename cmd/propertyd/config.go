@@ -21,7 +21,9 @@ import (
 type Config struct {
 	// Listen is the address to serve on; port 0 picks a free port.
 	Listen string `yaml:"listen"`
-	// Database is the SQLite file, created with its folder on first start.
+	// Database is the SQLite file, created with its folder on first start,
+	// or a postgres:// URL of an existing PostgreSQL database, which several
+	// instances can share.
 	Database string `yaml:"database"`
 	// RequestTimeout bounds one request, upstream calls included.
 	RequestTimeout Duration `yaml:"request_timeout"`

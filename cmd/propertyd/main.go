@@ -5,7 +5,7 @@
 // Usage:
 //
 //	propertyd [serve] [-config config.yaml]
-//	propertyd check-config | keys new | migrate | import FILE.csv | help [command]
+//	propertyd check-config | keys new | migrate | import FILE.csv | copy | help [command]
 //
 // The config file is also taken from $PROPERTYD_CONFIG.
 package main
@@ -58,6 +58,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return migrateCmd(args, stdout, stderr)
 	case "import":
 		return importCmd(args, stdout, stderr)
+	case "copy":
+		return copyCmd(args, stdout, stderr)
 	case "help":
 		return help(args, stdout, stderr)
 	default:
@@ -76,6 +78,7 @@ commands:
   keys new         generate an API key and its config.yaml entry
   migrate          create or upgrade the database schema and print its version
   import FILE.csv  bulk-load addresses and their attributes from a CSV file
+  copy             copy records and sections from one database to another (SQLite, PostgreSQL)
   help [command]   show this help, or a command's (same as: propertyd <command> --help)
 
 flags:

@@ -94,9 +94,12 @@ func getJSON(t *testing.T, m *Main, path string) (int, map[string]any, http.Head
 }
 
 func TestServiceEndToEndWithEveryModule(t *testing.T) {
-	dir := t.TempDir()
+	eachEngine(t, testServiceEndToEndWithEveryModule)
+}
+
+func testServiceEndToEndWithEveryModule(t *testing.T, database string) {
 	mt := upstreams()
-	m := startMain(t, testConfig(t, filepath.Join(dir, "p.db")), mt)
+	m := startMain(t, testConfig(t, database), mt)
 	q := url.Values{"street": {"2200 West Broad Street"}, "city": {"Richmond"}, "state": {"VA"},
 		"include": {"flood,demographics,amenities,walkscore,housing"}}
 	status, body, hdr := getJSON(t, m, "/v1/properties/lookup?"+q.Encode())
@@ -147,7 +150,7 @@ func TestServiceEndToEndWithEveryModule(t *testing.T) {
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
 	}
-	m2 := startMain(t, testConfig(t, filepath.Join(dir, "p.db")), mt)
+	m2 := startMain(t, testConfig(t, database), mt)
 	status, body, _ = getJSON(t, m2, "/v1/properties/lookup?"+q.Encode())
 	if status != 200 || body["data"].(map[string]any)["id"] != d["id"] {
 		t.Fatalf("after restart: %d %v", status, body)

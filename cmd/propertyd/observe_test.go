@@ -23,6 +23,7 @@ import (
 	"github.com/jarcoal/httpmock"
 	"github.com/propertyd/propertyd/providers/census"
 	"github.com/propertyd/propertyd/providers/providertest"
+	"github.com/propertyd/propertyd/store/postgres/pgtest"
 )
 
 // logSink collects a Main's JSON log lines; safe for concurrent writes.
@@ -374,5 +375,40 @@ func TestSIGTERMStopsServeCleanly(t *testing.T) {
 	}
 	if fi, err := os.Stat(filepath.Join(dir, "p.db-wal")); err == nil && fi.Size() > 0 {
 		t.Fatalf("the write-ahead log holds %d bytes after stop: the store was not closed cleanly", fi.Size())
+	}
+}
+
+// A PostgreSQL server that goes away makes searches answer 503 with code
+// database_unavailable (not a 500) and /readyz 503, and the service
+// answers again once the server is back, without a restart.
+func TestPostgresGoingAwayIs503AndRecovers(t *testing.T) {
+	u, relay := pgtest.Relayed(t, pgtest.Schema(t))
+	m := startMain(t, testConfig(t, u), upstreams())
+	q := url.Values{"street": {"2200 West Broad Street"}, "city": {"Richmond"}, "state": {"VA"}}
+	st, body, _ := getJSON(t, m, "/v1/properties/lookup?"+q.Encode())
+	if st != 200 {
+		t.Fatalf("lookup: %d %v", st, body)
+	}
+	// A search is not cached: it reaches the database every time.
+	path := "/v1/properties/search?zip=23220"
+	if st, body, _ := getJSON(t, m, path); st != 200 {
+		t.Fatalf("search: %d %v", st, body)
+	}
+
+	relay.Stop()
+	st, body, _ = getJSON(t, m, path)
+	if st != 503 || body["code"] != "database_unavailable" {
+		t.Fatalf("GET %s with the database gone: %d %v, want 503 database_unavailable", path, st, body)
+	}
+	if st, body, _ := getJSON(t, m, "/readyz"); st != 503 || body["status"] != "unavailable" {
+		t.Fatalf("readyz with the database gone: %d %v, want 503 unavailable", st, body)
+	}
+
+	relay.Start()
+	if st, body, _ := getJSON(t, m, path); st != 200 {
+		t.Fatalf("GET %s once the database is back: %d %v", path, st, body)
+	}
+	if st, _, _ := getJSON(t, m, "/readyz"); st != 200 {
+		t.Fatalf("readyz once the database is back: %d", st)
 	}
 }

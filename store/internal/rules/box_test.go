@@ -1,4 +1,4 @@
-package store
+package rules
 
 import (
 	"math"
@@ -16,12 +16,12 @@ func destination(p providers.Point, bearing, d float64) providers.Point {
 	return providers.Point{Lat: la2 * 180 / math.Pi, Lng: math.Mod(lo2*180/math.Pi+540, 360) - 180}
 }
 
-func (b box) contains(q providers.Point) bool {
-	if q.Lat < b.south || q.Lat > b.north {
+func (b Box) contains(q providers.Point) bool {
+	if q.Lat < b.South || q.Lat > b.North {
 		return false
 	}
-	for _, r := range b.lngs {
-		if q.Lng >= r.west && q.Lng <= r.east {
+	for _, r := range b.Lngs {
+		if q.Lng >= r.West && q.Lng <= r.East {
 			return true
 		}
 	}
@@ -40,7 +40,7 @@ func TestBoundingBoxContainsEveryPointWithinRadius(t *testing.T) {
 	radii := []float64{1, 50, 500, 5000, 100_000, 2_000_000}
 	for _, c := range centers {
 		for _, r := range radii {
-			b := boundingBox(c, r)
+			b := BoundingBox(c, r)
 			for range 64 {
 				q := destination(c, rng.Float64()*2*math.Pi, r*(1-1e-6*rng.Float64()))
 				if c.DistanceMeters(q) > r {
@@ -64,18 +64,18 @@ func TestBoundingBoxSplitsAtTheAntimeridian(t *testing.T) {
 		{providers.Point{Lat: 10, Lng: 0}, 1},
 		{providers.Point{Lat: 89.9999, Lng: 0}, 1}, // all longitudes, one range
 	} {
-		b := boundingBox(tc.p, 100)
-		if len(b.lngs) != tc.parts {
-			t.Fatalf("box around %+v has longitude ranges %+v, want %d", tc.p, b.lngs, tc.parts)
+		b := BoundingBox(tc.p, 100)
+		if len(b.Lngs) != tc.parts {
+			t.Fatalf("box around %+v has longitude ranges %+v, want %d", tc.p, b.Lngs, tc.parts)
 		}
-		for _, r := range b.lngs {
-			if r.west < -180 || r.east > 180 || r.west > r.east {
+		for _, r := range b.Lngs {
+			if r.West < -180 || r.East > 180 || r.West > r.East {
 				t.Fatalf("box around %+v has a bad range %+v", tc.p, r)
 			}
 		}
 	}
 	// A box reaching the pole spans every longitude.
-	if b := boundingBox(providers.Point{Lat: 89.9999, Lng: 0}, 100); b.lngs[0] != (lngRange{-180, 180}) || b.north != 90 {
+	if b := BoundingBox(providers.Point{Lat: 89.9999, Lng: 0}, 100); b.Lngs[0] != (LngRange{-180, 180}) || b.North != 90 {
 		t.Fatalf("polar box %+v, want all longitudes up to 90", b)
 	}
 }

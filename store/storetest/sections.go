@@ -1,4 +1,4 @@
-package store_test
+package storetest
 
 import (
 	"context"
@@ -9,9 +9,16 @@ import (
 	"github.com/propertyd/propertyd/providers"
 )
 
-func TestSectionsPutGetReplace(t *testing.T) {
+func init() {
+	register("SectionsPutGetReplace", testSectionsPutGetReplace)
+	register("MissingSectionRoundTripsAndIsReplacedByAValue", testMissingSectionRoundTripsAndIsReplacedByAValue)
+	register("ExpiredSectionIsStillReturned", testExpiredSectionIsStillReturned)
+	register("SectionWithoutDataOrTimes", testSectionWithoutDataOrTimes)
+}
+
+func testSectionsPutGetReplace(t *testing.T, open Opener) {
 	ctx := context.Background()
-	db, _ := openTemp(t, nil)
+	db := open(t, nil)
 	fetched := time.Date(2024, 6, 1, 8, 30, 0, 123_999_999, time.FixedZone("PDT", -7*3600))
 	first := providers.SectionRecord{
 		Section: "demographics", Key: "53033005302", Data: []byte(`{"total_population":4211}`),
@@ -53,9 +60,9 @@ func TestSectionsPutGetReplace(t *testing.T) {
 	wantKind(t, err, providers.KindNotFound, "section_not_found")
 }
 
-func TestMissingSectionRoundTripsAndIsReplacedByAValue(t *testing.T) {
+func testMissingSectionRoundTripsAndIsReplacedByAValue(t *testing.T, open Opener) {
 	ctx := context.Background()
-	db, _ := openTemp(t, nil)
+	db := open(t, nil)
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	miss := providers.SectionRecord{Section: "demographics", Key: "11001990000", Missing: true,
 		Data: []byte(`{"code":"tract_not_found","message":"no figures"}`), Source: "census-acs",
@@ -80,9 +87,9 @@ func TestMissingSectionRoundTripsAndIsReplacedByAValue(t *testing.T) {
 	}
 }
 
-func TestExpiredSectionIsStillReturned(t *testing.T) {
+func testExpiredSectionIsStillReturned(t *testing.T, open Opener) {
 	ctx := context.Background()
-	db, _ := openTemp(t, nil)
+	db := open(t, nil)
 	long := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
 	r := providers.SectionRecord{Section: "flood", Key: "47.60621,-122.33207", Data: []byte(`{"zone":"X"}`),
 		Source: "fema-nfhl", FetchedAt: long, ExpiresAt: long.Add(time.Hour)}
@@ -98,9 +105,9 @@ func TestExpiredSectionIsStillReturned(t *testing.T) {
 	}
 }
 
-func TestSectionWithoutDataOrTimes(t *testing.T) {
+func testSectionWithoutDataOrTimes(t *testing.T, open Opener) {
 	ctx := context.Background()
-	db, _ := openTemp(t, nil)
+	db := open(t, nil)
 	if err := db.PutSection(ctx, providers.SectionRecord{Section: "walkscore", Key: "k"}); err != nil {
 		t.Fatal(err)
 	}

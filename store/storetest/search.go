@@ -1,4 +1,4 @@
-package store_test
+package storetest
 
 import (
 	"context"
@@ -6,14 +6,20 @@ import (
 	"testing"
 
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/store"
 )
+
+func init() {
+	register("SearchFiltersCombineWithAnd", testSearchFiltersCombineWithAnd)
+	register("SearchPagesInIDOrderWithTotal", testSearchPagesInIDOrderWithTotal)
+	register("SearchRejectsPageOutOfRange", testSearchRejectsPageOutOfRange)
+	register("SearchTreatsSQLMetacharactersAsData", testSearchTreatsSQLMetacharactersAsData)
+}
 
 // searchFixture seeds ten records and returns the store; ids are 1..10 in
 // this order.
-func searchFixture(t *testing.T) *store.DB {
+func searchFixture(t *testing.T, open Opener) Store {
 	t.Helper()
-	db, _ := openTemp(t, nil)
+	db := open(t, nil)
 	rows := []providers.Property{
 		{City: "AUSTIN", State: "TX", ZipCode: "78701", Bedrooms: ptr(1), PropertyType: ptr("condo")},          // 1
 		{City: "AUSTIN", State: "TX", ZipCode: "78701", Bedrooms: ptr(3), PropertyType: ptr("single_family")},  // 2
@@ -35,8 +41,8 @@ func searchFixture(t *testing.T) *store.DB {
 	return db
 }
 
-func TestSearchFiltersCombineWithAnd(t *testing.T) {
-	db := searchFixture(t)
+func testSearchFiltersCombineWithAnd(t *testing.T, open Opener) {
+	db := searchFixture(t, open)
 	for _, tc := range []struct {
 		name string
 		f    providers.SearchFilter
@@ -72,8 +78,8 @@ func TestSearchFiltersCombineWithAnd(t *testing.T) {
 	}
 }
 
-func TestSearchPagesInIDOrderWithTotal(t *testing.T) {
-	db := searchFixture(t)
+func testSearchPagesInIDOrderWithTotal(t *testing.T, open Opener) {
+	db := searchFixture(t, open)
 	for _, tc := range []struct {
 		page, perPage int
 		want          []int64
@@ -104,8 +110,8 @@ func TestSearchPagesInIDOrderWithTotal(t *testing.T) {
 	}
 }
 
-func TestSearchRejectsPageOutOfRange(t *testing.T) {
-	db := searchFixture(t)
+func testSearchRejectsPageOutOfRange(t *testing.T, open Opener) {
+	db := searchFixture(t, open)
 	for _, tc := range []struct {
 		page, perPage int
 		param         string
@@ -124,8 +130,8 @@ func TestSearchRejectsPageOutOfRange(t *testing.T) {
 	}
 }
 
-func TestSearchTreatsSQLMetacharactersAsData(t *testing.T) {
-	db := searchFixture(t)
+func testSearchTreatsSQLMetacharactersAsData(t *testing.T, open Opener) {
+	db := searchFixture(t, open)
 	hostile := []string{"' OR 1=1 --", "%", "_", "7870%", "7870_", `"; DROP TABLE properties; --`, "AUSTIN' --", `\`}
 	for _, v := range hostile {
 		for _, f := range []providers.SearchFilter{{Zip: v}, {City: v}, {State: v}, {PropertyType: v}, {City: "AUSTIN", State: v}} {
@@ -142,12 +148,4 @@ func TestSearchTreatsSQLMetacharactersAsData(t *testing.T) {
 	if n := total(t, db, providers.SearchFilter{}); n != 10 {
 		t.Fatalf("%d records after hostile searches, want the 10 seeded", n)
 	}
-}
-
-func idsOf(ps []providers.Property) []int64 {
-	var ids []int64
-	for _, p := range ps {
-		ids = append(ids, p.ID)
-	}
-	return ids
 }

@@ -1,4 +1,4 @@
-package store_test
+package storetest
 
 import (
 	"context"
@@ -7,6 +7,12 @@ import (
 
 	"github.com/propertyd/propertyd/providers"
 )
+
+func init() {
+	register("NearestFindsTheClosestWithinRadius", testNearestFindsTheClosestWithinRadius)
+	register("NearestAcrossTheAntimeridianAndNearThePoles", testNearestAcrossTheAntimeridianAndNearThePoles)
+	register("NearestRejectsBadArguments", testNearestRejectsBadArguments)
+}
 
 // offset returns the point d metres from p along bearing (degrees from north).
 func offset(p providers.Point, bearing, d float64) providers.Point {
@@ -29,9 +35,9 @@ func saveAt(t *testing.T, db interface {
 	return p
 }
 
-func TestNearestFindsTheClosestWithinRadius(t *testing.T) {
+func testNearestFindsTheClosestWithinRadius(t *testing.T, open Opener) {
 	ctx := context.Background()
-	db, _ := openTemp(t, nil)
+	db := open(t, nil)
 	center := providers.Point{Lat: 39.7817, Lng: -89.6501}
 	far := saveAt(t, db, "FAR", offset(center, 90, 80))        // 80 m east
 	near := saveAt(t, db, "NEAR", offset(center, 0, 30))       // 30 m north
@@ -65,9 +71,9 @@ func TestNearestFindsTheClosestWithinRadius(t *testing.T) {
 	}
 }
 
-func TestNearestAcrossTheAntimeridianAndNearThePoles(t *testing.T) {
+func testNearestAcrossTheAntimeridianAndNearThePoles(t *testing.T, open Opener) {
 	ctx := context.Background()
-	db, _ := openTemp(t, nil)
+	db := open(t, nil)
 	fiji := providers.Point{Lat: -16.5, Lng: 179.9998}
 	east := saveAt(t, db, "FIJI EAST", fiji)
 	pole := providers.Point{Lat: 89.9995, Lng: 10}
@@ -97,8 +103,8 @@ func TestNearestAcrossTheAntimeridianAndNearThePoles(t *testing.T) {
 	}
 }
 
-func TestNearestRejectsBadArguments(t *testing.T) {
-	db, _ := openTemp(t, nil)
+func testNearestRejectsBadArguments(t *testing.T, open Opener) {
+	db := open(t, nil)
 	for _, tc := range []struct {
 		p providers.Point
 		r float64

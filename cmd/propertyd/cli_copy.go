@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/propertyd/propertyd/store/engine"
+)
+
+// copyChunk is how many records or section values one read and one write
+// transaction of a copy hold: large enough that a million records take a
+// few hundred round trips, small enough that an interrupted copy loses
+// little and a transaction never holds the destination's writer for long.
+const copyChunk = 1000
+
+// copyCommand is "propertyd copy" with what it reaches outside: tests say
+// whether stderr is a terminal.
+type copyCommand struct {
+	stdout, stderr io.Writer
+	// terminal reports whether a progress bar may be drawn on w; nil means
+	// isTerminal.
+	terminal func(w io.Writer) bool
+}
+
+// copyCmd serves "propertyd copy".
+func copyCmd(args []string, stdout, stderr io.Writer) int {
+	return (&copyCommand{stdout: stdout, stderr: stderr}).run(args)
+}
+
+// copySummary counts what a copy did.
+type copySummary struct {
+	Records, RecordsAdded, KeysAdded, Sections, SectionsWritten int
+}
+
+func (c *copyCommand) run(args []string) int {
+	fs := newFlags("copy")
+	from := fs.String("from", "", "the database to copy from: a SQLite `file` or a postgres:// URL")
+	to := fs.String("to", "", "the database to copy into: a SQLite `file` (created when missing) or a postgres:// URL")
+	if code, ok := parseFlags(fs, args, c.stdout, c.stderr); !ok {
+		return code
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usageError(fs, c.stderr, "unexpected argument %q", fs.Arg(0))
+	case *from == "" || *to == "":
+		return usageError(fs, c.stderr, "both -from and -to are required")
+	case *from == *to:
+		return usageError(fs, c.stderr, "-from and -to name the same database")
+	}
+	fail := func(format string, args ...any) int {
+		fmt.Fprintf(c.stderr, "propertyd copy: "+format+"\n", args...)
+		return exitError
+	}
+	if !engine.IsPostgres(*from) {
+		// Opening a missing SQLite file would create an empty one.
+		if _, err := os.Stat(*from); err != nil {
+			return fail("%v", err)
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	src, err := engine.Open(ctx, *from, engine.Options{})
+	if err != nil {
+		return fail("opening %s: %v", engine.Describe(*from), err)
+	}
+	defer src.Close()
+	dst, err := engine.Open(ctx, *to, engine.Options{})
+	if err != nil {
+		return fail("opening %s: %v", engine.Describe(*to), err)
+	}
+	defer dst.Close()
+
+	records, sections, err := src.Counts(ctx)
+	if err != nil {
+		return fail("counting %s: %v", engine.Describe(*from), err)
+	}
+	var bar *progressBar
+	terminal := c.terminal
+	if terminal == nil {
+		terminal = isTerminal
+	}
+	if terminal(c.stderr) {
+		bar = newProgressBar(c.stderr, records+sections)
+	}
+	sum, runErr := copyAll(ctx, src, dst, bar.update)
+	bar.finish()
+	fmt.Fprintf(c.stdout, "records:   %s read, %s added\nkeys:      %s added\nsections:  %s read, %s written\n",
+		thousands(sum.Records), thousands(sum.RecordsAdded), thousands(sum.KeysAdded),
+		thousands(sum.Sections), thousands(sum.SectionsWritten))
+	if err := dst.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	if runErr != nil {
+		return fail("stopped: %v (what was copied stays copied; run the copy again to finish)", runErr)
+	}
+	return exitOK
+}
+
+// copyAll copies every record, then every section value, from src to dst
+// in chunks, telling progress how many of them are done.
+func copyAll(ctx context.Context, src, dst engine.Store, progress func(done int, phase string, force bool)) (copySummary, error) {
+	var sum copySummary
+	progress(0, "copying records", true)
+	for after := int64(0); ; {
+		recs, err := src.ListRecords(ctx, after, copyChunk)
+		if err != nil {
+			return sum, fmt.Errorf("reading records: %w", err)
+		}
+		if len(recs) == 0 {
+			break
+		}
+		added, keys, err := dst.CopyRecords(ctx, recs)
+		if err != nil {
+			return sum, fmt.Errorf("writing records: %w", err)
+		}
+		sum.Records += len(recs)
+		sum.RecordsAdded += added
+		sum.KeysAdded += keys
+		after = recs[len(recs)-1].Property.ID
+		progress(sum.Records, "copying records", false)
+	}
+	progress(sum.Records, "copying sections", true)
+	for section, key := "", ""; ; {
+		recs, err := src.ListSections(ctx, section, key, copyChunk)
+		if err != nil {
+			return sum, fmt.Errorf("reading sections: %w", err)
+		}
+		if len(recs) == 0 {
+			break
+		}
+		n, err := dst.CopySections(ctx, recs)
+		if err != nil {
+			return sum, fmt.Errorf("writing sections: %w", err)
+		}
+		sum.Sections += len(recs)
+		sum.SectionsWritten += n
+		last := recs[len(recs)-1]
+		section, key = last.Section, last.Key
+		progress(sum.Records+sum.Sections, "copying sections", false)
+	}
+	return sum, nil
+}

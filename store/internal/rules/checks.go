@@ -1,0 +1,106 @@
+package rules
+
+import (
+	"math"
+	"slices"
+	"time"
+
+	"github.com/propertyd/propertyd/providers"
+)
+
+// MaxPerPage is the largest page Search returns.
+const MaxPerPage = 100
+
+// CheckCoordinates returns KindInvalid (invalid_parameter, naming latitude
+// or longitude) for a point no record can be at; both engines also have the
+// range as a CHECK constraint, but this error names the parameter.
+func CheckCoordinates(lat, lng float64) error {
+	if math.IsNaN(lat) || lat < -90 || lat > 90 {
+		return providers.Invalid("latitude", "must be between -90 and 90")
+	}
+	if math.IsNaN(lng) || lng < -180 || lng > 180 {
+		return providers.Invalid("longitude", "must be between -180 and 180")
+	}
+	return nil
+}
+
+// CheckRadius returns KindInvalid for a Nearest radius that is not a
+// positive number of metres.
+func CheckRadius(radiusMeters float64) error {
+	if math.IsNaN(radiusMeters) || radiusMeters <= 0 {
+		return providers.Invalid("radius", "must be a positive number of metres")
+	}
+	return nil
+}
+
+// CheckPage returns KindInvalid (invalid_parameter) when f.Page < 1 or so
+// large that its offset overflows, or f.PerPage is outside 1..MaxPerPage.
+func CheckPage(f providers.SearchFilter) error {
+	if f.Page < 1 || int64(f.Page) > math.MaxInt64/MaxPerPage {
+		return providers.Invalid("page", "must be a positive page number")
+	}
+	if f.PerPage < 1 || f.PerPage > MaxPerPage {
+		return providers.Invalid("per_page", "must be between 1 and 100")
+	}
+	return nil
+}
+
+// Offset is the number of matches before f's page; CheckPage(f) must have
+// passed.
+func Offset(f providers.SearchFilter) int64 { return int64(f.Page-1) * int64(f.PerPage) }
+
+// CheckSection returns KindInvalid for an empty section name or a time
+// outside the years 1 to 9999: SQLite keeps times as fixed-width text,
+// which cannot hold the others, and PostgreSQL is held to the same range so
+// that a value one engine takes the other takes too.
+func CheckSection(r providers.SectionRecord) error {
+	if r.Section == "" {
+		return providers.Invalid("section", "must not be empty")
+	}
+	for _, t := range []struct {
+		name string
+		at   time.Time
+	}{{"fetched_at", r.FetchedAt}, {"expires_at", r.ExpiresAt}} {
+		if y := t.at.UTC().Year(); y < 1 || y > 9999 {
+			return providers.Invalid(t.name, "must be a time in the years 1 to 9999")
+		}
+	}
+	return nil
+}
+
+// CheckAttributes returns KindInvalid for a property type not in
+// providers.PropertyTypes or a negative bedroom count; nil arguments pass.
+func CheckAttributes(propertyType *string, bedrooms *int) error {
+	if propertyType != nil && !slices.Contains(providers.PropertyTypes, *propertyType) {
+		return providers.Invalid("property_type", "must be one of the known property types")
+	}
+	if bedrooms != nil && *bedrooms < 0 {
+		return providers.Invalid("bedrooms", "must not be negative")
+	}
+	return nil
+}
+
+// Stamp returns t as stored: UTC, truncated (not rounded) to the
+// millisecond. A value a write returns then equals the one read back later,
+// on either engine.
+func Stamp(t time.Time) time.Time { return t.UTC().Truncate(time.Millisecond) }
+
+// ErrPropertyNotFound is the error of a lookup by id that finds nothing.
+func ErrPropertyNotFound() error {
+	return providers.NotFound("property_not_found", "no property with that id")
+}
+
+// ErrKeyNotFound is the error of a lookup by key that finds nothing.
+func ErrKeyNotFound() error {
+	return providers.NotFound("property_not_found", "no property for that address")
+}
+
+// ErrNoneNear is the error of a Nearest that finds nothing in its radius.
+func ErrNoneNear() error {
+	return providers.NotFound("property_not_found", "no property near that point")
+}
+
+// ErrSectionNotFound is the error of a Section that finds no stored value.
+func ErrSectionNotFound() error {
+	return providers.NotFound("section_not_found", "no stored value for that section")
+}

@@ -1,0 +1,188 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/store/internal/rules"
+)
+
+// Counts returns how many records and section values the database holds,
+// for the progress of `propertyd copy`.
+func (db *DB) Counts(ctx context.Context) (records, sections int, err error) {
+	err = db.pool.QueryRow(ctx, "SELECT (SELECT COUNT(*) FROM properties), (SELECT COUNT(*) FROM sections)").
+		Scan(&records, &sections)
+	return records, sections, dbErr(ctx, err)
+}
+
+// ListRecords returns up to limit records with ids above afterID, in id
+// order, each with its canonical address and its keys (sorted): everything
+// CopyRecords needs to recreate it elsewhere.
+func (db *DB) ListRecords(ctx context.Context, afterID int64, limit int) ([]providers.NewProperty, error) {
+	var out []providers.NewProperty
+	err := pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, "SELECT "+propertyColumns+`, COALESCE(p.canonical, '')
+			FROM properties p WHERE p.id > $1 ORDER BY p.id LIMIT $2`, afterID, limit)
+		if err != nil {
+			return err
+		}
+		byID := map[int64]int{}
+		for rows.Next() {
+			var canonical string
+			p, err := scanProperty(canonicalRow{rows, &canonical})
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			byID[p.ID] = len(out)
+			out = append(out, providers.NewProperty{Property: *p, Canonical: canonical})
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil || len(out) == 0 {
+			return err
+		}
+		keys, err := tx.Query(ctx, `SELECT key, property_id FROM property_keys
+			WHERE property_id BETWEEN $1 AND $2 ORDER BY key`, out[0].Property.ID, out[len(out)-1].Property.ID)
+		if err != nil {
+			return err
+		}
+		defer keys.Close()
+		for keys.Next() {
+			var (
+				k  string
+				id int64
+			)
+			if err := keys.Scan(&k, &id); err != nil {
+				return err
+			}
+			if i, ok := byID[id]; ok {
+				out[i].Keys = append(out[i].Keys, k)
+			}
+		}
+		return keys.Err()
+	})
+	return out, dbErr(ctx, err)
+}
+
+// canonicalRow reads the property columns and then the canonical address
+// into canonical.
+type canonicalRow struct {
+	rows      pgx.Rows
+	canonical *string
+}
+
+func (c canonicalRow) Scan(dest ...any) error { return c.rows.Scan(append(dest, c.canonical)...) }
+
+// CopyRecords writes recs as they are, ids, times and canonical addresses
+// included, in one transaction: a record whose id is already present, or
+// whose canonical address and unit another record holds, is left alone, and
+// each key is added unless it already resolves or the record at its id is
+// not the copied one. So copying the same records twice changes nothing. It returns how many records and keys it added, and
+// moves the id sequence past the largest id, so new records never reuse a
+// copied one.
+func (db *DB) CopyRecords(ctx context.Context, recs []providers.NewProperty) (records, keys int, err error) {
+	for i := range recs {
+		if err := rules.CheckCoordinates(recs[i].Property.Latitude, recs[i].Property.Longitude); err != nil {
+			return 0, 0, err
+		}
+	}
+	err = db.inTx(ctx, func(tx pgx.Tx) error {
+		records, keys = 0, 0
+		for _, r := range recs {
+			p := r.Property
+			var canonical *string
+			if r.Canonical != "" {
+				canonical = &r.Canonical
+			}
+			tag, err := tx.Exec(ctx, `INSERT INTO properties (id, street_address, unit, city, state, zip_code,
+					county, fips_code, census_tract, latitude, longitude, property_type, bedrooms, canonical,
+					source, created_at, updated_at)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+				ON CONFLICT DO NOTHING`,
+				p.ID, p.StreetAddress, p.Unit, p.City, p.State, p.ZipCode, p.County, p.FIPSCode, p.CensusTract,
+				p.Latitude, p.Longitude, p.PropertyType, p.Bedrooms, canonical, p.Source,
+				rules.Stamp(p.CreatedAt), rules.Stamp(p.UpdatedAt))
+			if err != nil {
+				return err
+			}
+			records += int(tag.RowsAffected())
+			if len(r.Keys) == 0 {
+				continue
+			}
+			// Only onto the copied record itself: another record may hold
+			// its id in a destination that was written to before.
+			tag, err = tx.Exec(ctx, `INSERT INTO property_keys (key, property_id)
+				SELECT k, p.id FROM unnest($1::text[]) AS k, properties p
+				WHERE p.id = $2 AND p.canonical IS NOT DISTINCT FROM $3 AND p.unit = $4 AND p.created_at = $5
+				ON CONFLICT (key) DO NOTHING`, r.Keys, p.ID, canonical, p.Unit, rules.Stamp(p.CreatedAt))
+			if err != nil {
+				return err
+			}
+			keys += int(tag.RowsAffected())
+		}
+		_, err := tx.Exec(ctx, `SELECT setval(pg_get_serial_sequence('properties', 'id'), m)
+			FROM (SELECT MAX(id) AS m FROM properties) AS last WHERE m IS NOT NULL`)
+		return err
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	return records, keys, nil
+}
+
+// ListSections returns up to limit section values after (section, key), in
+// that order.
+func (db *DB) ListSections(ctx context.Context, afterSection, afterKey string, limit int) ([]providers.SectionRecord, error) {
+	rows, err := db.pool.Query(ctx, `SELECT section, key, data, source, vintage, fetched_at, expires_at, missing
+		FROM sections WHERE (section, key) > ($1, $2) ORDER BY section, key LIMIT $3`, afterSection, afterKey, limit)
+	if err != nil {
+		return nil, dbErr(ctx, err)
+	}
+	defer rows.Close()
+	var out []providers.SectionRecord
+	for rows.Next() {
+		var r providers.SectionRecord
+		if err := rows.Scan(&r.Section, &r.Key, &r.Data, &r.Source, &r.Vintage, &r.FetchedAt, &r.ExpiresAt, &r.Missing); err != nil {
+			return nil, dbErr(ctx, err)
+		}
+		r.FetchedAt, r.ExpiresAt = utc(r.FetchedAt), utc(r.ExpiresAt)
+		out = append(out, r)
+	}
+	return out, dbErr(ctx, rows.Err())
+}
+
+// CopySections writes recs in one transaction: a value is added when its
+// (section, key) is absent and replaces one fetched earlier, so copying the
+// same values twice changes nothing and never overwrites a fresher value.
+// It returns how many it wrote.
+func (db *DB) CopySections(ctx context.Context, recs []providers.SectionRecord) (n int, err error) {
+	for _, r := range recs {
+		if err := rules.CheckSection(r); err != nil {
+			return 0, err
+		}
+	}
+	err = db.inTx(ctx, func(tx pgx.Tx) error {
+		n = 0
+		for _, r := range recs {
+			data := r.Data
+			if data == nil {
+				data = []byte{}
+			}
+			tag, err := tx.Exec(ctx, `INSERT INTO sections (section, key, data, source, vintage, fetched_at, expires_at, missing)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+				ON CONFLICT (section, key) DO UPDATE SET data = excluded.data, source = excluded.source,
+					vintage = excluded.vintage, fetched_at = excluded.fetched_at, expires_at = excluded.expires_at,
+					missing = excluded.missing
+				WHERE sections.fetched_at < excluded.fetched_at`,
+				r.Section, r.Key, data, r.Source, r.Vintage, rules.Stamp(r.FetchedAt), rules.Stamp(r.ExpiresAt), r.Missing)
+			if err != nil {
+				return err
+			}
+			n += int(tag.RowsAffected())
+		}
+		return nil
+	})
+	return n, err
+}

@@ -1,0 +1,108 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/propertyd/propertyd/providers"
+)
+
+// seedSpread inserts n records over many zips, cities and attributes, so the
+// planner has realistic statistics to work with.
+func seedSpread(t testing.TB, db *DB, n int) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(1, 2))
+	types := providers.PropertyTypes
+	props := make([]providers.Property, n)
+	for i := range props {
+		z := rng.IntN(2000)
+		props[i] = providers.Property{
+			StreetAddress: fmt.Sprintf("%d MAIN ST", i),
+			City:          fmt.Sprintf("CITY%d", z%200),
+			State:         fmt.Sprintf("S%d", z%50),
+			ZipCode:       fmt.Sprintf("%05d", 10000+z),
+			Latitude:      25 + rng.Float64()*24,
+			Longitude:     -124 + rng.Float64()*57,
+			PropertyType:  &types[rng.IntN(len(types))],
+			Bedrooms:      ptr(rng.IntN(7)),
+		}
+	}
+	if err := db.SeedProperties(context.Background(), props); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// queryPlan returns the text of EXPLAIN for query.
+func queryPlan(t *testing.T, db *DB, query string, args ...any) string {
+	t.Helper()
+	rows, err := db.pool.Query(context.Background(), "EXPLAIN "+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var lines []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, strings.TrimSpace(line))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(lines, " | ")
+}
+
+// Every filtered search finds its page ids and its total from its index
+// alone (an index-only scan), never scanning the table; the page's rows are
+// then read by primary key.
+func TestSearchPlansUseCoveringIndexes(t *testing.T) {
+	db, _ := openFresh(t)
+	seedSpread(t, db, 20000)
+	for _, tc := range []struct {
+		name  string
+		f     providers.SearchFilter
+		index string
+	}{
+		{"zip and bedrooms", providers.SearchFilter{Zip: "10042", MinBedrooms: ptr(2), MaxBedrooms: ptr(4)}, "properties_zip"},
+		{"zip", providers.SearchFilter{Zip: "10042"}, "properties_zip"},
+		{"zip and type", providers.SearchFilter{Zip: "10042", PropertyType: "condo"}, "properties_zip"},
+		{"city and state", providers.SearchFilter{City: "CITY4", State: "S4"}, "properties_state_city"},
+		{"state", providers.SearchFilter{State: "s2"}, "properties_state_city"},
+		{"state, city and bedrooms", providers.SearchFilter{City: "CITY4", State: "S4", MinBedrooms: ptr(3)}, "properties_state_city"},
+		{"city", providers.SearchFilter{City: "city4"}, "properties_city"},
+		{"city, type and bedrooms", providers.SearchFilter{City: "CITY4", PropertyType: "condo", MinBedrooms: ptr(2)}, "properties_city"},
+		{"property type and bedrooms", providers.SearchFilter{PropertyType: "condo", MaxBedrooms: ptr(0)}, "properties_type"},
+	} {
+		tc.f.Page, tc.f.PerPage = 1, 20
+		page, count, args := searchQueries(tc.f)
+		pagePlan := queryPlan(t, db, page, args...)
+		countPlan := queryPlan(t, db, count, args[:len(args)-2]...)
+		for _, plan := range []string{pagePlan, countPlan} {
+			if !strings.Contains(plan, "Index Only Scan using "+tc.index+" on properties") {
+				t.Errorf("%s: plan %q does not read the covering index %s alone", tc.name, plan, tc.index)
+			}
+			if strings.Contains(plan, "Seq Scan") {
+				t.Errorf("%s: plan %q scans the table", tc.name, plan)
+			}
+		}
+		if !strings.Contains(pagePlan, "Index Scan using properties_pkey on properties p") {
+			t.Errorf("%s: page plan %q does not read the page's rows by id", tc.name, pagePlan)
+		}
+		t.Logf("%s: %s || %s", tc.name, pagePlan, countPlan)
+	}
+}
+
+func TestNearestPlanUsesTheSpatialIndex(t *testing.T) {
+	db, _ := openFresh(t)
+	seedSpread(t, db, 20000)
+	plan := queryPlan(t, db, nearestQuery, -89.7, 39.7, -89.6, 39.8)
+	if !strings.Contains(plan, "properties_location") || strings.Contains(plan, "Seq Scan") {
+		t.Fatalf("Nearest plan %q does not search the GiST index by box", plan)
+	}
+	t.Log(plan)
+}

@@ -1,0 +1,166 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/store/internal/rules"
+)
+
+// propertyColumns is the column list every property query selects, in the
+// order scanProperty reads them.
+const propertyColumns = `p.id, p.street_address, p.unit, p.city, p.state, p.zip_code, p.county,
+	p.fips_code, p.census_tract, p.latitude, p.longitude, p.property_type, p.bedrooms,
+	p.source, p.created_at, p.updated_at`
+
+func scanProperty(row pgx.Row) (*providers.Property, error) {
+	var p providers.Property
+	err := row.Scan(&p.ID, &p.StreetAddress, &p.Unit, &p.City, &p.State, &p.ZipCode, &p.County,
+		&p.FIPSCode, &p.CensusTract, &p.Latitude, &p.Longitude, &p.PropertyType, &p.Bedrooms,
+		&p.Source, &p.CreatedAt, &p.UpdatedAt)
+	if err != nil {
+		return nil, err
+	}
+	// The driver returns times in the local zone; SQLite's come back in UTC.
+	p.CreatedAt, p.UpdatedAt = p.CreatedAt.UTC(), p.UpdatedAt.UTC()
+	return &p, nil
+}
+
+// Property returns the record with id, or KindNotFound (property_not_found).
+func (db *DB) Property(ctx context.Context, id int64) (*providers.Property, error) {
+	p, err := scanProperty(db.pool.QueryRow(ctx, "SELECT "+propertyColumns+" FROM properties p WHERE p.id = $1", id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, rules.ErrPropertyNotFound()
+	}
+	if err != nil {
+		return nil, dbErr(ctx, err)
+	}
+	return p, nil
+}
+
+// PropertyByKey returns the record the lookup key resolves to, or
+// KindNotFound (property_not_found).
+func (db *DB) PropertyByKey(ctx context.Context, key string) (*providers.Property, error) {
+	p, err := scanProperty(db.pool.QueryRow(ctx, "SELECT "+propertyColumns+` FROM property_keys k
+		JOIN properties p ON p.id = k.property_id WHERE k.key = $1`, key))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, rules.ErrKeyNotFound()
+	}
+	if err != nil {
+		return nil, dbErr(ctx, err)
+	}
+	return p, nil
+}
+
+// Save creates np.Property unless a record with the same canonical address
+// and unit exists, and makes every key in np.Keys resolve to the resulting
+// record (a key that pointed elsewhere is moved: the newest geocoding wins).
+// All of it happens in one transaction. It returns the record as stored and
+// whether this call created it. np.Property's ID, CreatedAt and UpdatedAt
+// are ignored. A record with an empty Canonical (reverse geocoding) is
+// always created.
+//
+// The UNIQUE(canonical, unit) constraint decides between concurrent Saves of
+// the same address, from this instance or another one: the insert does
+// nothing on conflict (waiting for a racing transaction to commit first) and
+// the existing row is read back, so all of them return the same record and
+// exactly one reports created. Keys are written in sorted order, so two
+// Saves sharing keys lock them in the same order; a deadlock the server
+// breaks anyway is retried.
+//
+// It returns KindInvalid for coordinates out of range, KindUnavailable when
+// the database cannot be reached, KindInternal for another database
+// failure, KindCanceled or KindTimeout from ctx.
+func (db *DB) Save(ctx context.Context, np providers.NewProperty) (*providers.Property, bool, error) {
+	p := np.Property
+	if err := rules.CheckCoordinates(p.Latitude, p.Longitude); err != nil {
+		return nil, false, err
+	}
+	var canonical *string
+	if np.Canonical != "" {
+		canonical = &np.Canonical
+	}
+	keys := make([]string, 0, len(np.Keys))
+	for _, k := range np.Keys {
+		if k != "" {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+
+	var (
+		saved   *providers.Property
+		created bool
+	)
+	err := db.inTx(ctx, func(tx pgx.Tx) error {
+		now := db.stamp()
+		var id int64
+		err := tx.QueryRow(ctx, `INSERT INTO properties (street_address, unit, city, state, zip_code,
+				county, fips_code, census_tract, latitude, longitude, property_type, bedrooms, canonical,
+				source, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)
+			ON CONFLICT (canonical, unit) DO NOTHING
+			RETURNING id`,
+			p.StreetAddress, p.Unit, p.City, p.State, p.ZipCode, p.County, p.FIPSCode, p.CensusTract,
+			p.Latitude, p.Longitude, p.PropertyType, p.Bedrooms, canonical, p.Source, now).Scan(&id)
+		created = err == nil
+		switch {
+		case err == nil:
+		case errors.Is(err, pgx.ErrNoRows) && canonical != nil:
+			// The address exists; the constraint said so, after any racing
+			// insert committed. This statement's snapshot sees that row.
+			if err := tx.QueryRow(ctx, "SELECT id FROM properties WHERE canonical = $1 AND unit = $2",
+				np.Canonical, p.Unit).Scan(&id); err != nil {
+				return err
+			}
+		default:
+			return err
+		}
+		if len(keys) > 0 {
+			if _, err := tx.Exec(ctx, `INSERT INTO property_keys (key, property_id)
+				SELECT k, $2 FROM unnest($1::text[]) AS k
+				ON CONFLICT (key) DO UPDATE SET property_id = excluded.property_id
+				WHERE property_keys.property_id <> excluded.property_id`, keys, id); err != nil {
+				return err
+			}
+		}
+		saved, err = scanProperty(tx.QueryRow(ctx, "SELECT "+propertyColumns+" FROM properties p WHERE p.id = $1", id))
+		return err
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return saved, created, nil
+}
+
+// UpsertAttributes sets the property type and bedroom count of record id,
+// as learned from a data source after the record was created, and bumps its
+// updated_at. A nil argument leaves that attribute unchanged.
+//
+// It returns KindInvalid for a property type not in providers.PropertyTypes
+// or a negative bedroom count, KindNotFound (property_not_found) when there
+// is no record with id.
+func (db *DB) UpsertAttributes(ctx context.Context, id int64, propertyType *string, bedrooms *int) error {
+	if err := rules.CheckAttributes(propertyType, bedrooms); err != nil {
+		return err
+	}
+	tag, err := db.pool.Exec(ctx, `UPDATE properties
+		SET property_type = COALESCE($1, property_type), bedrooms = COALESCE($2, bedrooms), updated_at = $3
+		WHERE id = $4`, propertyType, bedrooms, db.stamp(), id)
+	if err != nil {
+		return dbErr(ctx, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return rules.ErrPropertyNotFound()
+	}
+	return nil
+}
+
+// utc returns t in UTC, as the SQLite engine returns times.
+func utc(t time.Time) time.Time { return t.UTC() }
