@@ -201,7 +201,7 @@ func (g *Gateway) costOfBatch(c *fiber.Ctx) (int, error) {
 	if r.err != nil {
 		return 1, nil
 	}
-	return len(r.items) * (1 + len(inc)), nil
+	return len(r.items) * (1 + core.CostOf(inc)), nil
 }
 
 type batchError struct {

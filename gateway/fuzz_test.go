@@ -75,7 +75,7 @@ func FuzzParseIncludes(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw string, mask uint8) {
 		// mask picks which sections the deployment serves.
 		g := &Gateway{allowed: map[string]bool{}}
-		for i, name := range providers.SectionNames {
+		for i, name := range core.PublicSections() {
 			if mask&(1<<i) != 0 {
 				g.allowed[name] = true
 			}
@@ -91,7 +91,7 @@ func FuzzParseIncludes(f *testing.F) {
 		// Accepted: allowed names only, each once, in canonical order.
 		last := -1
 		for _, name := range out {
-			i := slices.Index(providers.SectionNames, name)
+			i := slices.Index(core.PublicSections(), name)
 			if i < 0 || !g.allowed[name] {
 				t.Fatalf("parseIncludes(%q) = %v: %q is not an allowed section", raw, out, name)
 			}
@@ -243,13 +243,13 @@ func newFuzzGateway(f *testing.F) *Gateway {
 		f.Fatal(err)
 	}
 	sections := map[string]*core.Section{}
-	for _, name := range providers.SectionNames {
+	for _, name := range core.PublicSections() {
 		sections[name] = fuzzSection(name)
 	}
 	svc := core.New(core.Config{Store: db, Geocoder: fuzzGeocoder{}, GeocoderName: "census",
 		Reverse: fuzzGeocoder{}, ReverseName: "census", Sections: sections})
 	return New(Config{
-		Service: svc, Sections: providers.SectionNames, BodyLimit: 64 << 10, RequestTimeout: 5 * time.Second,
+		Service: svc, Sections: core.PublicSections(), BodyLimit: 64 << 10, RequestTimeout: 5 * time.Second,
 		Keys:   []Key{{Name: "fuzz", SHA256: sha256.Sum256([]byte(fuzzKey)), Limit: ratelimit.Limit{Rate: 1e9, Burst: 1 << 30}}},
 		Logger: slog.New(slog.DiscardHandler),
 	})

@@ -12,17 +12,10 @@ import (
 	"github.com/propertyd/propertyd/providers/core"
 )
 
-// Amenity radius bounds for the standalone amenities endpoint, in metres.
-const (
-	minRadius     = 500
-	maxRadius     = 5000
-	defaultRadius = 2000
-)
-
 // respondRecord renders one property with its included sections.
 func (g *Gateway) respondRecord(c *fiber.Ctx, p *providers.Property, src core.Source, created bool) error {
 	inc, _ := g.includes(c)
-	secs := g.cfg.Service.Enrich(c.UserContext(), p, inc, core.Options{Radius: defaultRadius})
+	secs := g.cfg.Service.Enrich(c.UserContext(), p, inc, core.Options{Radius: core.DefaultRadius})
 	meta := recordMeta{Source: src.Geocoder, Sections: sectionMetas(inc, secs)}
 	if created {
 		meta.Created = &src.Created
@@ -103,15 +96,12 @@ func (g *Gateway) get(c *fiber.Ctx) error {
 	return g.respondRecord(c, p, core.Source{Geocoder: p.Source}, false)
 }
 
-// standaloneSections are the sections with an endpoint of their own.
-var standaloneSections = map[string]bool{
-	providers.SectionFlood: true, providers.SectionDemographics: true, providers.SectionAmenities: true,
-}
-
-// section: GET /v1/properties/{id}/flood|demographics|amenities[?radius=]
+// section: GET /v1/properties/{id}/{section}[?radius=], for the sections
+// the catalogue gives an endpoint of their own.
 func (g *Gateway) section(c *fiber.Ctx) error {
 	name := c.Params("section")
-	if !standaloneSections[name] {
+	e, ok := core.SectionEntry(name)
+	if !ok || !e.Standalone {
 		return errRouteNotFound
 	}
 	id, err := parseID(c)
@@ -119,14 +109,14 @@ func (g *Gateway) section(c *fiber.Ctx) error {
 		return err
 	}
 	allowed := []string{}
-	if name == providers.SectionAmenities {
+	if e.Radius {
 		allowed = append(allowed, "radius")
 	}
 	q, err := queryParams(c, allowed...)
 	if err != nil {
 		return err
 	}
-	radius, perr := parseInt(q, "radius", defaultRadius, minRadius, maxRadius)
+	radius, perr := parseInt(q, "radius", core.DefaultRadius, core.MinRadius, core.MaxRadius)
 	if perr != nil {
 		return invalid(*perr)
 	}
@@ -263,7 +253,7 @@ func (g *Gateway) enrichAll(ctx context.Context, ps []*providers.Property, inc [
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out[i] = g.cfg.Service.Enrich(ctx, p, inc, core.Options{Radius: defaultRadius})
+			out[i] = g.cfg.Service.Enrich(ctx, p, inc, core.Options{Radius: core.DefaultRadius})
 		}()
 	}
 	wg.Wait()

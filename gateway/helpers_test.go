@@ -143,7 +143,7 @@ func (s *stack) open() {
 		rate = 1000
 	}
 	var names []string
-	for _, n := range providers.SectionNames {
+	for _, n := range core.PublicSections() {
 		if _, ok := s.opts.sections[n]; ok {
 			names = append(names, n)
 		}

@@ -70,7 +70,7 @@ func (o *observed) rebuild() {
 		rate = 1000
 	}
 	var names []string
-	for _, n := range providers.SectionNames {
+	for _, n := range core.PublicSections() {
 		if _, ok := o.opts.sections[n]; ok {
 			names = append(names, n)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/core"
 )
 
 // maxParamLen bounds any single query parameter value.
@@ -104,7 +105,7 @@ func (g *Gateway) parseIncludes(raw string) ([]string, error) {
 		want[name] = true
 	}
 	var out []string
-	for _, name := range providers.SectionNames {
+	for _, name := range core.PublicSections() {
 		if want[name] {
 			out = append(out, name)
 		}
@@ -114,7 +115,7 @@ func (g *Gateway) parseIncludes(raw string) ([]string, error) {
 
 func (g *Gateway) sectionList() []string {
 	var out []string
-	for _, name := range providers.SectionNames {
+	for _, name := range core.PublicSections() {
 		if g.allowed[name] {
 			out = append(out, name)
 		}
@@ -148,13 +149,14 @@ func (g *Gateway) includes(c *fiber.Ctx) ([]string, error) {
 	return inc, nil
 }
 
-// costOfIncludes is 1 plus 1 per distinct section included.
+// costOfIncludes is 1 plus the cost of each distinct section included (1
+// each in the catalogue).
 func (g *Gateway) costOfIncludes(c *fiber.Ctx) (int, error) {
 	inc, err := g.includes(c)
 	if err != nil {
 		return 0, err
 	}
-	return 1 + len(inc), nil
+	return 1 + core.CostOf(inc), nil
 }
 
 // parseInt reads an integer parameter within [min, max], written as plain

@@ -171,15 +171,16 @@ func appendRecordWith(dst []byte, p *providers.Property, extra ...field) ([]byte
 	return append(dst, '}'), nil
 }
 
-// sectionFields renders included sections as members of the record. The
-// include form of flood names its zone and risk zone_code and
-// flood_risk_level, to read unambiguously beside the property's own fields.
+// sectionFields renders included sections as members of the record, with
+// the members their catalogue entry renames in the include form (flood's
+// zone and risk_level read zone_code and flood_risk_level beside the
+// property's own fields).
 func sectionFields(names []string, secs map[string]core.SectionResult) []field {
 	out := make([]field, 0, len(names))
 	for _, name := range names {
 		data := secs[name].Data
-		if name == providers.SectionFlood && data != nil {
-			data = renameKeys(data, "zone", "zone_code", "risk_level", "flood_risk_level")
+		if e, ok := core.SectionEntry(name); ok && len(e.Renames) > 0 && data != nil {
+			data = renameKeys(data, e.Renames...)
 		}
 		out = append(out, field{name, data})
 	}

@@ -26,7 +26,7 @@ type fakeSections struct {
 
 func newFakeSections() *fakeSections {
 	f := &fakeSections{calls: map[string]*atomic.Int32{}, fail: map[string]error{}}
-	for _, n := range providers.SectionNames {
+	for _, n := range core.PublicSections() {
 		f.calls[n] = &atomic.Int32{}
 	}
 	return f
@@ -81,7 +81,7 @@ func (f *fakeSections) sections(ttl time.Duration, breakers map[string]*guard.Br
 	}
 	keys[providers.SectionHousing] = keys[providers.SectionDemographics]
 	out := map[string]*core.Section{}
-	for _, name := range providers.SectionNames {
+	for _, name := range core.PublicSections() {
 		out[name] = &core.Section{
 			Name: name, Source: name + "-module", TTL: ttl, Breaker: breakers[name], Key: keys[name],
 			Fetch: func(ctx context.Context, p *providers.Property, o core.Options) (any, error) {
@@ -154,7 +154,7 @@ func TestIncludeAllSectionsInParallel(t *testing.T) {
 	if h, _ := d["housing"].(map[string]any); h["total_housing_units"] != 1800.0 {
 		t.Fatalf("housing = %v", d["housing"])
 	}
-	for _, name := range providers.SectionNames {
+	for _, name := range core.PublicSections() {
 		m := sectionMeta(t, r, name)
 		if m["status"] != "ok" || m["cache"] != "miss" || m["fetched_at"] == nil || m["expires_at"] == nil || m["source"] == "" {
 			t.Fatalf("meta.sections.%s = %v", name, m)
@@ -168,7 +168,7 @@ func TestIncludeAllSectionsInParallel(t *testing.T) {
 	}
 	// Again: every section from the cache, no upstream call.
 	again := s.get(lookupURL("123 N Main St", "Springfield", "IL", "") + "&include=" + allSections)
-	for _, name := range providers.SectionNames {
+	for _, name := range core.PublicSections() {
 		if sectionMeta(t, again, name)["cache"] != "hit" {
 			t.Fatalf("second request: %s not a cache hit", name)
 		}
@@ -427,7 +427,7 @@ func TestFreshSectionsSurviveRestart(t *testing.T) {
 	s.get(lookupURL("123 N Main St", "Springfield", "IL", "") + "&include=" + allSections)
 	s.reopen()
 	r := s.get(lookupURL("123 N Main St", "Springfield", "IL", "") + "&include=" + allSections)
-	for _, name := range providers.SectionNames {
+	for _, name := range core.PublicSections() {
 		if f.count(name) != 1 {
 			t.Fatalf("%s fetched %d times across a restart, want 1", name, f.count(name))
 		}

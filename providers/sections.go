@@ -11,8 +11,8 @@ const (
 	SectionHousing      = "housing"
 )
 
-// SectionNames lists every enrichment section in canonical order.
-var SectionNames = []string{SectionFlood, SectionWalkScore, SectionDemographics, SectionAmenities, SectionHousing}
+// The catalogue of the core (core.Catalog) declares what each section is:
+// its role, key, TTL, cost, and the order sections appear in responses.
 
 // Flood risk levels.
 const (

@@ -80,7 +80,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	// svc is set below; osm-walk reads amenities through it lazily.
 	var svc *core.Service
 	amenities := sectionAmenities{svc: &svc}
-	for _, role := range roleOrder {
+	for _, role := range core.Roles() {
 		pc, ok := cfg.enabled(role)
 		if !ok {
 			continue
@@ -89,11 +89,10 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		if err != nil {
 			return fmt.Errorf("providers.%s: %w", role, err)
 		}
-		if err := wire(&svcCfg, role, pc, mod, b); err != nil {
+		if err := svcCfg.Add(role, core.Module{Name: pc.Module, Value: mod, Breaker: b, TTL: pc.TTL.D()}); err != nil {
 			return fmt.Errorf("providers.%s: %w", role, err)
 		}
 	}
-	linkSections(&svcCfg)
 	svc = core.New(svcCfg)
 	keys, err := gatewayKeys(cfg.Keys)
 	if err != nil {

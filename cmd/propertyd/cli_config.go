@@ -69,7 +69,7 @@ func checkModules(cfg *Config, reg *providers.Registry) error {
 	scratch := core.Config{Sections: map[string]*core.Section{}}
 	offline := &http.Client{Transport: refuseTransport{}}
 	var errs []error
-	for _, role := range roleOrder {
+	for _, role := range core.Roles() {
 		pc, ok := cfg.enabled(role)
 		if !ok {
 			continue
@@ -79,7 +79,7 @@ func checkModules(cfg *Config, reg *providers.Registry) error {
 			Amenities: refuseAmenities{},
 		})
 		if err == nil {
-			err = wire(&scratch, role, pc, mod, nil)
+			err = scratch.Add(role, core.Module{Name: pc.Module, Value: mod, TTL: pc.TTL.D()})
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("providers.%s: %w", role, err))

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/propertyd/propertyd/providers/core"
 	"io"
 	"os"
 	"os/signal"
@@ -89,8 +90,8 @@ func (c *copyCommand) run(args []string) int {
 	sum, runErr := copyAll(ctx, src, dst, bar.update)
 	bar.finish()
 	fmt.Fprintf(c.stdout, "records:   %s read, %s added\nkeys:      %s added\nsections:  %s read, %s written\n",
-		thousands(sum.Records), thousands(sum.RecordsAdded), thousands(sum.KeysAdded),
-		thousands(sum.Sections), thousands(sum.SectionsWritten))
+		core.Thousands(sum.Records), core.Thousands(sum.RecordsAdded), core.Thousands(sum.KeysAdded),
+		core.Thousands(sum.Sections), core.Thousands(sum.SectionsWritten))
 	if err := dst.Close(); err != nil && runErr == nil {
 		runErr = err
 	}

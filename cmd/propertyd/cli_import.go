@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"github.com/propertyd/propertyd/providers/core"
 	"io"
 	"log/slog"
 	"net/http"
@@ -79,7 +80,7 @@ func (c *importCommand) run(args []string) int {
 		}
 		return fail(exitUsage, "%s: %v", file, err)
 	}
-	header, err := parseImportHeader(names)
+	header, err := core.ParseImportHeader(names)
 	if err != nil {
 		return fail(exitUsage, "%s: %v", file, strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
@@ -108,11 +109,11 @@ func (c *importCommand) run(args []string) int {
 	// own reason column when it has one (it is a failures file, fixed).
 	failureNames := slices.Clone(names)
 	reasonAt := slices.IndexFunc(names, func(n string) bool {
-		return strings.EqualFold(strings.TrimSpace(n), failureReasonColumn)
+		return strings.EqualFold(strings.TrimSpace(n), core.FailureReasonColumn)
 	})
 	if reasonAt < 0 {
 		reasonAt = len(names)
-		failureNames = append(failureNames, failureReasonColumn)
+		failureNames = append(failureNames, core.FailureReasonColumn)
 	}
 	failures := csv.NewWriter(out)
 	if err := failures.Write(failureNames); err != nil {
@@ -127,7 +128,7 @@ func (c *importCommand) run(args []string) int {
 	if terminal(c.stderr) {
 		bar = newProgressBar(c.stderr, countRows(file))
 	}
-	im := &importer{
+	im := &core.Importer{
 		Store: db, Geocoder: geocoder, Source: source, Counties: counties, BatchTimeout: *batchTimeout,
 		Fail: func(fields []string, reason string) error {
 			row := make([]string, len(failureNames))
@@ -137,7 +138,7 @@ func (c *importCommand) run(args []string) int {
 		},
 		Progress: bar.update,
 	}
-	sum, runErr := im.run(ctx, header, r)
+	sum, runErr := im.Run(ctx, header, r)
 	bar.finish()
 	failures.Flush()
 	if err := errors.Join(failures.Error(), out.Close()); err != nil && runErr == nil {
@@ -150,7 +151,7 @@ func (c *importCommand) run(args []string) int {
 	}
 	if runErr != nil {
 		return fail(exitError, "stopped after reading %s: %v (rows saved so far stay saved; run the import again to resume)",
-			countOf(sum.Read, "row", "rows"), runErr)
+			core.CountOf(sum.Read, "row", "rows"), runErr)
 	}
 	if sum.Failed > 0 {
 		return exitRowsFailed

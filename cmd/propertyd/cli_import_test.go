@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
+	"github.com/propertyd/propertyd/providers/core"
 	"io"
 	"maps"
 	"net/http"
@@ -155,7 +156,7 @@ func (e *importEnv) records() []providers.Property {
 // importer returns an importer over the env's database (closed with the
 // test) that geocodes through the fake Census module, with chunk rows per
 // chunk, and fails the test on any failed row.
-func (e *importEnv) importer(chunk int) *importer {
+func (e *importEnv) importer(chunk int) *core.Importer {
 	e.t.Helper()
 	db, err := engine.Open(context.Background(), e.db, engine.Options{})
 	if err != nil {
@@ -166,7 +167,7 @@ func (e *importEnv) importer(chunk int) *importer {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	return &importer{Store: db, Geocoder: c, Source: "census", ChunkRows: chunk,
+	return &core.Importer{Store: db, Geocoder: c, Source: "census", ChunkRows: chunk,
 		Fail: func(f []string, reason string) error { return fmt.Errorf("row %v failed: %s", f, reason) }}
 }
 
@@ -342,7 +343,7 @@ func TestImportLaterRowsWinWithinAndAcrossChunks(t *testing.T) {
 	for _, chunk := range []int{0, 1, 2} {
 		t.Run(fmt.Sprintf("chunk %d", chunk), func(t *testing.T) {
 			e := newImportEnv(t)
-			h, err := parseImportHeader([]string{"Street", "State", "Bedrooms"})
+			h, err := core.ParseImportHeader([]string{"Street", "State", "Bedrooms"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -350,16 +351,16 @@ func TestImportLaterRowsWinWithinAndAcrossChunks(t *testing.T) {
 			for run := 1; run <= 2; run++ {
 				r := csv.NewReader(strings.NewReader(csvText))
 				r.Read()
-				sum, err := im.run(context.Background(), h, r)
+				sum, err := im.Run(context.Background(), h, r)
 				if err != nil {
 					t.Fatal(err)
 				}
 				// All three spellings are one key once normalized; each row
 				// changes the bedrooms the row before it set, also when
 				// both rows are in one chunk.
-				wantSum := importSummary{Read: 3, Matched: 3, Created: 1, Updated: 2}
+				wantSum := core.ImportSummary{Read: 3, Matched: 3, Created: 1, Updated: 2}
 				if run == 2 {
-					wantSum = importSummary{Read: 3, Matched: 3, Updated: 3}
+					wantSum = core.ImportSummary{Read: 3, Matched: 3, Updated: 3}
 				}
 				if sum != wantSum {
 					t.Fatalf("run %d: summary %+v, want %+v", run, sum, wantSum)
@@ -390,16 +391,16 @@ func TestImportSendsTheGeocoderTheAddressAsWritten(t *testing.T) {
 		"15 D\u2019Arcy St,4B,Boston,MA,\n"
 	r := csv.NewReader(strings.NewReader(csvText))
 	header, _ := r.Read()
-	h, err := parseImportHeader(header)
+	h, err := core.ParseImportHeader(header)
 	if err != nil {
 		t.Fatal(err)
 	}
 	im := e.importer(0)
-	sum, err := im.run(context.Background(), h, r)
+	sum, err := im.Run(context.Background(), h, r)
 	if err != nil {
 		t.Fatalf("import: %v; the geocoder was sent %q", err, e.files)
 	}
-	if want := (importSummary{Read: 4, Matched: 4, Created: 3, Unchanged: 1}); sum != want {
+	if want := (core.ImportSummary{Read: 4, Matched: 4, Created: 3, Unchanged: 1}); sum != want {
 		t.Fatalf("summary %+v, want %+v", sum, want)
 	}
 	// One batch call; every building as written, without its unit, the
@@ -425,9 +426,9 @@ func TestImportSendsTheGeocoderTheAddressAsWritten(t *testing.T) {
 
 func TestImportChunksMakeOneBatchCallEach(t *testing.T) {
 	e := newImportEnv(t)
-	h, _ := parseImportHeader([]string{"street", "city", "state"})
+	h, _ := core.ParseImportHeader([]string{"street", "city", "state"})
 	rows := "4100 Cedar Springs Rd,Dallas,TX\n2710 Commerce St,Dallas,TX\n815 S Congress Ave,Austin,TX\n"
-	sum, err := e.importer(2).run(context.Background(), h, csv.NewReader(strings.NewReader(rows)))
+	sum, err := e.importer(2).Run(context.Background(), h, csv.NewReader(strings.NewReader(rows)))
 	if err != nil || sum.Created != 3 {
 		t.Fatalf("summary %+v, %v; want 3 created", sum, err)
 	}
@@ -500,70 +501,6 @@ func TestImportStopsWithExit1WhenTheGeocoderFails(t *testing.T) {
 	}
 }
 
-func TestImportUnitColumn(t *testing.T) {
-	cases := []struct {
-		street, unit, wantUnit, wantErr string
-	}{
-		{"12 Elm St", "", "", ""},
-		{"12 Elm St", "Apt 4B", "APT 4B", ""},
-		{"12 Elm St", "4b", "# 4B", ""},
-		{"12 Elm St", "#4B", "# 4B", ""},
-		{"12 Elm St Apt 4B", "apartment 4b", "APT 4B", ""},
-		{"12 Elm St Apt 4B", "Apt 5", "", "unit: is APT 5 but the street names APT 4B"},
-		{"12 Elm St", "#", "", "unit: is not a secondary unit"},
-	}
-	h, _ := parseImportHeader([]string{"street", "unit", "state"})
-	for _, c := range cases {
-		row := h.parseRow([]string{c.street, c.unit, "IL"})
-		if c.wantErr != "" {
-			if !strings.Contains(row.reason, c.wantErr) {
-				t.Errorf("%q + unit %q: reason %q, want %q", c.street, c.unit, row.reason, c.wantErr)
-			}
-			continue
-		}
-		if row.reason != "" || row.n.Unit != c.wantUnit || row.n.Street != "12 ELM ST" {
-			t.Errorf("%q + unit %q = %q %q (%s), want unit %q", c.street, c.unit, row.n.Street, row.n.Unit, row.reason, c.wantUnit)
-		}
-	}
-}
-
-func TestImportAttributes(t *testing.T) {
-	h, _ := parseImportHeader([]string{"street", "state", "bedrooms", "property_type", "reason"})
-	cases := []struct {
-		bedrooms, ptype string
-		wantBeds        int // -1: unchanged
-		wantType        string
-		wantErr         string
-	}{
-		{"", "", -1, "", ""},
-		{"0", "Single Family", 0, "single_family", ""},
-		{" 100 ", "multi-family", 100, "multi_family", ""},
-		{"101", "", 0, "", "bedrooms: must be a whole number from 0 to 100"},
-		{"-1", "", 0, "", "bedrooms"},
-		{"2.5", "", 0, "", "bedrooms"},
-		{"2", "castle", 0, "", "property_type: must be one of single_family, multi_family, condo"},
-	}
-	for _, c := range cases {
-		row := h.parseRow([]string{"12 Elm St", "IL", c.bedrooms, c.ptype, "a reason from an earlier run"})
-		if c.wantErr != "" {
-			if !strings.Contains(row.reason, c.wantErr) {
-				t.Errorf("bedrooms %q type %q: reason %q, want %q", c.bedrooms, c.ptype, row.reason, c.wantErr)
-			}
-			continue
-		}
-		gotBeds, gotType := -1, ""
-		if row.bedrooms != nil {
-			gotBeds = *row.bedrooms
-		}
-		if row.propertyType != nil {
-			gotType = *row.propertyType
-		}
-		if row.reason != "" || gotBeds != c.wantBeds || gotType != c.wantType {
-			t.Errorf("bedrooms %q type %q = %d %q (%s), want %d %q", c.bedrooms, c.ptype, gotBeds, gotType, row.reason, c.wantBeds, c.wantType)
-		}
-	}
-}
-
 func TestImportDrawsProgressOnlyOnATerminal(t *testing.T) {
 	for _, terminal := range []bool{false, true} {
 		e := newImportEnv(t)
@@ -583,14 +520,6 @@ func TestImportDrawsProgressOnlyOnATerminal(t *testing.T) {
 		}
 		if strings.Contains(out.String(), "\r") {
 			t.Fatal("progress drawn on stdout, where the summary goes")
-		}
-	}
-}
-
-func TestThousands(t *testing.T) {
-	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -1000: "-1,000"} {
-		if got := thousands(n); got != want {
-			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
 		}
 	}
 }
@@ -639,12 +568,12 @@ func TestImportNamesCountiesOncePerCounty(t *testing.T) {
 
 func TestImportRemembersCountyNamesAcrossChunks(t *testing.T) {
 	e := newImportEnv(t)
-	h, _ := parseImportHeader([]string{"street", "city", "state"})
+	h, _ := core.ParseImportHeader([]string{"street", "city", "state"})
 	// Dallas and Travis in the first chunk, Dallas again in the second.
 	rows := "4100 Cedar Springs Rd,Dallas,TX\n815 S Congress Ave,Austin,TX\n2710 Commerce St,Dallas,TX\n"
 	im := e.importer(2)
 	im.Counties = im.Geocoder.(providers.ReverseGeocoder)
-	if sum, err := im.run(context.Background(), h, csv.NewReader(strings.NewReader(rows))); err != nil || sum.Created != 3 {
+	if sum, err := im.Run(context.Background(), h, csv.NewReader(strings.NewReader(rows))); err != nil || sum.Created != 3 {
 		t.Fatalf("summary %+v, %v; want 3 created", sum, err)
 	}
 	if n := e.mt.GetCallCountInfo()[reverseRoute]; n != 2 {

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
+	"github.com/propertyd/propertyd/providers/core"
 	"io"
 	"math"
 	"os"
@@ -20,9 +21,9 @@ import (
 const apiKeyPrefix = "pd_"
 
 // allSectionsCost is the cost of one lookup with every section propertyd
-// has (1 + five sections): the smallest safe burst when no configuration
-// says which sections are served.
-const allSectionsCost = 6
+// offers (1 + each section's cost in the catalogue): the smallest safe
+// burst when no configuration says which sections are served.
+func allSectionsCost() int { return 1 + core.CostOf(core.PublicSections()) }
 
 // keysCmd serves "propertyd keys <subcommand>".
 func keysCmd(args []string, stdout, stderr io.Writer) int {
@@ -67,7 +68,7 @@ func keysNew(args []string, stdout, stderr io.Writer) int {
 	if !(*rate > 0) || math.IsInf(*rate, 0) {
 		return usageError(fs, stderr, "-rate must be a positive number of tokens per second")
 	}
-	minBurst, from := allSectionsCost, "every section"
+	minBurst, from := allSectionsCost(), "every section"
 	if configGiven(fs) {
 		cfg, err := LoadConfig(*path)
 		if err != nil {
@@ -79,7 +80,7 @@ func keysNew(args []string, stdout, stderr io.Writer) int {
 				return usageError(fs, stderr, "%s already has a key named %q", *path, *name)
 			}
 		}
-		minBurst, from = 1+len(cfg.Sections()), "the sections "+*path+" serves"
+		minBurst, from = cfg.maxCost(), "the sections "+*path+" serves"
 	}
 	if *burst < minBurst {
 		return usageError(fs, stderr, "-burst must be at least %d, the cost of one lookup with %s", minBurst, from)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/propertyd/propertyd/providers/core"
 	"io"
 	"os"
 	"strings"
@@ -54,7 +55,7 @@ func (p *progressBar) update(done int, phase string, force bool) {
 	}
 	p.last, p.drawn = now, true
 	if p.total <= 0 {
-		fmt.Fprintf(p.w, "\r\033[K%s rows  %s", thousands(done), phase)
+		fmt.Fprintf(p.w, "\r\033[K%s rows  %s", core.Thousands(done), phase)
 		return
 	}
 	const width = 20
@@ -62,7 +63,7 @@ func (p *progressBar) update(done int, phase string, force bool) {
 	filled := done * width / p.total
 	fmt.Fprintf(p.w, "\r\033[K[%s%s] %3d%%  %s/%s rows  %s",
 		strings.Repeat("#", filled), strings.Repeat("-", width-filled), done*100/p.total,
-		thousands(done), thousands(p.total), phase)
+		core.Thousands(done), core.Thousands(p.total), phase)
 }
 
 // finish clears the bar's line, so the summary starts on a clean one.
@@ -71,22 +72,4 @@ func (p *progressBar) finish() {
 		return
 	}
 	fmt.Fprint(p.w, "\r\033[K")
-}
-
-// thousands formats n with comma separators: 12345 is "12,345".
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }

@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/core"
 )
 
 // Config is the whole of config.yaml. Durations are strings such as "10s"
@@ -121,26 +122,6 @@ func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(),
 // D returns the duration.
 func (d Duration) D() time.Duration { return time.Duration(d) }
 
-// Roles in the order they are wired; the first two are required.
-var roleOrder = []providers.Role{
-	providers.RoleGeocoder, providers.RoleReverseGeocoder, providers.RoleFlood, providers.RoleDemographics,
-	providers.RoleAmenities, providers.RoleWalkScore, providers.RoleHousing, providers.RoleFairMarketRent,
-}
-
-// sectionOfRole maps the enrichment roles to their section names.
-var sectionOfRole = map[providers.Role]string{
-	providers.RoleFlood: providers.SectionFlood, providers.RoleDemographics: providers.SectionDemographics,
-	providers.RoleAmenities: providers.SectionAmenities, providers.RoleWalkScore: providers.SectionWalkScore,
-	providers.RoleHousing: providers.SectionHousing,
-}
-
-// defaultTTL is each section's freshness when config.yaml does not say.
-var defaultTTL = map[providers.Role]time.Duration{
-	providers.RoleFlood: 30 * 24 * time.Hour, providers.RoleDemographics: 365 * 24 * time.Hour,
-	providers.RoleAmenities: 7 * 24 * time.Hour, providers.RoleWalkScore: 7 * 24 * time.Hour,
-	providers.RoleHousing: 365 * 24 * time.Hour, providers.RoleFairMarketRent: 365 * 24 * time.Hour,
-}
-
 var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
 
 // expandEnv replaces ${VAR} and ${VAR:-default}.
@@ -219,8 +200,8 @@ func (c *Config) applyDefaults() {
 		if p.Timeout == 0 {
 			p.Timeout = Duration(10 * time.Second)
 		}
-		if p.TTL == 0 {
-			p.TTL = Duration(defaultTTL[providers.Role(role)])
+		if e, ok := core.EntryOf(providers.Role(role)); ok && p.TTL == 0 {
+			p.TTL = Duration(e.DefaultTTL)
 		}
 		if p.Retries == nil {
 			two := 2
@@ -241,18 +222,21 @@ func (c *Config) enabled(role providers.Role) (*ProviderConfig, bool) {
 	return p, ok && p != nil && !p.Disabled
 }
 
-// Sections lists the enrichment sections this configuration serves.
+// Sections lists the enrichment sections this configuration offers in
+// include=, in response order.
 func (c *Config) Sections() []string {
 	var out []string
-	for _, role := range roleOrder {
-		if name, ok := sectionOfRole[role]; ok {
-			if _, on := c.enabled(role); on {
-				out = append(out, name)
-			}
+	for _, e := range core.Catalog {
+		if _, on := c.enabled(e.Role); on && e.Section != "" && !e.Internal {
+			out = append(out, e.Section)
 		}
 	}
 	return out
 }
+
+// maxCost is what one lookup including every offered section costs: the
+// least burst a key must have.
+func (c *Config) maxCost() int { return 1 + core.CostOf(c.Sections()) }
 
 // Validate rejects values that cannot work, naming the field.
 func (c *Config) Validate() error {
@@ -272,14 +256,10 @@ func (c *Config) Validate() error {
 	if c.Cache.MaxMB < 0 {
 		bad("cache.max_mb", "must not be negative")
 	}
-	known := map[string]bool{}
-	for _, r := range roleOrder {
-		known[string(r)] = true
-	}
 	for role, p := range c.Providers {
 		field := "providers." + role
-		if !known[role] {
-			bad(field, "unknown role (known: geocoder, reverse_geocoder, flood, demographics, amenities, walkscore, housing, fair_market_rent)")
+		if _, known := core.EntryOf(providers.Role(role)); !known {
+			bad(field, "unknown role (known: %s)", joinRoles(core.Roles()))
 			continue
 		}
 		if p.Disabled {
@@ -298,15 +278,15 @@ func (c *Config) Validate() error {
 			bad(field+".rate_limit", "values must not be negative")
 		}
 	}
-	for _, r := range []providers.Role{providers.RoleGeocoder, providers.RoleReverseGeocoder} {
-		if _, ok := c.enabled(r); !ok {
-			bad("providers."+string(r), "is required")
+	for _, e := range core.Catalog {
+		if _, ok := c.enabled(e.Role); e.Required && !ok {
+			bad("providers."+string(e.Role), "is required")
 		}
 	}
 	if len(c.Keys) == 0 {
 		bad("keys", "at least one API key is required")
 	}
-	maxCost := 1 + len(c.Sections())
+	maxCost := c.maxCost()
 	names := map[string]bool{}
 	for i, k := range c.Keys {
 		field := fmt.Sprintf("keys[%d]", i)
@@ -335,4 +315,12 @@ func (c *Config) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+func joinRoles(roles []providers.Role) string {
+	names := make([]string, len(roles))
+	for i, r := range roles {
+		names[i] = string(r)
+	}
+	return strings.Join(names, ", ")
 }

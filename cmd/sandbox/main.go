@@ -25,6 +25,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/propertyd/propertyd/providers/core"
 	"io"
 	"log"
 	"os"
@@ -224,9 +225,6 @@ func mergeFaults(list []assignment) (map[string]sandbox.Faults, error) {
 	return out, nil
 }
 
-// roleOrder lists propertyd's provider roles in config.yaml order.
-var roleOrder = []string{"geocoder", "reverse_geocoder", "flood", "demographics", "amenities", "walkscore", "housing", "fair_market_rent"}
-
 // run serves until ctx ends, printing the URLs to out and, with -v, the
 // calls to errOut.
 func run(ctx context.Context, cfg config, out, errOut io.Writer) error {
@@ -256,8 +254,8 @@ func run(ctx context.Context, cfg config, out, errOut io.Writer) error {
 	}
 	fmt.Fprintf(out, "base_url per propertyd provider role (walkscore: module walkscore-api; hud-fmr token %q; any ACS/Walk Score key):\n", cfg.hudToken)
 	base := sandbox.BaseURLs(root)
-	for _, role := range roleOrder {
-		fmt.Fprintf(out, "  %-17s %s\n", role, base[role])
+	for _, role := range core.Roles() {
+		fmt.Fprintf(out, "  %-17s %s\n", role, base[string(role)])
 	}
 	fmt.Fprintf(out, "control: GET/POST/DELETE %s/_sandbox/faults, GET %s/_sandbox/stats, POST %s/_sandbox/stats/reset\n", root, root, root)
 	names := make([]string, 0, len(cfg.faults))

@@ -13,6 +13,7 @@ import (
 	validator "github.com/pb33f/libopenapi-validator"
 
 	"github.com/propertyd/propertyd/gateway/docs"
+	"github.com/propertyd/propertyd/providers/core"
 )
 
 // TestSpecIsAValidOpenAPI31Document guards the document's own validity: a
@@ -176,6 +177,42 @@ func TestPageLoadsNothingFromElsewhere(t *testing.T) {
 	for _, directive := range []string{"default-src 'none'", "script-src 'self'", "connect-src 'self'"} {
 		if !strings.Contains(docs.ContentSecurityPolicy, directive) {
 			t.Errorf("ContentSecurityPolicy lacks %q", directive)
+		}
+	}
+}
+
+// TestSpecDocumentsTheCatalogue holds the document to the core's catalogue
+// of sections: include= names exactly the offered sections, in response
+// order, and exactly the standalone sections have an endpoint, with radius=
+// where the entry takes a radius. A section added to the catalogue fails
+// here until the document says how to ask for it.
+func TestSpecDocumentsTheCatalogue(t *testing.T) {
+	var raw struct {
+		Paths      map[string]map[string]json.RawMessage `json:"paths"`
+		Components struct {
+			Schemas map[string]struct {
+				Enum []string `json:"enum"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(docs.Spec(), &raw); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := raw.Components.Schemas["SectionName"].Enum, core.PublicSections(); !slices.Equal(got, want) {
+		t.Errorf("SectionName enum = %v, want the catalogue's offered sections %v", got, want)
+	}
+	for _, e := range core.Catalog {
+		if e.Section == "" {
+			continue
+		}
+		op, ok := raw.Paths["/v1/properties/{id}/"+e.Section]["get"]
+		if ok != (e.Standalone && !e.Internal) {
+			t.Errorf("section %s: documented endpoint %v, catalogue says standalone %v", e.Section, ok, e.Standalone)
+			continue
+		}
+		if ok && strings.Contains(string(op), `"radius"`) != e.Radius {
+			t.Errorf("section %s: the endpoint's radius parameter is documented %v, catalogue says %v",
+				e.Section, strings.Contains(string(op), `"radius"`), e.Radius)
 		}
 	}
 }

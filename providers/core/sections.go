@@ -33,7 +33,7 @@ type Section struct {
 	// the section needs (a reverse-geocoded point outside any tract, say).
 	Key func(p *providers.Property, o Options) (key string, ok bool)
 	// Fetch calls the provider module.
-	Fetch func(ctx context.Context, p *providers.Property, o Options) (any, error)
+	Fetch FetchFunc
 	// Embed maps a member name to another section whose value is embedded
 	// into this one's under that name when it is available (housing embeds
 	// the fair market rents). The embedded section is cached and fails on

@@ -1,8 +1,3 @@
-// Package core is propertyd's core: it resolves addresses and
-// coordinates to property records (normalize, look up by key, geocode once,
-// save), enriches records with sections from provider modules, and runs
-// batches. It knows the provider and store interfaces, not HTTP and not any
-// upstream's wire format; the gateway turns its results into responses.
 package core
 
 import (
@@ -42,7 +37,8 @@ type Config struct {
 	// limits of each provider still pace the upstreams).
 	BatchConcurrency int
 
-	// Sections are the enrichment sections by name; see Section.
+	// Sections are the enrichment sections by name; see Section. Add
+	// fills them from built modules as the catalogue declares each.
 	Sections map[string]*Section
 
 	// Now returns the current time; nil means time.Now.
@@ -78,6 +74,19 @@ func New(cfg Config) *Service {
 	s := &Service{cfg: cfg}
 	for _, sec := range cfg.Sections {
 		sec.svc = s
+		// A section embeds what its catalogue entry names, of what is
+		// configured (housing carries the fair market rents when a module
+		// serves them).
+		if e, ok := SectionEntry(sec.Name); ok && sec.Embed == nil {
+			for member, other := range e.Embeds {
+				if _, on := cfg.Sections[other]; on {
+					if sec.Embed == nil {
+						sec.Embed = map[string]string{}
+					}
+					sec.Embed[member] = other
+				}
+			}
+		}
 	}
 	return s
 }

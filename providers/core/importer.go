@@ -1,4 +1,4 @@
-package main
+package core
 
 import (
 	"context"
@@ -13,7 +13,6 @@ import (
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/address"
-	"github.com/propertyd/propertyd/providers/core"
 )
 
 // The columns an import file may have. Only bedrooms and property_type are
@@ -26,25 +25,25 @@ var (
 	importOptional = []string{"city", "zip", "unit", "bedrooms", "property_type"}
 )
 
-// failureReasonColumn is the column a failures file adds. An import ignores
+// FailureReasonColumn is the column a failures file adds. An import ignores
 // it, so a failures file can be fixed and imported again.
-const failureReasonColumn = "reason"
+const FailureReasonColumn = "reason"
 
 // maxBedrooms is the largest bedroom count accepted, as for search filters.
 const maxBedrooms = 100
 
-// importChunkRows is how many rows are read, then geocoded together, then
+// ImportChunkRows is how many rows are read, then geocoded together, then
 // saved: the Census geocoder's batch limit, so each chunk takes one call.
-const importChunkRows = 10000
+const ImportChunkRows = 10000
 
-// importHeader maps the known column names of a file to their positions.
-type importHeader map[string]int
+// ImportHeader maps the known column names of a file to their positions.
+type ImportHeader map[string]int
 
-// parseImportHeader reads the header row: names are trimmed and compared
+// ParseImportHeader reads the header row: names are trimmed and compared
 // case-insensitively (a UTF-8 byte order mark is dropped). Unknown,
 // duplicate and missing required columns are errors naming them all.
-func parseImportHeader(names []string) (importHeader, error) {
-	h := importHeader{}
+func ParseImportHeader(names []string) (ImportHeader, error) {
+	h := ImportHeader{}
 	var unknown, dup []string
 	for i, raw := range names {
 		if i == 0 {
@@ -52,7 +51,7 @@ func parseImportHeader(names []string) (importHeader, error) {
 		}
 		name := strings.ToLower(strings.TrimSpace(raw))
 		switch {
-		case name == failureReasonColumn:
+		case name == FailureReasonColumn:
 		case !slices.Contains(importRequired, name) && !slices.Contains(importOptional, name):
 			unknown = append(unknown, strconv.Quote(strings.TrimSpace(raw)))
 		case h.has(name):
@@ -84,10 +83,10 @@ func parseImportHeader(names []string) (importHeader, error) {
 	return h, nil
 }
 
-func (h importHeader) has(name string) bool { _, ok := h[name]; return ok }
+func (h ImportHeader) has(name string) bool { _, ok := h[name]; return ok }
 
 // get returns the trimmed value of column name in fields, "" when absent.
-func (h importHeader) get(fields []string, name string) string {
+func (h ImportHeader) get(fields []string, name string) string {
 	i, ok := h[name]
 	if !ok || i >= len(fields) {
 		return ""
@@ -109,7 +108,7 @@ type importRow struct {
 
 // parseRow validates one data row: its address as Lookup would (PO boxes
 // and invalid fields are failures) and its attributes.
-func (h importHeader) parseRow(fields []string) importRow {
+func (h ImportHeader) parseRow(fields []string) importRow {
 	row := importRow{fields: fields, geo: -1}
 	var reasons []string
 	n, err := normalizeWithUnit(providers.Address{
@@ -174,20 +173,20 @@ func reasonOf(err error) string {
 	return strings.Join(parts, "; ")
 }
 
-// importStore is what an import needs of the store.
-type importStore interface {
+// ImportStore is what an import needs of the store.
+type ImportStore interface {
 	PropertyByKey(ctx context.Context, key string) (*providers.Property, error)
 	Save(ctx context.Context, np providers.NewProperty) (*providers.Property, bool, error)
 	UpsertAttributes(ctx context.Context, id int64, propertyType *string, bedrooms *int) error
 }
 
-// importSummary counts what an import did. Read = Matched + Failed once
+// ImportSummary counts what an import did. Read = Matched + Failed once
 // the run is complete; Matched = Created + Updated + Unchanged.
-type importSummary struct {
+type ImportSummary struct {
 	Read, Matched, Created, Updated, Unchanged, Failed int
 }
 
-// importer loads rows into a store. It reads importChunkRows rows at a
+// Importer loads rows into a store. It reads ImportChunkRows rows at a
 // time, looks each row's key up, geocodes the distinct buildings of the
 // rows not found in one batch, then saves the rows in file order, so a
 // later row of the file wins over an earlier one for the same property.
@@ -195,14 +194,14 @@ type importSummary struct {
 // address.Normalized.Building), so rows spelling one building differently
 // are rows of their own in the batch (one call all the same) and end as
 // one record through the geocoder's canonical address.
-type importer struct {
-	Store    importStore
+type Importer struct {
+	Store    ImportStore
 	Geocoder providers.BatchGeocoder
 	// Source is the geocoder module's name, recorded on new records.
 	Source string
 	// Now stamps new records; nil means time.Now.
 	Now func() time.Time
-	// ChunkRows overrides importChunkRows (tests).
+	// ChunkRows overrides ImportChunkRows (tests).
 	ChunkRows int
 	// BatchTimeout bounds one batch call; 0 means none beyond ctx.
 	BatchTimeout time.Duration
@@ -220,15 +219,15 @@ type importer struct {
 	Progress func(done int, phase string, force bool)
 }
 
-// run imports every row r yields after the header. It stops early only for
+// Run imports every row r yields after the header. It stops early only for
 // a runtime failure: the store failing, the geocoder's batch call failing,
 // ctx ending, or the failures file not being writable. Rows saved before
 // that stay saved; running the import again resumes cheaply.
-func (im *importer) run(ctx context.Context, h importHeader, r *csv.Reader) (importSummary, error) {
-	var sum importSummary
+func (im *Importer) Run(ctx context.Context, h ImportHeader, r *csv.Reader) (ImportSummary, error) {
+	var sum ImportSummary
 	chunk := im.ChunkRows
 	if chunk <= 0 {
-		chunk = importChunkRows
+		chunk = ImportChunkRows
 	}
 	for {
 		rows, err := im.read(h, r, chunk)
@@ -248,7 +247,7 @@ func (im *importer) run(ctx context.Context, h importHeader, r *csv.Reader) (imp
 }
 
 // read returns up to n parsed rows; io.EOF once the file is done.
-func (im *importer) read(h importHeader, r *csv.Reader, n int) ([]importRow, error) {
+func (im *Importer) read(h ImportHeader, r *csv.Reader, n int) ([]importRow, error) {
 	var rows []importRow
 	for len(rows) < n {
 		fields, err := r.Read()
@@ -271,7 +270,7 @@ func (im *importer) read(h importHeader, r *csv.Reader, n int) ([]importRow, err
 }
 
 // chunk imports rows: lookup, one batch for the new buildings, then saves.
-func (im *importer) chunk(ctx context.Context, rows []importRow, sum *importSummary) error {
+func (im *Importer) chunk(ctx context.Context, rows []importRow, sum *ImportSummary) error {
 	var addrs []providers.Address
 	index := map[providers.Address]int{}
 	for i := range rows {
@@ -299,7 +298,7 @@ func (im *importer) chunk(ctx context.Context, rows []importRow, sum *importSumm
 
 	var matches []providers.BatchMatch
 	if len(addrs) > 0 {
-		im.progress(sum.Read-len(rows), "geocoding "+countOf(len(addrs), "address", "addresses"), true)
+		im.progress(sum.Read-len(rows), "geocoding "+CountOf(len(addrs), "address", "addresses"), true)
 		bctx, cancel := ctx, context.CancelFunc(func() {})
 		if im.BatchTimeout > 0 {
 			bctx, cancel = context.WithTimeout(ctx, im.BatchTimeout)
@@ -308,7 +307,7 @@ func (im *importer) chunk(ctx context.Context, rows []importRow, sum *importSumm
 		matches, err = im.Geocoder.GeocodeAll(bctx, addrs)
 		cancel()
 		if err != nil {
-			return fmt.Errorf("geocoding %s: %w", countOf(len(addrs), "address", "addresses"), err)
+			return fmt.Errorf("geocoding %s: %w", CountOf(len(addrs), "address", "addresses"), err)
 		}
 		if len(matches) != len(addrs) {
 			return fmt.Errorf("the geocoder answered %d of %d addresses", len(matches), len(addrs))
@@ -341,7 +340,7 @@ func (im *importer) chunk(ctx context.Context, rows []importRow, sum *importSumm
 		}
 		rec := row.rec
 		if rec == nil {
-			np := core.NewRecord(matches[row.geo].Location, row.n, im.Source, now())
+			np := NewRecord(matches[row.geo].Location, row.n, im.Source, now())
 			np.Property.PropertyType, np.Property.Bedrooms = row.propertyType, row.bedrooms
 			saved, created, err := im.Store.Save(ctx, np)
 			if err != nil {
@@ -412,7 +411,7 @@ func shareMatches(rows []importRow, matches []providers.BatchMatch) {
 // county the reverse geocoder cannot name (it failed, or put the point in
 // another county) stays unnamed, as without a reverse geocoder; the import
 // goes on.
-func (im *importer) nameCounties(ctx context.Context, matches []providers.BatchMatch, done int) {
+func (im *Importer) nameCounties(ctx context.Context, matches []providers.BatchMatch, done int) {
 	if im.Counties == nil {
 		return
 	}
@@ -445,17 +444,35 @@ func attributesChange(rec *providers.Property, row *importRow) bool {
 	return row.bedrooms != nil && (rec.Bedrooms == nil || *rec.Bedrooms != *row.bedrooms)
 }
 
-func (im *importer) progress(done int, phase string, force bool) {
+func (im *Importer) progress(done int, phase string, force bool) {
 	if im.Progress != nil {
 		im.Progress(done, phase, force)
 	}
 }
 
-// countOf writes n with the noun in the right number: "1 address",
-// "2,500 addresses".
-func countOf(n int, one, many string) string {
+// CountOf writes n with the noun in the right number: "1 address",
+// "2,500 addresses", for progress and error messages.
+func CountOf(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
-	return thousands(n) + " " + many
+	return Thousands(n) + " " + many
+}
+
+// Thousands writes n with a comma between groups of three digits.
+func Thousands(n int) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
 }

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/core"
+)
+
+// noiseProvider is the interface of a section propertyd does not have: the
+// traffic noise at a point. It stands for the next section anyone adds.
+type noiseProvider interface {
+	Noise(ctx context.Context, p providers.Point) (*noiseLevel, error)
+}
+
+type noiseLevel struct {
+	Decibels int    `json:"decibels"`
+	Source   string `json:"source"`
+}
+
+// fakeNoise is the provider module of the new section.
+type fakeNoise struct{ calls atomic.Int32 }
+
+var _ noiseProvider = (*fakeNoise)(nil)
+
+func (f *fakeNoise) Noise(context.Context, providers.Point) (*noiseLevel, error) {
+	f.calls.Add(1)
+	return &noiseLevel{Decibels: 55, Source: "fake-noise"}, nil
+}
+
+// A new section is a catalogue entry and a provider module, nothing else:
+// configuration, wiring, include= and its cost, the standalone endpoint,
+// caching and meta.sections all follow from the entry. (The OpenAPI
+// document must then describe it: gateway/docs fails until it does.)
+func TestANewSectionIsACatalogueEntryAndAModule(t *testing.T) {
+	// The entry.
+	saved := core.Catalog
+	t.Cleanup(func() { core.Catalog = saved })
+	core.Catalog = append(slices.Clone(saved), core.Entry{
+		Role: "noise", Section: "noise", Standalone: true, Cost: 1, DefaultTTL: time.Hour,
+		Key: func(p *providers.Property, _ core.Options) (string, bool) { return p.Point().Key(), true },
+		Bind: core.BindTo(func(m noiseProvider, ctx context.Context, p *providers.Property, _ core.Options) (any, error) {
+			return m.Noise(ctx, p.Point())
+		}),
+	})
+	// The module, registered for the role beside the standard ones.
+	mod := &fakeNoise{}
+	reg := &providers.Registry{}
+	for _, name := range providers.Default.Names("") {
+		m, _ := providers.Default.Lookup(name)
+		reg.Register(m)
+	}
+	reg.Register(providers.Module{Name: "fake-noise", Roles: []providers.Role{"noise"},
+		New: func(providers.Settings) (any, error) { return mod, nil }})
+
+	// config.yaml names it for its role.
+	cfg := testConfig(t, t.TempDir()+"/p.db")
+	cfg.Providers["noise"] = &ProviderConfig{Module: "fake-noise"}
+	cfg.applyDefaults()
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("a config naming the new role: %v", err)
+	}
+	if got := cfg.Providers["noise"].TTL.D(); got != time.Hour {
+		t.Fatalf("the role's default TTL = %v, want the entry's 1h", got)
+	}
+	if err := checkModules(cfg, reg); err != nil {
+		t.Fatalf("check-config refuses the new module: %v", err)
+	}
+
+	m := NewMain(cfg)
+	m.Registry, m.HTTPTransport, m.Logger = reg, upstreams(), discardLogger()
+	if err := m.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+
+	q := url.Values{"street": {"2200 West Broad Street"}, "city": {"Richmond"}, "state": {"VA"}, "include": {"noise,flood"}}
+	status, body, hdr := getJSON(t, m, "/v1/properties/lookup?"+q.Encode())
+	if status != 200 {
+		t.Fatalf("lookup with include=noise: %d %v", status, body)
+	}
+	d := body["data"].(map[string]any)
+	if n, _ := d["noise"].(map[string]any); n["decibels"] != float64(55) {
+		t.Fatalf("data.noise = %v", d["noise"])
+	}
+	if meta := body["meta"].(map[string]any)["sections"].(map[string]any)["noise"].(map[string]any); meta["status"] != "ok" || meta["source"] != "fake-noise" {
+		t.Fatalf("meta.sections.noise = %v", meta)
+	}
+	if hdr.Get("X-Request-Cost") != "3" {
+		t.Fatalf("X-Request-Cost = %s, want 1 + flood + noise = 3", hdr.Get("X-Request-Cost"))
+	}
+	id := int(d["id"].(float64))
+	status, body, _ = getJSON(t, m, fmt.Sprintf("/v1/properties/%d/noise", id))
+	if status != 200 || body["data"].(map[string]any)["decibels"] != float64(55) {
+		t.Fatalf("the standalone endpoint: %d %v", status, body)
+	}
+	if mod.calls.Load() != 1 {
+		t.Fatalf("the module was asked %d times, want once (then the cache)", mod.calls.Load())
+	}
+	status, body, _ = getJSON(t, m, "/v1/properties/lookup?street=1+Main+St&state=VA&include=nois")
+	if status != 400 || !strings.Contains(fmt.Sprint(body["errors"]), "noise") {
+		t.Fatalf("a misspelt include does not list the new section: %d %v", status, body)
+	}
+}

@@ -1,0 +1,269 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/guard"
+)
+
+// Entry declares one role of the service, once. Everything that needs to
+// know what a role or a section is reads its entry: the configuration (which
+// roles exist, which are required, each section's default TTL), the wiring
+// of a built module into the service (Config.Add), include= and its cost,
+// the standalone section routes, the include form's renames and the check
+// that the OpenAPI document lists what is served. Adding a section is an
+// entry here and a provider module that implements its interface.
+type Entry struct {
+	// Role is the key under providers: in config.yaml.
+	Role providers.Role
+	// Section names the section in include=, in meta.sections and in the
+	// store; it is empty for the geocoder roles, which are no section.
+	Section string
+	// Internal sections are not offered in include=: another section
+	// embeds them (fair market rents are part of housing).
+	Internal bool
+	// Required roles must be configured for the service to start.
+	Required bool
+	// Standalone sections have their own endpoint,
+	// GET /v1/properties/{id}/{section}.
+	Standalone bool
+	// Radius sections take a radius (amenities): their standalone endpoint
+	// reads radius=, and include= uses DefaultRadius.
+	Radius bool
+	// DefaultTTL is how long a value stays fresh when config.yaml gives no
+	// ttl for the role.
+	DefaultTTL time.Duration
+	// Key is the natural key the section's data is cached under (a point,
+	// a tract, a point and a radius, a county), or ok=false when the
+	// property lacks it.
+	Key func(p *providers.Property, o Options) (key string, ok bool)
+	// Embeds maps a member of this section to another section whose value
+	// is embedded under that name when it is configured and available.
+	Embeds map[string]string
+	// Renames are the members the include form renames, old then new name,
+	// pairwise: it reads unambiguously beside the property's own fields.
+	Renames []string
+	// Cost is what the section adds to the cost of a request including it.
+	Cost int
+	// Bind adapts a built module to the section (see BindTo): ok is false
+	// when the module does not implement the role's interface.
+	Bind func(mod any) (fetch FetchFunc, ok bool)
+}
+
+// FetchFunc asks a provider module for a section's value of p.
+type FetchFunc func(ctx context.Context, p *providers.Property, o Options) (any, error)
+
+// Amenity radius bounds and default, in metres: include= uses the default,
+// the standalone endpoint takes radius= within the bounds.
+const (
+	MinRadius     = 500
+	MaxRadius     = 5000
+	DefaultRadius = 2000
+)
+
+// Catalog is every role, in the order sections appear in responses.
+var Catalog = []Entry{
+	{Role: providers.RoleGeocoder, Required: true},
+	{Role: providers.RoleReverseGeocoder, Required: true},
+	{
+		Role: providers.RoleFlood, Section: providers.SectionFlood, Standalone: true, Cost: 1,
+		DefaultTTL: 30 * day, Key: pointKey,
+		Renames: []string{"zone", "zone_code", "risk_level", "flood_risk_level"},
+		Bind: BindTo(func(m providers.FloodProvider, ctx context.Context, p *providers.Property, _ Options) (any, error) {
+			return m.Flood(ctx, p.Point())
+		}),
+	},
+	{
+		Role: providers.RoleWalkScore, Section: providers.SectionWalkScore, Cost: 1,
+		DefaultTTL: 7 * day, Key: pointKey,
+		Bind: BindTo(func(m providers.WalkScoreProvider, ctx context.Context, p *providers.Property, _ Options) (any, error) {
+			return m.WalkScore(ctx, p.Point(), oneLine(p))
+		}),
+	},
+	{
+		Role: providers.RoleDemographics, Section: providers.SectionDemographics, Standalone: true, Cost: 1,
+		DefaultTTL: 365 * day, Key: tractKey,
+		Bind: BindTo(func(m providers.DemographicsProvider, ctx context.Context, p *providers.Property, _ Options) (any, error) {
+			t, _ := p.Tract()
+			return m.Demographics(ctx, t)
+		}),
+	},
+	{
+		Role: providers.RoleAmenities, Section: providers.SectionAmenities, Standalone: true, Radius: true, Cost: 1,
+		DefaultTTL: 7 * day,
+		Key: func(p *providers.Property, o Options) (string, bool) {
+			return p.Point().Key() + "@" + strconv.Itoa(o.Radius), true
+		},
+		Bind: BindTo(func(m providers.AmenitiesProvider, ctx context.Context, p *providers.Property, o Options) (any, error) {
+			return m.Amenities(ctx, p.Point(), o.Radius)
+		}),
+	},
+	{
+		Role: providers.RoleHousing, Section: providers.SectionHousing, Cost: 1,
+		DefaultTTL: 365 * day, Key: tractKey,
+		Embeds: map[string]string{"fair_market_rents": SectionFairMarketRent},
+		Bind: BindTo(func(m providers.HousingProvider, ctx context.Context, p *providers.Property, _ Options) (any, error) {
+			t, _ := p.Tract()
+			return m.Housing(ctx, t)
+		}),
+	},
+	{
+		Role: providers.RoleFairMarketRent, Section: SectionFairMarketRent, Internal: true,
+		DefaultTTL: 365 * day,
+		Key: func(p *providers.Property, _ Options) (string, bool) {
+			return p.FIPSCode, len(p.FIPSCode) == 5
+		},
+		Bind: BindTo(func(m providers.FairMarketRentProvider, ctx context.Context, p *providers.Property, _ Options) (any, error) {
+			return m.FairMarketRents(ctx, p.FIPSCode)
+		}),
+	},
+}
+
+// SectionFairMarketRent names the internal section of HUD fair market
+// rents, cached per county and embedded in housing.
+const SectionFairMarketRent = "fair_market_rent"
+
+const day = 24 * time.Hour
+
+// EntryOf returns the catalogue entry of role.
+func EntryOf(role providers.Role) (Entry, bool) {
+	for _, e := range Catalog {
+		if e.Role == role {
+			return e, true
+		}
+	}
+	return Entry{}, false
+}
+
+// SectionEntry returns the catalogue entry of the section called name.
+func SectionEntry(name string) (Entry, bool) {
+	for _, e := range Catalog {
+		if e.Section != "" && e.Section == name {
+			return e, true
+		}
+	}
+	return Entry{}, false
+}
+
+// Roles lists every role, in catalogue order.
+func Roles() []providers.Role {
+	out := make([]providers.Role, len(Catalog))
+	for i, e := range Catalog {
+		out[i] = e.Role
+	}
+	return out
+}
+
+// PublicSections lists the sections offered in include=, in response order.
+func PublicSections() []string {
+	var out []string
+	for _, e := range Catalog {
+		if e.Section != "" && !e.Internal {
+			out = append(out, e.Section)
+		}
+	}
+	return out
+}
+
+// CostOf is what including the named sections adds to a request's cost:
+// the sum of their entries' Cost (unknown names add nothing).
+func CostOf(sections []string) int {
+	n := 0
+	for _, name := range sections {
+		e, _ := SectionEntry(name)
+		n += e.Cost
+	}
+	return n
+}
+
+// Module is a built provider module as Config.Add wires it: its name
+// (reported as the source of what it produced), the module itself, the
+// breaker around its calls and how long its values stay fresh.
+type Module struct {
+	Name    string
+	Value   any
+	Breaker *guard.Breaker
+	TTL     time.Duration
+}
+
+// Add wires m into the configuration for role as the catalogue declares
+// it: the geocoders become the service's, every other role a section with
+// its natural key and fetch. A module that reshaped its stored values
+// (providers.SectionUpgrader) has them read in the new shape. It fails when
+// the role is unknown or m does not implement the role's interface.
+func (c *Config) Add(role providers.Role, m Module) error {
+	e, ok := EntryOf(role)
+	if !ok {
+		return fmt.Errorf("unknown role %q", role)
+	}
+	wrong := fmt.Errorf("module %s cannot serve as %s", m.Name, role)
+	switch role {
+	case providers.RoleGeocoder:
+		g, ok := m.Value.(providers.Geocoder)
+		if !ok {
+			return wrong
+		}
+		c.Geocoder, c.GeocoderName, c.GeocoderBreaker = g, m.Name, m.Breaker
+		return nil
+	case providers.RoleReverseGeocoder:
+		r, ok := m.Value.(providers.ReverseGeocoder)
+		if !ok {
+			return wrong
+		}
+		c.Reverse, c.ReverseName, c.ReverseBreaker = r, m.Name, m.Breaker
+		return nil
+	}
+	if e.Bind == nil {
+		return wrong
+	}
+	fetch, ok := e.Bind(m.Value)
+	if !ok {
+		return wrong
+	}
+	sec := &Section{Name: e.Section, Source: m.Name, TTL: m.TTL, Breaker: m.Breaker, Key: e.Key, Fetch: fetch}
+	if u, ok := m.Value.(providers.SectionUpgrader); ok {
+		sec.Upgrade = u.UpgradeSection
+	}
+	if c.Sections == nil {
+		c.Sections = map[string]*Section{}
+	}
+	c.Sections[e.Section] = sec
+	return nil
+}
+
+// BindTo makes an Entry.Bind from a fetch written against the role's
+// module interface M.
+func BindTo[M any](f func(m M, ctx context.Context, p *providers.Property, o Options) (any, error)) func(any) (FetchFunc, bool) {
+	return func(mod any) (FetchFunc, bool) {
+		m, ok := mod.(M)
+		if !ok {
+			return nil, false
+		}
+		return func(ctx context.Context, p *providers.Property, o Options) (any, error) { return f(m, ctx, p, o) }, true
+	}
+}
+
+func pointKey(p *providers.Property, _ Options) (string, bool) {
+	return p.Point().Key(), true
+}
+
+func tractKey(p *providers.Property, _ Options) (string, bool) {
+	t, ok := p.Tract()
+	return t.GEOID(), ok
+}
+
+// oneLine is the record's address as one line, for upstreams that want it.
+func oneLine(p *providers.Property) string {
+	parts := []string{}
+	for _, s := range []string{p.StreetAddress, p.City, strings.TrimSpace(p.State + " " + p.ZipCode)} {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, ", ")
+}

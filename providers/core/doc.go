@@ -1,0 +1,33 @@
+// Package core is propertyd's core: what the service does, independent of
+// HTTP (the gateway), of SQL (the store) and of any upstream's wire format
+// (the provider modules). It knows the domain types and interfaces of
+// package providers and nothing else of the outside.
+//
+// The use cases, and where each lives:
+//
+//   - Lookup (service.go): an address as a client typed it is normalized
+//     into a lookup key (the identity: two spellings, one record); a key
+//     seen before is answered from the store; otherwise the geocoder is
+//     asked once (concurrent first lookups share the call) with the text as
+//     written, and the match is saved under its canonical address. An
+//     unmatched spelling is remembered for MissTTL.
+//   - Reverse (service.go): the nearest stored record within ReverseRadius
+//     of a point, or a new partial record from the reverse geocoder.
+//   - Get and Search (service.go): records by id, and pages of records by
+//     filters, straight from the store.
+//   - Batch (batch.go): up to MaxBatch lookups at once, each as Lookup, with
+//     one geocoder call per distinct address.
+//   - Enrich and SectionOf (sections.go): the sections of a record, each
+//     cached at its natural key in the store for its TTL, fetched through
+//     its module's breaker when missing or expired, served stale when the
+//     upstream fails, and remembered as missing when the upstream has no
+//     data there.
+//   - Import (importer.go): bulk loading of addresses with attributes, one
+//     batch geocoder call per chunk, saved exactly as Lookup saves.
+//
+// What a section is, is declared once, in the catalogue (catalog.go): its
+// role, natural key, default TTL, cost, standalone endpoint, include-form
+// renames and embeds. Configuration, wiring (Config.Add), the gateway and
+// the OpenAPI check all read it, so a new section is a catalogue entry and
+// a provider module.
+package core
