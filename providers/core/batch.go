@@ -55,6 +55,11 @@ func (s *Service) Batch(ctx context.Context, items []BatchItem) []BatchOutcome {
 	}
 	sem := make(chan struct{}, s.cfg.BatchConcurrency)
 	var wg sync.WaitGroup
+	// created holds the ids of the records a lookup of this batch created:
+	// two spellings of one new address share one geocoder call, and only
+	// one of the two lookups ran it, but the record is new to the batch.
+	var mu sync.Mutex
+	created := map[int64]bool{}
 	for _, k := range keys {
 		idx := byKey[k]
 		wg.Add(1)
@@ -63,13 +68,22 @@ func (s *Service) Batch(ctx context.Context, items []BatchItem) []BatchOutcome {
 			defer wg.Done()
 			defer func() { <-sem }()
 			p, src, err := s.lookupNormalized(ctx, norm[idx[0]])
+			if err == nil && src.Created {
+				mu.Lock()
+				created[p.ID] = true
+				mu.Unlock()
+			}
 			for _, i := range idx {
 				out[i].Property, out[i].Err = p, err
-				out[i].FromDatabase = err == nil && !src.Created
 			}
 		}()
 	}
 	wg.Wait()
+	for i := range out {
+		if out[i].Err == nil {
+			out[i].FromDatabase = !created[out[i].Property.ID]
+		}
+	}
 	// A spelling the geocoder could not match takes the record another
 	// spelling of the same address found: they are one property, as they
 	// would be had that spelling been looked up first.

@@ -145,19 +145,24 @@ func (s *Service) lookupNormalized(ctx context.Context, n address.Normalized) (*
 	if _, missed := s.cfg.Cache.Get(missKey(sent)); missed {
 		return nil, Source{}, providers.ErrNoMatch
 	}
-	v, err := s.shared(ctx, "geo:"+key, func(ctx context.Context) (any, error) { return s.geocode(ctx, n) })
+	// ran is set when this lookup's own function ran the call, not one it
+	// joined: only that lookup created the record (the flight's goroutine
+	// writes it before the result is sent, which this one then receives).
+	ran := false
+	geocode := func(ctx context.Context) (any, error) { ran = true; return s.geocode(ctx, n) }
+	v, err := s.shared(ctx, "geo:"+key, geocode)
 	if g, ok := v.(geocoded); ok && g.sent != sent && providers.CodeOf(err) == providers.ErrNoMatch.Code {
 		// The flight this lookup joined asked with another spelling of the
 		// address, which the geocoder could not match; ours may match
 		// (it has the apostrophe the other left out), so it is asked too.
-		v, err = s.shared(ctx, "geo:"+key+missKey(sent), func(ctx context.Context) (any, error) { return s.geocode(ctx, n) })
+		v, err = s.shared(ctx, "geo:"+key+missKey(sent), geocode)
 	}
 	if err != nil {
 		return nil, Source{}, err
 	}
 	r := v.(geocoded)
 	served(ctx, providers.ReadRecord, providers.TierUpstream)
-	return r.p, Source{Geocoder: r.p.Source, Created: r.created}, nil
+	return r.p, Source{Geocoder: r.p.Source, Created: r.created && ran}, nil
 }
 
 // geocoded is what one geocoding of an address gives the lookups sharing it:
@@ -264,7 +269,9 @@ func (s *Service) Reverse(ctx context.Context, p providers.Point) (*providers.Pr
 		created bool
 		tier    string // where rec came from
 	}
+	ran := false // as in Lookup: only the caller whose call ran created the record
 	v, err := s.shared(ctx, "rev:"+p.Key(), func(ctx context.Context) (any, error) {
+		ran = true
 		// A concurrent caller may have created a record nearby meanwhile.
 		if rec, err := s.cfg.Store.Nearest(ctx, p, s.cfg.ReverseRadius); err == nil {
 			return result{rec, false, providers.TierDatabase}, nil
@@ -290,7 +297,7 @@ func (s *Service) Reverse(ctx context.Context, p providers.Point) (*providers.Pr
 	}
 	r := v.(result)
 	served(ctx, providers.ReadRecord, r.tier)
-	return r.rec, Source{Geocoder: r.rec.Source, Created: r.created}, nil
+	return r.rec, Source{Geocoder: r.rec.Source, Created: r.created && ran}, nil
 }
 
 // ValidatePoint checks that p is a WGS84 coordinate.

@@ -1,0 +1,334 @@
+package core_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/core"
+)
+
+// memStore is a providers.Store in memory, so the core's behaviour is
+// tested without SQL: it keeps what Save and PutSection were given and
+// counts section writes. Safe for concurrent use.
+type memStore struct {
+	mu       sync.Mutex
+	props    map[int64]providers.Property
+	keys     map[string]int64
+	canon    map[string]int64
+	sections map[string]providers.SectionRecord
+	puts     atomic.Int32
+}
+
+var _ providers.Store = (*memStore)(nil)
+
+func newMemStore() *memStore {
+	return &memStore{props: map[int64]providers.Property{}, keys: map[string]int64{}, canon: map[string]int64{},
+		sections: map[string]providers.SectionRecord{}}
+}
+
+func (s *memStore) Property(_ context.Context, id int64) (*providers.Property, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, ok := s.props[id]
+	if !ok {
+		return nil, providers.NotFound("property_not_found", "no property with that id")
+	}
+	return &p, nil
+}
+
+func (s *memStore) PropertyByKey(ctx context.Context, key string) (*providers.Property, error) {
+	s.mu.Lock()
+	id, ok := s.keys[key]
+	s.mu.Unlock()
+	if !ok {
+		return nil, providers.NotFound("property_not_found", "no property with that key")
+	}
+	return s.Property(ctx, id)
+}
+
+func (s *memStore) Nearest(context.Context, providers.Point, float64) (*providers.Property, error) {
+	return nil, providers.NotFound("property_not_found", "none near")
+}
+
+func (s *memStore) Save(_ context.Context, np providers.NewProperty) (*providers.Property, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id, exists := s.canon[np.Canonical+"|"+np.Property.Unit]
+	if !exists {
+		id = int64(len(s.props) + 1)
+		p := np.Property
+		p.ID = id
+		s.props[id] = p
+		s.canon[np.Canonical+"|"+np.Property.Unit] = id
+	}
+	for _, k := range np.Keys {
+		s.keys[k] = id
+	}
+	p := s.props[id]
+	return &p, !exists, nil
+}
+
+func (s *memStore) Search(context.Context, providers.SearchFilter) ([]providers.Property, int, error) {
+	return nil, 0, nil
+}
+
+func (s *memStore) Section(_ context.Context, section, key string) (*providers.SectionRecord, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.sections[section+"|"+key]
+	if !ok {
+		return nil, providers.NotFound("section_not_found", "no stored value")
+	}
+	return &r, nil
+}
+
+func (s *memStore) PutSection(_ context.Context, r providers.SectionRecord) error {
+	s.puts.Add(1)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sections[r.Section+"|"+r.Key] = r
+	return nil
+}
+
+func (s *memStore) Ping(context.Context) error { return nil }
+func (s *memStore) Close() error               { return nil }
+
+// fakeGeocoder is a Geocoder with a function field, counting its calls.
+type fakeGeocoder struct {
+	geocode func(ctx context.Context, a providers.Address) (providers.Location, error)
+	calls   atomic.Int32
+}
+
+func (f *fakeGeocoder) Geocode(ctx context.Context, a providers.Address) (providers.Location, error) {
+	f.calls.Add(1)
+	return f.geocode(ctx, a)
+}
+
+// elm is the one place the fake geocoder knows.
+var elm = providers.Location{
+	MatchedAddress: "12 ELM ST, SPRINGFIELD, IL, 62701", Street: "12 ELM ST", City: "SPRINGFIELD", State: "IL",
+	Zip: "62701", Point: providers.Point{Lat: 39.8, Lng: -89.6}, County: "Sangamon County", FIPSCode: "17167",
+	CensusTract: "000500",
+}
+
+// fakeHousing and fakeRents are module fakes with function fields, wired
+// through the catalogue as real modules are.
+type fakeHousing struct {
+	fn func(ctx context.Context, t providers.Tract) (*providers.Housing, error)
+}
+
+func (f fakeHousing) Housing(ctx context.Context, t providers.Tract) (*providers.Housing, error) {
+	return f.fn(ctx, t)
+}
+
+type fakeRents struct {
+	fn func(ctx context.Context, fips string) (*providers.FairMarketRents, error)
+}
+
+func (f fakeRents) FairMarketRents(ctx context.Context, fips string) (*providers.FairMarketRents, error) {
+	return f.fn(ctx, fips)
+}
+
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// newService builds a Service over a memory store with the fake geocoder
+// and the given modules added by role through the catalogue.
+func newService(t *testing.T, st *memStore, geo *fakeGeocoder, clk *clock, mods map[providers.Role]any) *core.Service {
+	t.Helper()
+	cfg := core.Config{Store: st, Now: clk.Now}
+	if err := cfg.Add(providers.RoleGeocoder, core.Module{Name: "fake-geo", Value: geo}); err != nil {
+		t.Fatal(err)
+	}
+	for role, m := range mods {
+		e, _ := core.EntryOf(role)
+		if err := cfg.Add(role, core.Module{Name: "fake-" + string(role), Value: m, TTL: e.DefaultTTL}); err != nil {
+			t.Fatalf("Add %s: %v", role, err)
+		}
+	}
+	return core.New(cfg)
+}
+
+func elmGeocoder() *fakeGeocoder {
+	return &fakeGeocoder{geocode: func(context.Context, providers.Address) (providers.Location, error) { return elm, nil }}
+}
+
+func TestConcurrentFirstLookupsShareOneGeocoderCall(t *testing.T) {
+	release := make(chan struct{})
+	geo := &fakeGeocoder{geocode: func(context.Context, providers.Address) (providers.Location, error) {
+		<-release
+		return elm, nil
+	}}
+	svc := newService(t, newMemStore(), geo, &clock{now: time.Now()}, nil)
+	var wg sync.WaitGroup
+	ids := make([]int64, 20)
+	created := atomic.Int32{}
+	for i := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			spelling := []string{"12 Elm St", "12 elm street", "12 ELM ST."}[i%3]
+			p, src, err := svc.Lookup(context.Background(), providers.Address{Street: spelling, City: "Springfield", State: "IL"})
+			if err != nil {
+				t.Errorf("lookup %d: %v", i, err)
+				return
+			}
+			ids[i] = p.ID
+			if src.Created {
+				created.Add(1)
+			}
+		}()
+	}
+	time.Sleep(50 * time.Millisecond) // let every lookup join the call
+	close(release)
+	wg.Wait()
+	for i, id := range ids {
+		if id != ids[0] {
+			t.Fatalf("lookup %d got id %d, lookup 0 id %d: one address, two records", i, id, ids[0])
+		}
+	}
+	if n := geo.calls.Load(); n != 1 {
+		t.Fatalf("20 concurrent first lookups of one address made %d geocoder calls, want 1", n)
+	}
+	if created.Load() != 1 {
+		t.Fatalf("%d lookups say they created the record, want 1", created.Load())
+	}
+}
+
+func TestAnExpiredSectionIsServedStaleWhenItsUpstreamFails(t *testing.T) {
+	clk := &clock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	units := int64(1800)
+	var fail atomic.Bool
+	var calls atomic.Int32
+	housing := fakeHousing{fn: func(context.Context, providers.Tract) (*providers.Housing, error) {
+		calls.Add(1)
+		if fail.Load() {
+			return nil, providers.Errorf(providers.KindUpstream, "upstream_error", "census answered 500")
+		}
+		return &providers.Housing{TotalHousingUnits: &units, Source: "census-acs-housing", Vintage: "2022"}, nil
+	}}
+	svc := newService(t, newMemStore(), elmGeocoder(), clk, map[providers.Role]any{providers.RoleHousing: housing})
+	p, _, err := svc.Lookup(context.Background(), providers.Address{Street: "12 Elm St", State: "IL"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := svc.Enrich(context.Background(), p, []string{providers.SectionHousing}, core.Options{})[providers.SectionHousing]
+	if first.Meta.Status != core.StatusOK || first.Meta.Cache != core.CacheMiss || first.Meta.Vintage != "2022" {
+		t.Fatalf("first fetch: %+v", first.Meta)
+	}
+	clk.Add(366 * 24 * time.Hour) // past housing's one-year TTL
+	fail.Store(true)
+	r, err := svc.SectionOf(context.Background(), p, providers.SectionHousing, core.Options{})
+	if err != nil || r.Meta.Status != core.StatusStale || r.Meta.Error != "upstream_error" || string(r.Data) != string(first.Data) {
+		t.Fatalf("expired value, upstream down: %+v %s %v; want the old value, stale, with the error", r.Meta, r.Data, err)
+	}
+	if calls.Load() != 2 {
+		t.Fatalf("upstream asked %d times, want 2 (the first fetch, the failed refresh)", calls.Load())
+	}
+}
+
+func TestConcurrentSectionMissesShareOneFetch(t *testing.T) {
+	release := make(chan struct{})
+	var calls atomic.Int32
+	units := int64(7)
+	housing := fakeHousing{fn: func(context.Context, providers.Tract) (*providers.Housing, error) {
+		calls.Add(1)
+		<-release
+		return &providers.Housing{TotalHousingUnits: &units}, nil
+	}}
+	st := newMemStore()
+	svc := newService(t, st, elmGeocoder(), &clock{now: time.Now()}, map[providers.Role]any{providers.RoleHousing: housing})
+	p, _, err := svc.Lookup(context.Background(), providers.Address{Street: "12 Elm St", State: "IL"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if r, err := svc.SectionOf(context.Background(), p, providers.SectionHousing, core.Options{}); err != nil || r.Meta.Status != core.StatusOK {
+				t.Errorf("SectionOf: %+v %v", r.Meta, err)
+			}
+		}()
+	}
+	time.Sleep(50 * time.Millisecond)
+	close(release)
+	wg.Wait()
+	if calls.Load() != 1 || st.puts.Load() != 1 {
+		t.Fatalf("20 concurrent misses of one tract: %d upstream calls, %d writes; want 1 and 1", calls.Load(), st.puts.Load())
+	}
+}
+
+func TestHousingEmbedsTheRentsAndOutlivesTheirOutage(t *testing.T) {
+	clk := &clock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	units := int64(1800)
+	housing := fakeHousing{fn: func(context.Context, providers.Tract) (*providers.Housing, error) {
+		return &providers.Housing{TotalHousingUnits: &units, Source: "census-acs-housing"}, nil
+	}}
+	var hudDown atomic.Bool
+	rents := fakeRents{fn: func(_ context.Context, fips string) (*providers.FairMarketRents, error) {
+		if hudDown.Load() {
+			return nil, providers.Errorf(providers.KindUpstream, "upstream_error", "hud answered 503")
+		}
+		return &providers.FairMarketRents{Year: "2026", AreaName: "Springfield, IL MSA", ByBedrooms: map[string]int{"2": 1010}, Source: "hud-fmr"}, nil
+	}}
+	mods := map[providers.Role]any{providers.RoleHousing: housing, providers.RoleFairMarketRent: rents}
+
+	// Rents configured and up: housing carries them.
+	hudDown.Store(false)
+	svc := newService(t, newMemStore(), elmGeocoder(), clk, mods)
+	p, _, _ := svc.Lookup(context.Background(), providers.Address{Street: "12 Elm St", State: "IL"})
+	r, err := svc.SectionOf(context.Background(), p, providers.SectionHousing, core.Options{})
+	var got struct {
+		Units int64                      `json:"total_housing_units"`
+		Rents *providers.FairMarketRents `json:"fair_market_rents"`
+	}
+	if err != nil || json.Unmarshal(r.Data, &got) != nil || got.Units != 1800 || got.Rents == nil || got.Rents.ByBedrooms["2"] != 1010 {
+		t.Fatalf("housing with rents: %s %v", r.Data, err)
+	}
+
+	// HUD down on a fresh store: housing is ok, without the member.
+	hudDown.Store(true)
+	svc = newService(t, newMemStore(), elmGeocoder(), clk, mods)
+	p, _, _ = svc.Lookup(context.Background(), providers.Address{Street: "12 Elm St", State: "IL"})
+	r, err = svc.SectionOf(context.Background(), p, providers.SectionHousing, core.Options{})
+	got.Rents = nil
+	if err != nil || r.Meta.Status != core.StatusOK || json.Unmarshal(r.Data, &got) != nil || got.Rents != nil || got.Units != 1800 {
+		t.Fatalf("housing with HUD down: %+v %s %v; want ok without rents", r.Meta, r.Data, err)
+	}
+
+	// Rents not configured: nothing is embedded, nothing fails.
+	svc = newService(t, newMemStore(), elmGeocoder(), clk, map[providers.Role]any{providers.RoleHousing: housing})
+	p, _, _ = svc.Lookup(context.Background(), providers.Address{Street: "12 Elm St", State: "IL"})
+	r, err = svc.SectionOf(context.Background(), p, providers.SectionHousing, core.Options{})
+	if err != nil || json.Valid(r.Data) == false || fmt.Sprint(r.Meta.Status) != core.StatusOK {
+		t.Fatalf("housing alone: %+v %s %v", r.Meta, r.Data, err)
+	}
+}
+
+func TestAModuleThatDoesNotServeItsRoleIsRefused(t *testing.T) {
+	cfg := core.Config{}
+	err := cfg.Add(providers.RoleHousing, core.Module{Name: "not-housing", Value: fakeRents{}})
+	if err == nil {
+		t.Fatal("a fair-market-rent module was wired as housing")
+	}
+	if err := cfg.Add("bogus", core.Module{Name: "x", Value: fakeRents{}}); err == nil {
+		t.Fatal("an unknown role was wired")
+	}
+}
