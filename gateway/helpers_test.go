@@ -155,7 +155,7 @@ func (s *stack) open() {
 	}
 	s.svc = core.New(core.Config{
 		Store: cache.NewStore(db, c, time.Hour), Cache: c,
-		Geocoder: s.geo, GeocoderName: "census", GeocoderBreaker: s.opts.breaker,
+		Geocoder: providers.GeocoderFunc(providers.WrapCall(s.opts.breaker.Around, s.geo.Geocode)), GeocoderName: "census",
 		Reverse: s.geo, ReverseName: "census",
 		Sections: sections, Now: s.opts.now,
 	})

@@ -83,8 +83,8 @@ func (f *fakeSections) sections(ttl time.Duration, breakers map[string]*guard.Br
 	out := map[string]*core.Section{}
 	for _, name := range core.PublicSections() {
 		out[name] = &core.Section{
-			Name: name, Source: name + "-module", TTL: ttl, Breaker: breakers[name], Key: keys[name],
-			Fetch: func(ctx context.Context, p *providers.Property, o core.Options) (any, error) {
+			Name: name, Source: name + "-module", TTL: ttl, Key: keys[name],
+			Fetch: core.FetchFunc(func(ctx context.Context, p *providers.Property, o core.Options) (any, error) {
 				f.calls[name].Add(1)
 				if f.delay > 0 {
 					select {
@@ -100,7 +100,7 @@ func (f *fakeSections) sections(ttl time.Duration, breakers map[string]*guard.Br
 					return nil, err
 				}
 				return values[name](p, o), nil
-			},
+			}).Around(breakers[name].Around),
 		}
 	}
 	return out

@@ -89,7 +89,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		if err != nil {
 			return fmt.Errorf("providers.%s: %w", role, err)
 		}
-		if err := svcCfg.Add(role, core.Module{Name: pc.Module, Value: mod, Breaker: b, TTL: pc.TTL.D()}); err != nil {
+		if err := svcCfg.Add(role, core.Module{Name: pc.Module, Value: mod, Around: b.Around, TTL: pc.TTL.D()}); err != nil {
 			return fmt.Errorf("providers.%s: %w", role, err)
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/guard"
 )
 
 // Entry declares one role of the service, once. Everything that needs to
@@ -57,6 +56,22 @@ type Entry struct {
 
 // FetchFunc asks a provider module for a section's value of p.
 type FetchFunc func(ctx context.Context, p *providers.Property, o Options) (any, error)
+
+// Around returns f run under a (f itself when a is nil).
+func (f FetchFunc) Around(a providers.Around) FetchFunc {
+	if a == nil {
+		return f
+	}
+	return func(ctx context.Context, p *providers.Property, o Options) (any, error) {
+		var v any
+		err := a(ctx, func(ctx context.Context) error {
+			var err error
+			v, err = f(ctx, p, o)
+			return err
+		})
+		return v, err
+	}
+}
 
 // Amenity radius bounds and default, in metres: include= uses the default,
 // the standalone endpoint takes radius= within the bounds.
@@ -182,18 +197,19 @@ func CostOf(sections []string) int {
 }
 
 // Module is a built provider module as Config.Add wires it: its name
-// (reported as the source of what it produced), the module itself, the
-// breaker around its calls and how long its values stay fresh.
+// (reported as the source of what it produced), the module itself, what
+// wraps its calls from outside (a breaker, metrics; nil for none) and how
+// long its values stay fresh.
 type Module struct {
-	Name    string
-	Value   any
-	Breaker *guard.Breaker
-	TTL     time.Duration
+	Name   string
+	Value  any
+	Around providers.Around
+	TTL    time.Duration
 }
 
 // Add wires m into the configuration for role as the catalogue declares
 // it: the geocoders become the service's, every other role a section with
-// its natural key and fetch. A module that reshaped its stored values
+// its natural key and fetch, every call of it run under m.Around. A module that reshaped its stored values
 // (providers.SectionUpgrader) has them read in the new shape. It fails when
 // the role is unknown or m does not implement the role's interface.
 func (c *Config) Add(role providers.Role, m Module) error {
@@ -208,14 +224,14 @@ func (c *Config) Add(role providers.Role, m Module) error {
 		if !ok {
 			return wrong
 		}
-		c.Geocoder, c.GeocoderName, c.GeocoderBreaker = g, m.Name, m.Breaker
+		c.Geocoder, c.GeocoderName = providers.GeocoderFunc(providers.WrapCall(m.Around, g.Geocode)), m.Name
 		return nil
 	case providers.RoleReverseGeocoder:
 		r, ok := m.Value.(providers.ReverseGeocoder)
 		if !ok {
 			return wrong
 		}
-		c.Reverse, c.ReverseName, c.ReverseBreaker = r, m.Name, m.Breaker
+		c.Reverse, c.ReverseName = providers.ReverseGeocoderFunc(providers.WrapCall(m.Around, r.Reverse)), m.Name
 		return nil
 	}
 	if e.Bind == nil {
@@ -225,7 +241,7 @@ func (c *Config) Add(role providers.Role, m Module) error {
 	if !ok {
 		return wrong
 	}
-	sec := &Section{Name: e.Section, Source: m.Name, TTL: m.TTL, Breaker: m.Breaker, Key: e.Key, Fetch: fetch}
+	sec := &Section{Name: e.Section, Source: m.Name, TTL: m.TTL, Key: e.Key, Fetch: fetch.Around(m.Around)}
 	if u, ok := m.Value.(providers.SectionUpgrader); ok {
 		sec.Upgrade = u.UpgradeSection
 	}

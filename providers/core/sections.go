@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/guard"
 )
 
 // Options are the per-request knobs of the sections.
@@ -25,10 +24,9 @@ type Options struct {
 // upstream call, and an expired value is served as stale when the upstream
 // fails. Build Sections in configuration; the Service owns them afterwards.
 type Section struct {
-	Name    string
-	Source  string // module name, reported when the value does not say
-	TTL     time.Duration
-	Breaker *guard.Breaker
+	Name   string
+	Source string // module name, reported when the value does not say
+	TTL    time.Duration
 	// Key returns the natural key of p's data, or ok=false when p lacks what
 	// the section needs (a reverse-geocoded point outside any tract, say).
 	Key func(p *providers.Property, o Options) (key string, ok bool)
@@ -217,7 +215,7 @@ func (sec *Section) get(ctx context.Context, p *providers.Property, o Options) (
 		if again, _, fresh := sec.read(ctx, key); fresh {
 			return flight{again, true}, nil
 		}
-		val, err := guard.Do(ctx, sec.Breaker, func(ctx context.Context) (any, error) { return sec.Fetch(ctx, p, o) })
+		val, err := sec.Fetch(ctx, p, o)
 		if providers.KindOf(err) == providers.KindNotFound {
 			// The upstream has no data here: remember that for the TTL,
 			// as a value would be, instead of asking on every request.

@@ -8,7 +8,6 @@ import (
 	"github.com/propertyd/propertyd/cache"
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/address"
-	"github.com/propertyd/propertyd/providers/guard"
 	"golang.org/x/sync/singleflight"
 )
 
@@ -18,13 +17,11 @@ type Config struct {
 	// Cache holds remembered geocoder misses; nil remembers none.
 	Cache *cache.Cache
 
-	Geocoder        providers.Geocoder
-	GeocoderName    string // module name, reported as the record's source
-	GeocoderBreaker *guard.Breaker
+	Geocoder     providers.Geocoder
+	GeocoderName string // module name, reported as the record's source
 
-	Reverse        providers.ReverseGeocoder
-	ReverseName    string
-	ReverseBreaker *guard.Breaker
+	Reverse     providers.ReverseGeocoder
+	ReverseName string
 
 	// MissTTL is how long an address the geocoder could not match is
 	// answered 404 without asking again (default 1h; negative: never).
@@ -183,9 +180,7 @@ func (s *Service) geocode(ctx context.Context, n address.Normalized) (geocoded, 
 	if p, err := s.cfg.Store.PropertyByKey(ctx, key); err == nil {
 		return geocoded{p: p, sent: sent}, nil
 	}
-	loc, err := guard.Do(ctx, s.cfg.GeocoderBreaker, func(ctx context.Context) (providers.Location, error) {
-		return s.cfg.Geocoder.Geocode(ctx, sent)
-	})
+	loc, err := s.cfg.Geocoder.Geocode(ctx, sent)
 	if err != nil {
 		if providers.CodeOf(err) == providers.ErrNoMatch.Code && s.cfg.MissTTL > 0 {
 			mk := missKey(sent)
@@ -276,9 +271,7 @@ func (s *Service) Reverse(ctx context.Context, p providers.Point) (*providers.Pr
 		if rec, err := s.cfg.Store.Nearest(ctx, p, s.cfg.ReverseRadius); err == nil {
 			return result{rec, false, providers.TierDatabase}, nil
 		}
-		loc, err := guard.Do(ctx, s.cfg.ReverseBreaker, func(ctx context.Context) (providers.Location, error) {
-			return s.cfg.Reverse.Reverse(ctx, p)
-		})
+		loc, err := s.cfg.Reverse.Reverse(ctx, p)
 		if err != nil {
 			return nil, err
 		}

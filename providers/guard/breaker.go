@@ -162,3 +162,11 @@ func classify(parent context.Context, err error) error {
 	}
 	return providers.As(err)
 }
+
+// Around runs call through the breaker as Do does: it is the breaker as a
+// providers.Around, for the core to apply to a module's calls without
+// knowing it is a breaker. A nil *Breaker runs the call as is.
+func (b *Breaker) Around(ctx context.Context, call func(context.Context) error) error {
+	_, err := Do(ctx, b, func(ctx context.Context) (struct{}, error) { return struct{}{}, call(ctx) })
+	return err
+}
