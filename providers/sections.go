@@ -137,3 +137,38 @@ type SectionMeta struct {
 	Error      string     `json:"error,omitempty"`
 	RetryAfter *int       `json:"retry_after,omitempty"` // seconds, when a breaker is open
 }
+
+// Provenanced is implemented by section values that say where they come
+// from: the module (or upstream) and the data's vintage ("" when it has
+// none). The core records both beside the stored value, for
+// meta.sections, without decoding the value again.
+type Provenanced interface {
+	Provenance() (source, vintage string)
+}
+
+var (
+	_ Provenanced = (*Flood)(nil)
+	_ Provenanced = (*Demographics)(nil)
+	_ Provenanced = (*Amenities)(nil)
+	_ Provenanced = (*WalkScore)(nil)
+	_ Provenanced = (*Housing)(nil)
+	_ Provenanced = (*FairMarketRents)(nil)
+)
+
+// Provenance reports the value's source.
+func (f *Flood) Provenance() (string, string) { return f.Source, "" }
+
+// Provenance reports the value's source and ACS vintage.
+func (d *Demographics) Provenance() (string, string) { return d.Source, d.Vintage }
+
+// Provenance reports the value's source.
+func (a *Amenities) Provenance() (string, string) { return a.Source, "" }
+
+// Provenance reports the value's source.
+func (w *WalkScore) Provenance() (string, string) { return w.Source, "" }
+
+// Provenance reports the value's source and ACS vintage.
+func (h *Housing) Provenance() (string, string) { return h.Source, h.Vintage }
+
+// Provenance reports the value's source and HUD's fiscal year.
+func (f *FairMarketRents) Provenance() (string, string) { return f.Source, "" }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -77,9 +76,8 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		ReverseRadius: cfg.ReverseRadiusMeters, BatchConcurrency: cfg.BatchConcurrency,
 		Sections: map[string]*core.Section{}, Logger: m.Logger,
 	}
-	// svc is set below; osm-walk reads amenities through it lazily.
-	var svc *core.Service
-	amenities := sectionAmenities{svc: &svc}
+	// osm-walk reads amenities through the amenities section.
+	amenities := svcCfg.Amenities()
 	for _, role := range core.Roles() {
 		pc, ok := cfg.enabled(role)
 		if !ok {
@@ -93,7 +91,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 			return fmt.Errorf("providers.%s: %w", role, err)
 		}
 	}
-	svc = core.New(svcCfg)
+	svc := core.New(svcCfg)
 	keys, err := gatewayKeys(cfg.Keys)
 	if err != nil {
 		return err
@@ -226,25 +224,4 @@ func (m *Main) Close() error {
 		m.cache = nil
 	}
 	return errors.Join(errs...)
-}
-
-// sectionAmenities serves amenity data through the amenities section (its
-// cache, breaker and singleflight), so modules that derive from amenities,
-// such as osm-walk, make no extra upstream call when amenities are cached.
-type sectionAmenities struct{ svc **core.Service }
-
-func (a sectionAmenities) Amenities(ctx context.Context, p providers.Point, radius int) (*providers.Amenities, error) {
-	svc := *a.svc
-	if svc == nil {
-		return nil, providers.Errorf(providers.KindUnavailable, "upstream_unavailable", "amenities are not ready")
-	}
-	r, err := svc.SectionOf(ctx, &providers.Property{Latitude: p.Lat, Longitude: p.Lng}, providers.SectionAmenities, core.Options{Radius: radius})
-	if err != nil {
-		return nil, err
-	}
-	var out providers.Amenities
-	if err := json.Unmarshal(r.Data, &out); err != nil {
-		return nil, providers.Wrap(err, providers.KindInternal, "internal_error", "cached amenities are unreadable")
-	}
-	return &out, nil
 }

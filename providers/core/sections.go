@@ -239,17 +239,15 @@ func (sec *Section) get(ctx context.Context, p *providers.Property, o Options) (
 		if err != nil {
 			return nil, providers.Wrap(err, providers.KindInternal, "internal_error", "could not encode a section")
 		}
-		var tags struct {
-			Source  string `json:"source"`
-			Vintage string `json:"vintage"`
-		}
-		_ = json.Unmarshal(data, &tags)
-		if tags.Source == "" {
-			tags.Source = sec.Source
+		source, vintage := sec.Source, ""
+		if pv, ok := val.(providers.Provenanced); ok {
+			if s, v := pv.Provenance(); s != "" {
+				source, vintage = s, v
+			}
 		}
 		fetched := sec.svc.cfg.Now().UTC().Truncate(time.Millisecond) // as the store keeps it, so every tier renders one body and one ETag
-		rec := providers.SectionRecord{Section: sec.Name, Key: key, Data: data, Source: tags.Source,
-			Vintage: tags.Vintage, FetchedAt: fetched, ExpiresAt: fetched.Add(sec.TTL)}
+		rec := providers.SectionRecord{Section: sec.Name, Key: key, Data: data, Source: source,
+			Vintage: vintage, FetchedAt: fetched, ExpiresAt: fetched.Add(sec.TTL)}
 		if err := store.PutSection(ctx, rec); err != nil {
 			return nil, err
 		}
@@ -327,4 +325,37 @@ func (sec *Section) logFailure(err error, stale bool) {
 	}
 	sec.svc.cfg.Logger.Log(context.Background(), level, "section unavailable",
 		"section", sec.Name, "module", sec.Source, "code", pe.Code, "served_stale", stale, "error", err.Error())
+}
+
+// Amenities returns the amenities section of the configuration as an
+// amenities provider, for modules that derive their answer from amenity
+// data (osm-walk): each call goes through that section as a request's does
+// (its cache tiers, its module's breaker, coalescing), so a walk score
+// makes no upstream call when the amenities are cached. The section is
+// looked up at call time, so the provider can be handed to a module built
+// before the amenities module is added; it answers KindUnavailable while
+// no amenities section is configured or the service is not built yet.
+func (c *Config) Amenities() providers.AmenitiesProvider {
+	if c.Sections == nil {
+		c.Sections = map[string]*Section{}
+	}
+	return sectionAmenities{sections: c.Sections}
+}
+
+type sectionAmenities struct{ sections map[string]*Section }
+
+func (a sectionAmenities) Amenities(ctx context.Context, p providers.Point, radius int) (*providers.Amenities, error) {
+	sec := a.sections[providers.SectionAmenities]
+	if sec == nil || sec.svc == nil {
+		return nil, providers.Errorf(providers.KindUnavailable, "upstream_unavailable", "no amenities source is configured")
+	}
+	r, err := sec.svc.SectionOf(ctx, &providers.Property{Latitude: p.Lat, Longitude: p.Lng}, providers.SectionAmenities, Options{Radius: radius})
+	if err != nil {
+		return nil, err
+	}
+	var out providers.Amenities
+	if err := json.Unmarshal(r.Data, &out); err != nil {
+		return nil, providers.Wrap(err, providers.KindInternal, "internal_error", "cached amenities are unreadable")
+	}
+	return &out, nil
 }
