@@ -17,7 +17,7 @@
 //     filters, straight from the store.
 //   - Batch (batch.go): up to MaxBatch lookups at once, each as Lookup, with
 //     one geocoder call per distinct address.
-//   - Enrich and SectionOf (sections.go): the sections of a record, each
+//   - Enrich and SectionOf (enrich.go): the sections of a record, each
 //     cached at its natural key in the store for its TTL, fetched through
 //     its module's breaker when missing or expired, served stale when the
 //     upstream fails, and remembered as missing when the upstream has no
