@@ -76,20 +76,8 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		ReverseRadius: cfg.ReverseRadiusMeters, BatchConcurrency: cfg.BatchConcurrency,
 		Sections: map[string]*core.Section{}, Logger: m.Logger,
 	}
-	// osm-walk reads amenities through the amenities section.
-	amenities := svcCfg.Amenities()
-	for _, role := range core.Roles() {
-		pc, ok := cfg.enabled(role)
-		if !ok {
-			continue
-		}
-		mod, b, err := m.build(role, pc, amenities)
-		if err != nil {
-			return fmt.Errorf("providers.%s: %w", role, err)
-		}
-		if err := svcCfg.Add(role, core.Module{Name: pc.Module, Value: mod, Around: b.Around, TTL: pc.TTL.D()}); err != nil {
-			return fmt.Errorf("providers.%s: %w", role, err)
-		}
+	if err := m.wireModules(&svcCfg); err != nil {
+		return err
 	}
 	svc := core.New(svcCfg)
 	keys, err := gatewayKeys(cfg.Keys)
@@ -103,38 +91,77 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	return nil
 }
 
-// build constructs the module for role and its breaker, with an HTTP client
-// whose transport retries and paces calls to that upstream. The transport
-// and the breaker report attempts, calls and state changes to the metrics;
-// state changes are logged too.
-func (m *Main) build(role providers.Role, pc *ProviderConfig, amenities providers.AmenitiesProvider) (any, *guard.Breaker, error) {
+// wireModules builds every enabled module and adds it to svcCfg for its
+// role, each call run through its breaker. serve and check-config both
+// wire through it, so what check-config accepts is what serve builds.
+func (m *Main) wireModules(svcCfg *core.Config) error {
+	// osm-walk reads amenities through the amenities section.
+	mods, err := m.buildModules(svcCfg.Amenities())
+	for _, b := range mods {
+		if aerr := svcCfg.Add(b.role, core.Module{Name: b.pc.Module, Value: b.value, Around: b.breaker.Around, TTL: b.pc.TTL.D()}); aerr != nil {
+			err = errors.Join(err, fmt.Errorf("providers.%s: %w", b.role, aerr))
+		}
+	}
+	return err
+}
+
+// builtModule is a module built for its role, and the breaker its calls
+// go through.
+type builtModule struct {
+	role    providers.Role
+	pc      *ProviderConfig
+	value   any
+	breaker *guard.Breaker
+}
+
+// buildModules builds the enabled modules of the given roles (every role
+// in the catalogue when none is given), in catalogue order, as serve runs
+// them: each with an HTTP client whose transport retries and paces calls
+// to its upstream and a breaker; both report to the metrics, and breaker
+// state changes are logged. It is the one builder of serve, check-config
+// and import. It returns what it could build and every error, each naming
+// its role.
+func (m *Main) buildModules(amenities providers.AmenitiesProvider, roles ...providers.Role) ([]builtModule, error) {
+	if len(roles) == 0 {
+		roles = core.Roles()
+	}
 	base := m.HTTPTransport
 	if base == nil {
 		base = defaultTransport
 	}
 	met := m.metrics
-	client := &http.Client{Transport: &guard.Retry{
-		Base: base, Max: *pc.Retries,
-		Limiter:   ratelimit.NewOutbound(ratelimit.Limit{Rate: pc.RateLimit.Rate, Burst: pc.RateLimit.Burst}, pc.RateLimit.Concurrency),
-		OnAttempt: func(*http.Request) { met.UpstreamAttempt(pc.Module) },
-	}}
-	mod, err := m.Registry.Build(role, pc.Module, providers.Settings{
-		BaseURL: strings.TrimRight(pc.BaseURL, "/"), Client: client, Options: pc.Options, Amenities: amenities,
-	})
-	if err != nil {
-		return nil, nil, err
+	var out []builtModule
+	var errs []error
+	for _, role := range roles {
+		pc, ok := m.Config.enabled(role)
+		if !ok {
+			continue
+		}
+		client := &http.Client{Transport: &guard.Retry{
+			Base: base, Max: *pc.Retries,
+			Limiter:   ratelimit.NewOutbound(ratelimit.Limit{Rate: pc.RateLimit.Rate, Burst: pc.RateLimit.Burst}, pc.RateLimit.Concurrency),
+			OnAttempt: func(*http.Request) { met.UpstreamAttempt(pc.Module) },
+		}}
+		mod, err := m.Registry.Build(role, pc.Module, providers.Settings{
+			BaseURL: strings.TrimRight(pc.BaseURL, "/"), Client: client, Options: pc.Options, Amenities: amenities,
+		})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("providers.%s: %w", role, err))
+			continue
+		}
+		b := guard.NewBreaker(pc.Module, guard.Policy{
+			Timeout: pc.Timeout.D(), FailureThreshold: pc.Breaker.Failures, OpenFor: pc.Breaker.OpenFor.D(),
+			OnStateChange: func(name, from, to string) {
+				met.SetBreakerState(name, string(role), to)
+				m.Logger.Warn("breaker state changed", "provider", name, "role", string(role), "from", from, "to", to)
+			},
+			OnCall: met.UpstreamCall,
+		})
+		met.SetBreakerState(pc.Module, string(role), b.State())
+		m.breakers = append(m.breakers, b)
+		out = append(out, builtModule{role: role, pc: pc, value: mod, breaker: b})
 	}
-	b := guard.NewBreaker(pc.Module, guard.Policy{
-		Timeout: pc.Timeout.D(), FailureThreshold: pc.Breaker.Failures, OpenFor: pc.Breaker.OpenFor.D(),
-		OnStateChange: func(name, from, to string) {
-			met.SetBreakerState(name, string(role), to)
-			m.Logger.Warn("breaker state changed", "provider", name, "role", string(role), "from", from, "to", to)
-		},
-		OnCall: met.UpstreamCall,
-	})
-	met.SetBreakerState(pc.Module, string(role), b.State())
-	m.breakers = append(m.breakers, b)
-	return mod, b, nil
+	return out, errors.Join(errs...)
 }
 
 var defaultTransport = &http.Transport{

@@ -2,10 +2,10 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"net/http"
 	"net/url"
@@ -61,31 +61,13 @@ func orNone(s string) string {
 	return s
 }
 
-// checkModules builds every enabled module as serve would, from reg, with
-// an HTTP client that refuses to send anything, and checks that it can fill
-// its role: unknown module names, unknown options and bad option values
-// fail here rather than at start-up. No upstream is called.
+// checkModules builds and wires every enabled module as serve does, from
+// reg, with an HTTP transport that refuses to send anything: unknown module
+// names, unknown options, bad option values and a module that cannot fill
+// its role fail here rather than at start-up. No upstream is called.
 func checkModules(cfg *Config, reg *providers.Registry) error {
-	scratch := core.Config{Sections: map[string]*core.Section{}}
-	offline := &http.Client{Transport: refuseTransport{}}
-	var errs []error
-	for _, role := range core.Roles() {
-		pc, ok := cfg.enabled(role)
-		if !ok {
-			continue
-		}
-		mod, err := reg.Build(role, pc.Module, providers.Settings{
-			BaseURL: strings.TrimRight(pc.BaseURL, "/"), Client: offline, Options: pc.Options,
-			Amenities: refuseAmenities{},
-		})
-		if err == nil {
-			err = scratch.Add(role, core.Module{Name: pc.Module, Value: mod, TTL: pc.TTL.D()})
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("providers.%s: %w", role, err))
-		}
-	}
-	return errors.Join(errs...)
+	m := &Main{Config: cfg, Registry: reg, HTTPTransport: refuseTransport{}, Logger: slog.New(slog.DiscardHandler)}
+	return m.wireModules(&core.Config{})
 }
 
 // refuseTransport fails every request: checking a configuration must not
@@ -94,14 +76,6 @@ type refuseTransport struct{}
 
 func (refuseTransport) RoundTrip(*http.Request) (*http.Response, error) {
 	return nil, errors.New("check-config makes no upstream calls")
-}
-
-// refuseAmenities stands in for the amenities section while modules that
-// derive from it are only being checked.
-type refuseAmenities struct{}
-
-func (refuseAmenities) Amenities(context.Context, providers.Point, int) (*providers.Amenities, error) {
-	return nil, providers.Errorf(providers.KindUnavailable, "upstream_unavailable", "check-config makes no upstream calls")
 }
 
 // masked replaces a secret value; its length is not revealed.

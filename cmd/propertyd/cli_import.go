@@ -85,11 +85,7 @@ func (c *importCommand) run(args []string) int {
 		return fail(exitUsage, "%s: %v", file, strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
 
-	geocoder, source, err := c.batchGeocoder(cfg)
-	if err != nil {
-		return fail(exitError, "%v", err)
-	}
-	counties, err := c.reverseGeocoder(cfg)
+	geocoder, source, counties, err := c.geocoders(cfg)
 	if err != nil {
 		return fail(exitError, "%v", err)
 	}
@@ -159,47 +155,38 @@ func (c *importCommand) run(args []string) int {
 	return exitOK
 }
 
-// batchGeocoder builds the configured geocoder module as serve does (same
-// retries and outbound rate limit) and returns it as a batch geocoder with
-// its module name.
-func (c *importCommand) batchGeocoder(cfg *Config) (providers.BatchGeocoder, string, error) {
-	pc, ok := cfg.enabled(providers.RoleGeocoder)
-	if !ok {
-		return nil, "", errors.New("no geocoder is configured")
-	}
+// geocoders builds the configured geocoder, as a batch geocoder, and the
+// reverse geocoder (nil when none is configured), which names the counties
+// of imported records, with serve's builder (same retries and outbound
+// rate limits). source is the geocoder module's name.
+func (c *importCommand) geocoders(cfg *Config) (bg providers.BatchGeocoder, source string, rg providers.ReverseGeocoder, err error) {
 	m := NewMain(cfg)
 	m.HTTPTransport = c.transport
 	m.Logger = slog.New(slog.DiscardHandler)
-	mod, _, err := m.build(providers.RoleGeocoder, pc, nil)
+	mods, err := m.buildModules(nil, providers.RoleGeocoder, providers.RoleReverseGeocoder)
 	if err != nil {
-		return nil, "", fmt.Errorf("providers.geocoder: %w", err)
+		return nil, "", nil, err
 	}
-	bg, ok := mod.(providers.BatchGeocoder)
-	if !ok {
-		return nil, "", fmt.Errorf("geocoder module %s cannot geocode in batches; import needs one that can (census)", pc.Module)
+	for _, b := range mods {
+		switch b.role {
+		case providers.RoleGeocoder:
+			g, ok := b.value.(providers.BatchGeocoder)
+			if !ok {
+				return nil, "", nil, fmt.Errorf("geocoder module %s cannot geocode in batches; import needs one that can (census)", b.pc.Module)
+			}
+			bg, source = g, b.pc.Module
+		case providers.RoleReverseGeocoder:
+			r, ok := b.value.(providers.ReverseGeocoder)
+			if !ok {
+				return nil, "", nil, fmt.Errorf("reverse geocoder module %s cannot reverse geocode", b.pc.Module)
+			}
+			rg = r
+		}
 	}
-	return bg, pc.Module, nil
-}
-
-// reverseGeocoder builds the configured reverse geocoder, which names the
-// counties of imported records; nil when none is configured.
-func (c *importCommand) reverseGeocoder(cfg *Config) (providers.ReverseGeocoder, error) {
-	pc, ok := cfg.enabled(providers.RoleReverseGeocoder)
-	if !ok {
-		return nil, nil
+	if bg == nil {
+		return nil, "", nil, errors.New("no geocoder is configured")
 	}
-	m := NewMain(cfg)
-	m.HTTPTransport = c.transport
-	m.Logger = slog.New(slog.DiscardHandler)
-	mod, _, err := m.build(providers.RoleReverseGeocoder, pc, nil)
-	if err != nil {
-		return nil, fmt.Errorf("providers.reverse_geocoder: %w", err)
-	}
-	rg, ok := mod.(providers.ReverseGeocoder)
-	if !ok {
-		return nil, fmt.Errorf("reverse geocoder module %s cannot reverse geocode", pc.Module)
-	}
-	return rg, nil
+	return bg, source, rg, nil
 }
 
 // newImportReader reads an import file: fields may be quoted loosely, and
