@@ -27,6 +27,13 @@ type Key struct {
 	Limit  ratelimit.Limit
 }
 
+// Defaults of Config, stated once: the service's configuration applies
+// them too.
+const (
+	DefaultBodyLimit      = 64 << 10
+	DefaultRequestTimeout = 30 * time.Second
+)
+
 // Config is what the gateway is built from.
 type Config struct {
 	Service *core.Service
@@ -63,10 +70,10 @@ type Gateway struct {
 // New builds the Fiber app with every route.
 func New(cfg Config) *Gateway {
 	if cfg.BodyLimit <= 0 {
-		cfg.BodyLimit = 64 << 10
+		cfg.BodyLimit = DefaultBodyLimit
 	}
 	if cfg.RequestTimeout <= 0 {
-		cfg.RequestTimeout = 30 * time.Second
+		cfg.RequestTimeout = DefaultRequestTimeout
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()

@@ -12,8 +12,10 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/propertyd/propertyd/gateway"
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/core"
+	"github.com/propertyd/propertyd/providers/guard"
 )
 
 // Config is the whole of config.yaml. Durations are strings such as "10s"
@@ -164,6 +166,9 @@ func ParseConfig(raw []byte) (*Config, error) {
 	return &cfg, nil
 }
 
+// applyDefaults fills what the file leaves out. The defaults of the
+// components (gateway, core, guard) are theirs, referred to here, so each
+// is stated once.
 func (c *Config) applyDefaults() {
 	if c.Listen == "" {
 		c.Listen = "127.0.0.1:8080"
@@ -172,25 +177,25 @@ func (c *Config) applyDefaults() {
 		c.Database = "data/propertyd.db"
 	}
 	if c.RequestTimeout == 0 {
-		c.RequestTimeout = Duration(30 * time.Second)
+		c.RequestTimeout = Duration(gateway.DefaultRequestTimeout)
 	}
 	if c.ShutdownTimeout == 0 {
 		c.ShutdownTimeout = Duration(15 * time.Second)
 	}
 	if c.BodyLimitBytes == 0 {
-		c.BodyLimitBytes = 64 << 10
+		c.BodyLimitBytes = gateway.DefaultBodyLimit
 	}
 	if c.ReverseRadiusMeters == 0 {
-		c.ReverseRadiusMeters = 50
+		c.ReverseRadiusMeters = core.DefaultReverseRadius
 	}
 	if c.BatchConcurrency == 0 {
-		c.BatchConcurrency = 25
+		c.BatchConcurrency = core.MaxBatch
 	}
 	if c.MemoryLimitMB == 0 {
 		c.MemoryLimitMB = 2*c.Cache.MaxMB + 72
 	}
 	if c.Cache.MissTTL == 0 {
-		c.Cache.MissTTL = Duration(time.Hour)
+		c.Cache.MissTTL = Duration(core.DefaultMissTTL)
 	}
 	for role, p := range c.Providers {
 		if p == nil {
@@ -198,7 +203,7 @@ func (c *Config) applyDefaults() {
 			c.Providers[role] = p
 		}
 		if p.Timeout == 0 {
-			p.Timeout = Duration(10 * time.Second)
+			p.Timeout = Duration(guard.DefaultPolicy.Timeout)
 		}
 		if e, ok := core.EntryOf(providers.Role(role)); ok && p.TTL == 0 {
 			p.TTL = Duration(e.DefaultTTL)
@@ -208,10 +213,10 @@ func (c *Config) applyDefaults() {
 			p.Retries = &two
 		}
 		if p.Breaker.Failures == 0 {
-			p.Breaker.Failures = 5
+			p.Breaker.Failures = guard.DefaultPolicy.FailureThreshold
 		}
 		if p.Breaker.OpenFor == 0 {
-			p.Breaker.OpenFor = Duration(30 * time.Second)
+			p.Breaker.OpenFor = Duration(guard.DefaultPolicy.OpenFor)
 		}
 	}
 }

@@ -11,6 +11,13 @@ import (
 	"golang.org/x/sync/singleflight"
 )
 
+// Defaults of Config, stated once: the service's configuration applies
+// them too.
+const (
+	DefaultMissTTL       = time.Hour
+	DefaultReverseRadius = 50.0 // metres
+)
+
 // Config is what a Service is built from. Geocoder and Store are required.
 type Config struct {
 	Store providers.Store
@@ -54,10 +61,10 @@ type Service struct {
 // New returns a Service; it applies Config defaults.
 func New(cfg Config) *Service {
 	if cfg.MissTTL == 0 {
-		cfg.MissTTL = time.Hour
+		cfg.MissTTL = DefaultMissTTL
 	}
 	if cfg.ReverseRadius <= 0 {
-		cfg.ReverseRadius = 50
+		cfg.ReverseRadius = DefaultReverseRadius
 	}
 	if cfg.BatchConcurrency <= 0 {
 		cfg.BatchConcurrency = MaxBatch

@@ -38,18 +38,23 @@ type Policy struct {
 	OnCall func(name string, err error, d time.Duration)
 }
 
+// DefaultPolicy holds the defaults of Policy's fields, stated once: the
+// service's configuration applies them too.
+var DefaultPolicy = Policy{Timeout: 10 * time.Second, FailureThreshold: 5, OpenFor: 30 * time.Second, HalfOpenRequests: 1}
+
 func (p Policy) withDefaults() Policy {
+	d := DefaultPolicy
 	if p.Timeout <= 0 {
-		p.Timeout = 10 * time.Second
+		p.Timeout = d.Timeout
 	}
 	if p.FailureThreshold == 0 {
-		p.FailureThreshold = 5
+		p.FailureThreshold = d.FailureThreshold
 	}
 	if p.OpenFor <= 0 {
-		p.OpenFor = 30 * time.Second
+		p.OpenFor = d.OpenFor
 	}
 	if p.HalfOpenRequests == 0 {
-		p.HalfOpenRequests = 1
+		p.HalfOpenRequests = d.HalfOpenRequests
 	}
 	return p
 }
