@@ -13,8 +13,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
-	"github.com/propertyd/propertyd/gateway/metrics"
 	"github.com/propertyd/propertyd/providers/core"
+	"github.com/propertyd/propertyd/providers/metrics"
 	"github.com/propertyd/propertyd/ratelimit"
 	"github.com/valyala/fasthttp"
 )

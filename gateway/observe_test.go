@@ -18,9 +18,9 @@ import (
 
 	"github.com/propertyd/propertyd/cache"
 	"github.com/propertyd/propertyd/gateway"
-	"github.com/propertyd/propertyd/gateway/metrics"
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/core"
+	"github.com/propertyd/propertyd/providers/metrics"
 	"github.com/propertyd/propertyd/ratelimit"
 	"github.com/propertyd/propertyd/store"
 	"github.com/valyala/fasthttp"

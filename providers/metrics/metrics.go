@@ -1,7 +1,9 @@
 // Package metrics is propertyd's Prometheus instrumentation: a small typed
 // API the gateway and the wiring call (requests, upstream calls, breaker
 // states, cache tiers, rate-limit refusals, batch sizes) over a registry of
-// its own, served in the text exposition format by Handler. It is the only
+// its own, served in the text exposition format by Handler. It counts what
+// the whole service does, not only its HTTP front end, so it lives beside
+// the vocabulary it counts in (providers.Observation), not in the gateway. It is the only
 // package that imports the Prometheus client, so no other package sees its
 // types. Every metric name starts with propertyd_; the README lists them.
 //

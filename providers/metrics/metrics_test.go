@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/propertyd/propertyd/gateway/metrics"
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/metrics"
 )
 
 // scrape reads m's exposition into samples keyed by series as printed
