@@ -154,7 +154,7 @@ func (s *stack) open() {
 		sections[k] = &cp
 	}
 	s.svc = core.New(core.Config{
-		Store: cache.NewStore(db, c, time.Hour), Cache: c,
+		Store:    cache.NewStore(db, c, time.Hour),
 		Geocoder: providers.GeocoderFunc(providers.WrapCall(s.opts.breaker.Around, s.geo.Geocode)), GeocoderName: "census",
 		Reverse: s.geo, ReverseName: "census",
 		Sections: sections, Now: s.opts.now,

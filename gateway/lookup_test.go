@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"sync"
 	"testing"
+	"time"
 )
 
 func lookupURL(street, city, state, zip string) string {
@@ -127,6 +128,28 @@ func TestNoMatchIs404AndIsRemembered(t *testing.T) {
 	}
 	if s.countProperties() != 0 {
 		t.Fatal("a miss created a record")
+	}
+	// The miss is kept in the database: a restart (or another instance on
+	// the same database) does not ask again within the miss TTL.
+	s.reopen()
+	wantProblem(t, s.get(lookupURL("999 Nowhere Rd", "Springfield", "IL", "")), 404, "address_not_found")
+	if n := s.geo.calls.Load(); n != 1 {
+		t.Fatalf("geocoder calls after a restart = %d, want 1: the miss was forgotten", n)
+	}
+}
+
+func TestARememberedMissExpires(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	s := newStack(t, stackOptions{now: clock})
+	wantProblem(t, s.get(lookupURL("999 Nowhere Rd", "Springfield", "IL", "")), 404, "address_not_found")
+	mu.Lock()
+	now = now.Add(61 * time.Minute) // past the default miss TTL of 1h
+	mu.Unlock()
+	wantProblem(t, s.get(lookupURL("999 Nowhere Rd", "Springfield", "IL", "")), 404, "address_not_found")
+	if n := s.geo.calls.Load(); n != 2 {
+		t.Fatalf("geocoder calls = %d, want 2: an expired miss is asked again", n)
 	}
 }
 

@@ -440,7 +440,7 @@ func BenchmarkWarmGetObservability(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer c.Close()
-	svc := core.New(core.Config{Store: cache.NewStore(db, c, 0), Cache: c, Geocoder: newFake(), GeocoderName: "census"})
+	svc := core.New(core.Config{Store: cache.NewStore(db, c, 0), Geocoder: newFake(), GeocoderName: "census"})
 	p, _, err := svc.Lookup(context.Background(), providers.Address{Street: "123 N Main St", City: "Springfield", State: "IL"})
 	if err != nil {
 		b.Fatal(err)

@@ -189,7 +189,7 @@ func benchServer(b *testing.B) (*fasthttp.Client, int64) {
 		}
 	}
 	svc := core.New(core.Config{
-		Store: cache.NewStore(db, c, time.Hour), Cache: c,
+		Store:    cache.NewStore(db, c, time.Hour),
 		Geocoder: benchGeocoder{}, GeocoderName: "census", Sections: sections,
 	})
 	g := New(Config{

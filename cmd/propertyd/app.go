@@ -72,7 +72,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	}
 	st := cache.NewStore(m.db, m.cache, cfg.Cache.RecordTTL.D())
 	svcCfg := core.Config{
-		Store: st, Cache: m.cache, MissTTL: cfg.Cache.MissTTL.D(),
+		Store: st, MissTTL: cfg.Cache.MissTTL.D(),
 		ReverseRadius: cfg.ReverseRadiusMeters, BatchConcurrency: cfg.BatchConcurrency,
 		Sections: map[string]*core.Section{}, Logger: m.Logger,
 	}

@@ -337,8 +337,11 @@ func TestOddButWellFormedInputIsHarmless(t *testing.T) {
 			t.Fatalf("search city=%q matched %v records; a filter value must be matched as text", city, total)
 		}
 	}
+	// What the five streets may add is the geocoder's no-match for each,
+	// remembered (as Missing section records) for the miss TTL.
+	counts["sections"] += 5
 	if got := relDbCounts(t, r.cfg.db); fmt.Sprint(got) != fmt.Sprint(counts) {
-		t.Fatalf("odd input changed the database: %v -> %v", counts, got)
+		t.Fatalf("odd input changed the database beyond remembering five misses: want %v, got %v", counts, got)
 	}
 	db := relOpenReadOnly(t, r.cfg.db)
 	defer db.Close()

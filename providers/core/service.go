@@ -2,10 +2,10 @@ package core
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"time"
 
-	"github.com/propertyd/propertyd/cache"
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/address"
 	"golang.org/x/sync/singleflight"
@@ -21,8 +21,6 @@ const (
 // Config is what a Service is built from. Geocoder and Store are required.
 type Config struct {
 	Store providers.Store
-	// Cache holds remembered geocoder misses; nil remembers none.
-	Cache *cache.Cache
 
 	Geocoder     providers.Geocoder
 	GeocoderName string // module name, reported as the record's source
@@ -30,8 +28,10 @@ type Config struct {
 	Reverse     providers.ReverseGeocoder
 	ReverseName string
 
-	// MissTTL is how long an address the geocoder could not match is
-	// answered 404 without asking again (default 1h; negative: never).
+	// MissTTL is how long a spelling the geocoder could not match is
+	// answered 404 without asking again (default 1h; negative: never). The
+	// miss is kept in the store, so a restart or another instance on the
+	// same database does not ask again either.
 	MissTTL time.Duration
 	// ReverseRadius is how far (metres) an existing record may be from a
 	// reverse lookup's point to be returned instead of a new one (default 50).
@@ -146,7 +146,7 @@ func (s *Service) lookupNormalized(ctx context.Context, n address.Normalized) (*
 		return nil, Source{}, err
 	}
 	sent := n.Building()
-	if _, missed := s.cfg.Cache.Get(missKey(sent)); missed {
+	if s.missed(ctx, sent) {
 		return nil, Source{}, providers.ErrNoMatch
 	}
 	// ran is set when this lookup's own function ran the call, not one it
@@ -189,9 +189,8 @@ func (s *Service) geocode(ctx context.Context, n address.Normalized) (geocoded, 
 	}
 	loc, err := s.cfg.Geocoder.Geocode(ctx, sent)
 	if err != nil {
-		if providers.CodeOf(err) == providers.ErrNoMatch.Code && s.cfg.MissTTL > 0 {
-			mk := missKey(sent)
-			s.cfg.Cache.Set(mk, true, int64(len(mk)+32), s.cfg.MissTTL)
+		if providers.CodeOf(err) == providers.ErrNoMatch.Code {
+			s.rememberMiss(ctx, sent)
 		}
 		return geocoded{sent: sent}, err
 	}
@@ -202,14 +201,56 @@ func (s *Service) geocode(ctx context.Context, n address.Normalized) (geocoded, 
 	return geocoded{p: p, created: created, sent: sent}, nil
 }
 
-// missKey is the cache key remembering that the geocoder matched nothing
-// for the building a, exactly as sent: the answer depends on the spelling
-// sent, not only on the address's identity, so a spelling that missed
-// ("42 OBrien Ct") does not keep another that matches ("42 O'Brien Ct")
-// from being asked. Fields are separated by a control character, which no
-// field can hold (address.Normalize rejects them).
+// missKey tells apart, in memory, the buildings a, exactly as sent to the
+// geocoder: its answer depends on the spelling sent, not only on the
+// address's identity, so a spelling that missed ("42 OBrien Ct") does not
+// keep another that matches ("42 O'Brien Ct") from being asked. Fields are
+// separated by a control character, which no field can hold
+// (address.Normalize rejects them).
 func missKey(a providers.Address) string {
 	return "miss:\x00" + a.Street + "\x00" + a.City + "\x00" + a.State + "\x00" + a.Zip
+}
+
+// missSection is the store's section under which geocoder misses are kept,
+// as Missing records keyed by the spelling sent (missStoreKey), expiring
+// after MissTTL. It is no section of a response.
+const missSection = "geocoder_miss"
+
+// missStoreKey is missKey as the store keeps it: text both engines take
+// (PostgreSQL refuses a NUL in text), one JSON array of the four fields.
+func missStoreKey(a providers.Address) string {
+	b, _ := json.Marshal([4]string{a.Street, a.City, a.State, a.Zip})
+	return string(b)
+}
+
+// missed reports whether the geocoder was asked for the building a, as
+// spelt, within MissTTL and matched nothing. A store that fails to answer
+// is taken as no: the geocoder is asked.
+func (s *Service) missed(ctx context.Context, a providers.Address) bool {
+	if s.cfg.MissTTL < 0 {
+		return false
+	}
+	r, err := s.cfg.Store.Section(ctx, missSection, missStoreKey(a))
+	return err == nil && r.Missing && s.cfg.Now().Before(r.ExpiresAt)
+}
+
+// rememberMiss keeps, for MissTTL, that the geocoder matched nothing for
+// the building a as spelt. Failing to remember costs only a later call, so
+// a store error is logged, not returned.
+func (s *Service) rememberMiss(ctx context.Context, a providers.Address) {
+	if s.cfg.MissTTL < 0 {
+		return
+	}
+	now := s.cfg.Now().UTC().Truncate(time.Millisecond)
+	data, _ := json.Marshal(struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	}{providers.ErrNoMatch.Code, providers.ErrNoMatch.Message})
+	err := s.cfg.Store.PutSection(ctx, providers.SectionRecord{Section: missSection, Key: missStoreKey(a), Data: data,
+		Source: s.cfg.GeocoderName, FetchedAt: now, ExpiresAt: now.Add(s.cfg.MissTTL), Missing: true})
+	if err != nil {
+		s.cfg.Logger.Warn("could not remember a geocoder miss", "error", err.Error())
+	}
 }
 
 // NewRecord is the record to save for a geocoder match of the normalized
