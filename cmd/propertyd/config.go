@@ -45,6 +45,8 @@ type Config struct {
 	// Providers maps a role (geocoder, reverse_geocoder, flood, demographics,
 	// amenities, walkscore, housing, fair_market_rent) to its module.
 	Providers map[string]*ProviderConfig `yaml:"providers"`
+	// Redis is what the instances of a fleet share (see fleet.go).
+	Redis RedisConfig `yaml:"redis"`
 }
 
 // CacheConfig sizes the in-memory tier.
@@ -211,6 +213,7 @@ func (c *Config) applyDefaults() {
 	if c.Cache.MissTTL == 0 {
 		c.Cache.MissTTL = Duration(time.Hour)
 	}
+	c.Redis.applyDefaults()
 	for role, p := range c.Providers {
 		if p == nil {
 			p = &ProviderConfig{}
@@ -272,6 +275,7 @@ func (c *Config) Validate() error {
 	if c.Cache.MaxMB < 0 {
 		bad("cache.max_mb", "must not be negative")
 	}
+	c.Redis.validate(bad)
 	known := map[string]bool{}
 	for _, r := range roleOrder {
 		known[string(r)] = true
