@@ -118,9 +118,13 @@ func TestFleetSharesKeyBudgetsAndSurvivesRedis(t *testing.T) {
 		}
 		wantSamples(t, scrape(t, m), map[string]float64{"propertyd_redis_up": 1})
 	}
+	// The field is the one the OpenAPI document describes, up and down.
+	oa := oaNewConformance(t, "http://"+mains[0].Addr())
+	oa.do(oaAPICall{name: "readyz with Redis up", method: "GET", path: "/readyz", status: 200})
 
 	relay.Stop()
 	passed = drive(t, mains, fleetKeyA, 25)
+	oa.do(oaAPICall{name: "readyz with Redis down", method: "GET", path: "/readyz", status: 200})
 	for i, n := range passed {
 		if n < fleetBurst || n > fleetBurst+2 {
 			t.Fatalf("with Redis cut instance %d let %d of 25 through; want its own bucket's %d (per-instance limits, same as configured)", i, n, fleetBurst)
