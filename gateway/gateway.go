@@ -19,6 +19,16 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
+// Limiter charges a request's cost to its key's budget. ratelimit.Keyed
+// (this instance's own buckets) and fleet.Budgets (budgets shared by every
+// instance through Redis) are the two; both answer with the same Decision,
+// refunds included. Implementations must be safe for concurrent use.
+type Limiter interface {
+	// Reserve charges cost tokens to the key named key at now; see
+	// ratelimit.Keyed.Reserve.
+	Reserve(key string, cost int, now time.Time) ratelimit.Decision
+}
+
 // Key is one API consumer: its name (logged and used for metrics, never the
 // key itself), the SHA-256 of its key, and its token bucket.
 type Key struct {
@@ -53,6 +63,13 @@ type Config struct {
 	// Metrics, when set, records every request and is served at /metrics
 	// (without a key); nil means no metrics and no /metrics route.
 	Metrics *metrics.Metrics
+	// Limiter keeps the keys' budgets; nil means this instance's own
+	// buckets, built from Keys.
+	Limiter Limiter
+	// Redis, when set, reports whether the Redis the instances share
+	// answers, for /readyz's "redis" field; nil (no Redis configured)
+	// leaves the field out.
+	Redis func() (up bool)
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
 }
@@ -61,7 +78,7 @@ type Config struct {
 type Gateway struct {
 	cfg     Config
 	app     *fiber.App
-	limiter *ratelimit.Keyed
+	limiter Limiter
 	keys    []Key
 	allowed map[string]bool // enrichment sections served
 	handler fasthttp.RequestHandler
@@ -82,11 +99,14 @@ func New(cfg Config) *Gateway {
 		cfg.Now = time.Now
 	}
 	g := &Gateway{cfg: cfg, keys: cfg.Keys, allowed: map[string]bool{}}
-	limits := map[string]ratelimit.Limit{}
-	for _, k := range cfg.Keys {
-		limits[k.Name] = k.Limit
+	g.limiter = cfg.Limiter
+	if g.limiter == nil {
+		limits := map[string]ratelimit.Limit{}
+		for _, k := range cfg.Keys {
+			limits[k.Name] = k.Limit
+		}
+		g.limiter = ratelimit.NewKeyed(limits)
 	}
-	g.limiter = ratelimit.NewKeyed(limits)
 	for _, s := range cfg.Sections {
 		g.allowed[s] = true
 	}

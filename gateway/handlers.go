@@ -235,11 +235,20 @@ func (g *Gateway) readyz(c *fiber.Ctx) error {
 	if open == nil {
 		open = []string{}
 	}
+	body := fiber.Map{"status": "ready", "open_breakers": open}
 	if !ok {
 		c.Status(fiber.StatusServiceUnavailable)
-		return c.JSON(fiber.Map{"status": "unavailable", "open_breakers": open})
+		body["status"] = "unavailable"
 	}
-	return c.JSON(fiber.Map{"status": "ready", "open_breakers": open})
+	if g.cfg.Redis != nil {
+		// Redis down does not make the instance unready: it still serves,
+		// with per-instance limits.
+		body["redis"] = "down"
+		if g.cfg.Redis() {
+			body["redis"] = "up"
+		}
+	}
+	return c.JSON(body)
 }
 
 // enrichAll enriches several records concurrently.

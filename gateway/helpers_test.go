@@ -110,6 +110,8 @@ type stackOptions struct {
 	sections map[string]*core.Section
 	breaker  *guard.Breaker
 	path     string
+	// limiter, when set, builds the keys' budgets (else in-process buckets).
+	limiter func(map[string]ratelimit.Limit) gateway.Limiter
 }
 
 func newStack(t *testing.T, opts stackOptions) *stack {
@@ -159,8 +161,13 @@ func (s *stack) open() {
 		Reverse: s.geo, ReverseName: "census",
 		Sections: sections, Now: s.opts.now,
 	})
+	var limiter gateway.Limiter
+	if s.opts.limiter != nil {
+		l := ratelimit.Limit{Rate: rate, Burst: burst}
+		limiter = s.opts.limiter(map[string]ratelimit.Limit{"one": l, "two": l})
+	}
 	s.gw = gateway.New(gateway.Config{
-		Service: s.svc, Sections: names, Now: s.opts.now,
+		Service: s.svc, Sections: names, Now: s.opts.now, Limiter: limiter,
 		Keys: []gateway.Key{
 			{Name: "one", SHA256: sha256.Sum256([]byte(testKey)), Limit: ratelimit.Limit{Rate: rate, Burst: burst}},
 			{Name: "two", SHA256: sha256.Sum256([]byte(otherKey)), Limit: ratelimit.Limit{Rate: rate, Burst: burst}},

@@ -203,7 +203,9 @@ const notModifiedCost = 1
 // never buys upstream work. Input refused with a 400, 415 or 422 before any
 // record was read or anything was sent upstream costs nothing, whichever
 // check refused it. Every response carries X-RateLimit-Limit,
-// -Remaining, -Reset and X-Request-Cost (the final charge).
+// -Remaining, -Reset and X-Request-Cost (the final charge: a refund the
+// limiter could not make, as when shared budgets lose Redis meanwhile,
+// leaves the full cost charged and said).
 func (g *Gateway) limit(cost costFunc) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		n, err := cost(c)
@@ -227,12 +229,10 @@ func (g *Gateway) limit(cost costFunc) fiber.Handler {
 		obs := &stateOf(c).obs
 		switch {
 		case err != nil && rejectedInput(err) && obs.UpstreamCalls() == 0 && obs.Outcome() == "":
-			d.RefundTo(0, g.cfg.Now())
-			setLimitHeaders(c, d, 0)
+			setLimitHeaders(c, d, d.RefundTo(0, g.cfg.Now()))
 		case err == nil && n > notModifiedCost && c.Response().StatusCode() == fiber.StatusNotModified &&
 			servedFromStore(obs):
-			d.RefundTo(notModifiedCost, g.cfg.Now())
-			setLimitHeaders(c, d, notModifiedCost)
+			setLimitHeaders(c, d, d.RefundTo(notModifiedCost, g.cfg.Now()))
 		}
 		return err
 	}

@@ -3,6 +3,11 @@
 // cap. It is the only package that imports golang.org/x/time/rate, and it
 // hands no rate types to callers.
 //
+// The buckets here are this process's own. A limiter that keeps budgets
+// elsewhere (shared by several instances) returns the same Decision, holding
+// its charge through a Hold, and paces outbound calls through a SharedRate;
+// this package knows neither where nor how.
+//
 // Time is always passed in, so tests use fixed instants instead of sleeping.
 package ratelimit
 
@@ -59,9 +64,31 @@ type Decision struct {
 	Reset time.Duration
 
 	res  *rate.Reservation
-	cost int       // the tokens res holds
+	cost int       // the tokens the decision still charges
 	at   time.Time // when the tokens were reserved
 	b    *bucket
+	hold Hold // the charge, when a limiter outside this package made the decision
+}
+
+// Hold is the charge of an allowed decision made by a limiter outside this
+// package, such as budgets shared by several instances, so that RefundTo
+// can lower it there.
+type Hold interface {
+	// Lower gives give tokens back to the budget at now and returns the
+	// budget's state after it. ok is false when nothing could be given back
+	// (the budget could not be reached): the charge then stands.
+	Lower(give int, now time.Time) (remaining int, reset time.Duration, ok bool)
+}
+
+// Holding returns d, an allowed decision charging cost tokens, with its
+// charge held by h: RefundTo then lowers it through h. It is for limiters
+// outside this package; a refused decision holds nothing and is returned as
+// it is.
+func (d Decision) Holding(h Hold, cost int) Decision {
+	if d.Allowed {
+		d.hold, d.cost = h, cost
+	}
+	return d
 }
 
 // Reserve charges cost tokens to key at now. A refused request consumes
@@ -98,20 +125,38 @@ func (k *Keyed) Reserve(key string, cost int, now time.Time) Decision {
 // RefundTo lowers the charge of an allowed decision to keep tokens, giving
 // back the rest: a 304 Not Modified served from stored data costs 1, not
 // the full weight of its sections. It is a no-op when the decision was not
-// allowed or keep is not below what it still charges.
-func (d *Decision) RefundTo(keep int, now time.Time) {
-	if d.res == nil || keep >= d.cost {
-		return
+// allowed or keep is not below what it still charges. It returns the charge
+// that stands, which is what the client paid: 0 for a refused decision, and
+// the charge before the refund when a Hold could not give tokens back.
+func (d *Decision) RefundTo(keep int, now time.Time) (charged int) {
+	keep = max(keep, 0)
+	if !d.Allowed || keep >= d.cost {
+		return d.charged()
+	}
+	if d.hold != nil {
+		if remaining, reset, ok := d.hold.Lower(d.cost-keep, now); ok {
+			d.Remaining, d.Reset, d.cost = remaining, reset, keep
+		}
+		return d.cost
 	}
 	// A reservation can only be cancelled as of the instant it was made;
 	// tokens that refilled since are accounted for by the limiter. What is
 	// kept is charged again at that instant, where it fits by construction.
 	d.res.CancelAt(d.at)
-	d.res = nil
+	d.res, d.cost = nil, 0
 	if keep > 0 {
 		d.res, d.cost = d.b.lim.ReserveN(d.at, keep), keep
 	}
 	d.fill(now)
+	return d.cost
+}
+
+// charged is the charge that stands: nothing unless allowed.
+func (d *Decision) charged() int {
+	if !d.Allowed {
+		return 0
+	}
+	return d.cost
 }
 
 func (d *Decision) fill(now time.Time) {
@@ -132,8 +177,30 @@ func (d *Decision) fill(now time.Time) {
 // bursts of Burst, and at most Concurrency at once. The zero Rate means no
 // pacing; zero Concurrency means no cap. Safe for concurrent use.
 type Outbound struct {
-	lim *rate.Limiter
-	sem chan struct{}
+	lim    *rate.Limiter
+	sem    chan struct{}
+	shared SharedRate
+}
+
+// SharedRate is an upstream's rate kept beyond this process, so that every
+// instance calling the upstream draws from one budget. Implementations are
+// safe for concurrent use.
+type SharedRate interface {
+	// Wait returns once one call may start, or with an error when ctx ends
+	// first or would end before the call's turn (the error then wraps
+	// ctx.Err() or context.DeadlineExceeded). shared is false, and nothing
+	// was waited for, when the shared rate cannot be reached: the caller
+	// then paces by its own bucket.
+	Wait(ctx context.Context) (shared bool, err error)
+}
+
+// Share makes o pace by s while s can be reached, and by its own bucket
+// (the same Limit) when it cannot. The concurrency cap stays o's own. It
+// does nothing on an Outbound without a rate. Call it before o is used.
+func (o *Outbound) Share(s SharedRate) {
+	if o.lim != nil {
+		o.shared = s
+	}
 }
 
 // NewOutbound returns an outbound limiter; see Outbound.
@@ -167,11 +234,22 @@ func (o *Outbound) Acquire(ctx context.Context) (release func(), err error) {
 			return func() {}, ctx.Err()
 		}
 	}
-	if o.lim != nil {
-		if err := o.lim.Wait(ctx); err != nil {
+	if o.lim == nil {
+		return release, nil
+	}
+	if o.shared != nil {
+		shared, err := o.shared.Wait(ctx)
+		if err != nil {
 			release()
 			return func() {}, err
 		}
+		if shared {
+			return release, nil
+		}
+	}
+	if err := o.lim.Wait(ctx); err != nil {
+		release()
+		return func() {}, err
 	}
 	return release, nil
 }

@@ -168,6 +168,124 @@ func TestOutboundHonoursContext(t *testing.T) {
 	}
 }
 
+// RefundTo reports the charge that stands, which the gateway sends as
+// X-Request-Cost: what was kept, the whole charge when nothing was given
+// back, nothing for a refused request.
+func TestRefundToReportsTheChargeThatStands(t *testing.T) {
+	k := NewKeyed(map[string]Limit{"a": {Rate: 0.001, Burst: 6}})
+	d := k.Reserve("a", 6, t0)
+	if got := d.RefundTo(6, t0); got != 6 {
+		t.Fatalf("refund to the full charge: charged %d, want 6", got)
+	}
+	if got := d.RefundTo(1, t0); got != 1 {
+		t.Fatalf("refund to 1: charged %d", got)
+	}
+	if got := d.RefundTo(0, t0); got != 0 || d.Remaining != 6 {
+		t.Fatalf("refund to 0: charged %d, remaining %d; want 0 and 6", got, d.Remaining)
+	}
+	if got := d.RefundTo(0, t0); got != 0 || d.Remaining != 6 {
+		t.Fatalf("a second refund to 0: charged %d, remaining %d", got, d.Remaining)
+	}
+	k.Reserve("a", 6, t0)
+	refused := k.Reserve("a", 1, t0)
+	if got := refused.RefundTo(0, t0); got != 0 {
+		t.Fatalf("a refused request was charged %d", got)
+	}
+}
+
+// fakeHold is a Hold with function fields.
+type fakeHold struct {
+	lower func(give int, now time.Time) (int, time.Duration, bool)
+}
+
+var _ Hold = fakeHold{}
+
+func (f fakeHold) Lower(give int, now time.Time) (int, time.Duration, bool) {
+	return f.lower(give, now)
+}
+
+// A decision made elsewhere is refunded through its Hold, which is told how
+// many tokens to give back; when the Hold cannot give them back the charge
+// stands and the decision is unchanged.
+func TestRefundToGoesThroughTheHold(t *testing.T) {
+	var gave []int
+	works := true
+	h := fakeHold{lower: func(give int, _ time.Time) (int, time.Duration, bool) {
+		if !works {
+			return 0, 0, false
+		}
+		gave = append(gave, give)
+		return 10 - 6 + give, time.Second, true
+	}}
+	d := Decision{Allowed: true, Limit: 10, Remaining: 4, Reset: 6 * time.Second}.Holding(h, 6)
+	works = false
+	if got := d.RefundTo(1, t0); got != 6 || d.Remaining != 4 || d.Reset != 6*time.Second {
+		t.Fatalf("a refund the hold could not make: charged %d, %+v; want the charge of 6 to stand", got, d)
+	}
+	works = true
+	if got := d.RefundTo(1, t0); got != 1 || d.Remaining != 9 || d.Reset != time.Second {
+		t.Fatalf("refund to 1: charged %d, %+v", got, d)
+	}
+	if got := d.RefundTo(0, t0); got != 0 {
+		t.Fatalf("refund to 0: charged %d", got)
+	}
+	if len(gave) != 2 || gave[0] != 5 || gave[1] != 1 {
+		t.Fatalf("the hold was asked to give back %v, want [5 1]", gave)
+	}
+	refused := Decision{Limit: 10}.Holding(h, 6)
+	if got := refused.RefundTo(0, t0); got != 0 || len(gave) != 2 {
+		t.Fatalf("a refused decision held a charge: %d", got)
+	}
+}
+
+// fakeShared is a SharedRate with a function field.
+type fakeShared struct {
+	wait func(ctx context.Context) (bool, error)
+}
+
+var _ SharedRate = fakeShared{}
+
+func (f fakeShared) Wait(ctx context.Context) (bool, error) { return f.wait(ctx) }
+
+// An Outbound sharing its rate paces by the shared rate while it answers and
+// by its own bucket while it does not; the concurrency cap stays its own.
+func TestOutboundPacesBySharedRateWhenItAnswers(t *testing.T) {
+	o := NewOutbound(Limit{Rate: 0.0001, Burst: 1}, 1)
+	var asked atomic.Int64
+	reachable := true
+	o.Share(fakeShared{wait: func(context.Context) (bool, error) {
+		asked.Add(1)
+		return reachable, nil
+	}})
+	for i := range 3 {
+		release, err := o.Acquire(context.Background())
+		if err != nil {
+			t.Fatalf("call %d paced by the shared rate: %v (the local bucket of 1 must not be drawn)", i, err)
+		}
+		release()
+	}
+	reachable = false
+	release, err := o.Acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	if _, err := o.Acquire(ctx); err == nil {
+		t.Fatal("with the shared rate unreachable the local bucket (1 token) should pace the second call")
+	}
+	if asked.Load() != 5 {
+		t.Fatalf("the shared rate was asked %d times, want 5", asked.Load())
+	}
+	// Without a rate there is nothing to share.
+	free := NewOutbound(Limit{}, 0)
+	free.Share(fakeShared{wait: func(context.Context) (bool, error) { t.Fatal("asked"); return true, nil }})
+	if _, err := free.Acquire(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func BenchmarkReserve(b *testing.B) {
 	k := NewKeyed(map[string]Limit{"a": {Rate: 1e9, Burst: 1e9}})
 	now := time.Now()

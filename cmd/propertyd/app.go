@@ -21,6 +21,7 @@ import (
 	"github.com/propertyd/propertyd/providers/guard"
 	"github.com/propertyd/propertyd/providers/metrics"
 	"github.com/propertyd/propertyd/ratelimit"
+	"github.com/propertyd/propertyd/ratelimit/fleet"
 	"github.com/propertyd/propertyd/store/engine"
 )
 
@@ -40,6 +41,7 @@ type Main struct {
 	ln       net.Listener
 	breakers []*guard.Breaker
 	metrics  *metrics.Metrics
+	fleet    *fleet.Client // nil without a Redis
 	served   chan error
 }
 
@@ -62,6 +64,9 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		debug.SetMemoryLimit(cfg.MemoryLimitMB << 20)
 	}
 	m.metrics = metrics.New()
+	if err := m.openFleet(ctx); err != nil {
+		return err
+	}
 	m.db, err = engine.Open(ctx, cfg.Database, engine.Options{})
 	if err != nil {
 		return fmt.Errorf("opening database %s: %w", engine.Describe(cfg.Database), err)
@@ -87,6 +92,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	m.gw = gateway.New(gateway.Config{
 		Service: svc, Keys: keys, Sections: cfg.Sections(), BodyLimit: cfg.BodyLimitBytes,
 		RequestTimeout: cfg.RequestTimeout.D(), Logger: m.Logger, Ready: m.ready, Metrics: m.metrics,
+		Limiter: m.budgets(keys), Redis: m.redisUp(),
 	})
 	return nil
 }
@@ -139,7 +145,7 @@ func (m *Main) buildModules(amenities providers.AmenitiesProvider, roles ...prov
 		}
 		client := &http.Client{Transport: &guard.Retry{
 			Base: base, Max: *pc.Retries,
-			Limiter:   ratelimit.NewOutbound(ratelimit.Limit{Rate: pc.RateLimit.Rate, Burst: pc.RateLimit.Burst}, pc.RateLimit.Concurrency),
+			Limiter:   m.outbound(role, pc),
 			OnAttempt: func(*http.Request) { met.UpstreamAttempt(pc.Module) },
 		}}
 		mod, err := m.Registry.Build(role, pc.Module, providers.Settings{
@@ -249,6 +255,10 @@ func (m *Main) Close() error {
 	if m.cache != nil {
 		m.cache.Close()
 		m.cache = nil
+	}
+	if m.fleet != nil {
+		errs = append(errs, m.fleet.Close())
+		m.fleet = nil
 	}
 	return errors.Join(errs...)
 }

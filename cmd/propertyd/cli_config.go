@@ -118,8 +118,8 @@ func effectiveConfig(cfg *Config, reg *providers.Registry) ([]byte, error) {
 			if m, ok := reg.Lookup(p.Module); ok {
 				p.BaseURL = m.DefaultBaseURL
 			}
-		} else if u, err := url.Parse(p.BaseURL); err == nil && u.User != nil {
-			p.BaseURL = u.Redacted()
+		} else {
+			p.BaseURL = redactURL(p.BaseURL)
 		}
 		p.Options = maps.Clone(pc.Options)
 		for name, v := range p.Options {
@@ -129,6 +129,7 @@ func effectiveConfig(cfg *Config, reg *providers.Registry) ([]byte, error) {
 		}
 		shown.Providers[role] = &p
 	}
+	shown.Redis.URL = redactURL(cfg.Redis.URL)
 	keys := make([]shownKey, len(cfg.Keys))
 	for i, k := range cfg.Keys {
 		keys[i] = shownKey{Name: k.Name, SHA256: truncateHash(k.SHA256), KeyEnv: k.KeyEnv, Rate: k.Rate, Burst: k.Burst}
@@ -157,6 +158,20 @@ func effectiveConfig(cfg *Config, reg *providers.Registry) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// redactURL masks the password of a URL that holds credentials
+// (user:password@ or :password@, as Redis URLs give it); other URLs are
+// returned as they are, and what does not parse as a URL is masked whole.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return masked
+	case u.User != nil:
+		return u.Redacted()
+	}
+	return s
 }
 
 // truncateHash shows enough of a key hash to tell keys apart, not enough to

@@ -24,8 +24,9 @@ exit codes: 0 stopped cleanly, 1 runtime failure, 2 usage, 3 invalid config`},
 	"check-config": {"check-config [-config PATH]", `Validate the configuration file (every field, every module name and option,
 without calling any upstream) and print the effective settings with the
 defaults applied. Secrets are masked: key hashes are shown truncated, module
-options whose name contains key, token, secret or password are masked, and
-keys given through key_env show the variable's name, never its value.
+options whose name contains key, token, secret or password are masked,
+passwords in URLs (base_url, redis.url) are masked, and keys given through
+key_env show the variable's name, never its value.
 
 exit codes: 0 valid, 2 usage, 3 invalid (the message names the field)`},
 	"keys": {"keys new -name NAME [-rate R] [-burst B] [-config PATH]", `Manage API keys. Subcommands:

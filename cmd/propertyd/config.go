@@ -48,6 +48,8 @@ type Config struct {
 	// Providers maps a role (geocoder, reverse_geocoder, flood, demographics,
 	// amenities, walkscore, housing, fair_market_rent) to its module.
 	Providers map[string]*ProviderConfig `yaml:"providers"`
+	// Redis is what the instances of a fleet share (see fleet.go).
+	Redis RedisConfig `yaml:"redis"`
 }
 
 // CacheConfig sizes the in-memory tier.
@@ -197,6 +199,7 @@ func (c *Config) applyDefaults() {
 	if c.Cache.MissTTL == 0 {
 		c.Cache.MissTTL = Duration(core.DefaultMissTTL)
 	}
+	c.Redis.applyDefaults()
 	for role, p := range c.Providers {
 		if p == nil {
 			p = &ProviderConfig{}
@@ -261,6 +264,7 @@ func (c *Config) Validate() error {
 	if c.Cache.MaxMB < 0 {
 		bad("cache.max_mb", "must not be negative")
 	}
+	c.Redis.validate(bad)
 	for role, p := range c.Providers {
 		field := "providers." + role
 		if _, known := core.EntryOf(providers.Role(role)); !known {

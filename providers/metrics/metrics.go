@@ -53,6 +53,7 @@ type Metrics struct {
 	cacheReads      *prometheus.CounterVec
 	rateLimited     *prometheus.CounterVec
 	batchSize       prometheus.Histogram
+	redisUp         *prometheus.GaugeVec // no labels: shown only once set, so only when Redis is configured
 
 	// Every request records under a route and status, and a read under a
 	// kind and tier: the children for those labels are looked up once and
@@ -122,9 +123,13 @@ func New() *Metrics {
 			Help:    "Addresses per accepted batch request.",
 			Buckets: []float64{1, 2, 5, 10, 15, 20, 25},
 		}),
+		redisUp: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "propertyd_redis_up",
+			Help: "Whether the Redis the instances share answers (1) or not (0: key budgets and upstream rates are per instance). Absent when no Redis is configured.",
+		}, nil),
 	}
 	m.reg.MustRegister(m.requests, m.requestSeconds, m.upstreamCalls, m.upstreamErrors, m.upstreamSeconds,
-		m.upstreamTries, m.breakerState, m.cacheReads, m.rateLimited, m.batchSize,
+		m.upstreamTries, m.breakerState, m.cacheReads, m.rateLimited, m.batchSize, m.redisUp,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Every tier and kind shows from the start, at zero, so rates and ratios
 	// work before the first miss.
@@ -235,6 +240,20 @@ func (m *Metrics) RateLimited(keyName string) {
 	if m != nil {
 		m.rateLimited.WithLabelValues(keyName).Inc()
 	}
+}
+
+// SetRedisUp records whether the Redis the instances share answers. It is
+// only called when Redis is configured, so the metric's absence says none
+// is, and 0 says limits are per instance until Redis answers again.
+func (m *Metrics) SetRedisUp(up bool) {
+	if m == nil {
+		return
+	}
+	v := 0.0
+	if up {
+		v = 1
+	}
+	m.redisUp.WithLabelValues().Set(v)
 }
 
 // BatchSize records the number of addresses in an accepted batch.

@@ -142,3 +142,18 @@ func TestInstancesDoNotShareSeries(t *testing.T) {
 		t.Fatal("a refusal recorded in one Metrics shows in another")
 	}
 }
+
+// propertyd_redis_up is absent until Redis is configured (the wiring sets
+// it), then says whether Redis answers.
+func TestRedisUpIsShownOnlyOnceSet(t *testing.T) {
+	m := metrics.New()
+	if _, ok := scrape(t, m)["propertyd_redis_up"]; ok {
+		t.Fatal("propertyd_redis_up shown without Redis configured: a dashboard would read it as Redis down")
+	}
+	m.SetRedisUp(true)
+	want(t, scrape(t, m), "propertyd_redis_up", 1)
+	m.SetRedisUp(false)
+	want(t, scrape(t, m), "propertyd_redis_up", 0)
+	var none *metrics.Metrics
+	none.SetRedisUp(true) // a nil Metrics records nothing
+}
