@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/propertyd/propertyd/ratelimit/fleet"
-	"github.com/propertyd/propertyd/ratelimit/fleet/fleettest"
 	"github.com/propertyd/propertyd/gateway"
 	"github.com/propertyd/propertyd/ratelimit"
+	"github.com/propertyd/propertyd/ratelimit/fleet"
+	"github.com/propertyd/propertyd/ratelimit/fleet/fleettest"
 )
 
 // seenLimit is what a client sees of one rate-limited answer.
