@@ -130,6 +130,7 @@ func effectiveConfig(cfg *Config, reg *providers.Registry) ([]byte, error) {
 		shown.Providers[role] = &p
 	}
 	shown.Redis.URL = redactURL(cfg.Redis.URL)
+	shown.Database = redactURL(cfg.Database) // a postgres:// URL may hold a password
 	keys := make([]shownKey, len(cfg.Keys))
 	for i, k := range cfg.Keys {
 		keys[i] = shownKey{Name: k.Name, SHA256: truncateHash(k.SHA256), KeyEnv: k.KeyEnv, Rate: k.Rate, Burst: k.Burst}

@@ -108,3 +108,18 @@ func TestCheckConfigInvalidExits3NamingTheField(t *testing.T) {
 		t.Fatalf("missing file: exit %d, %q", code, errs)
 	}
 }
+
+func TestCheckConfigHidesADatabasePassword(t *testing.T) {
+	t.Setenv("TEST_CI_KEY", "ci-key-plain-value")
+	t.Setenv("TEST_DB_PATH", "postgres://propertyd:db-secret-pass@db.example.com:5432/propertyd?sslmode=require")
+	code, out, errs := runCLI("check-config", "-config", writeConfig(t, secretConfig))
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if strings.Contains(out, "db-secret-pass") {
+		t.Fatalf("check-config printed the database password:\n%s", out)
+	}
+	if !strings.Contains(out, "propertyd:xxxxx@db.example.com:5432/propertyd") {
+		t.Fatalf("the database URL is not shown with its password masked:\n%s", out)
+	}
+}
