@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/propertyd/propertyd/internal/pgtest"
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store/engine"
-	"github.com/propertyd/propertyd/store/postgres/pgtest"
 )
 
 // copyFixture fills db with what a database holds after a while: geocoded

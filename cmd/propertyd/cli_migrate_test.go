@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/propertyd/propertyd/internal/pgtest"
 	"github.com/propertyd/propertyd/store"
 	"github.com/propertyd/propertyd/store/engine"
-	"github.com/propertyd/propertyd/store/postgres/pgtest"
 )
 
 func TestMigrateCreatesAndUpgrades(t *testing.T) {

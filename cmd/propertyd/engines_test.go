@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/propertyd/propertyd/store/postgres/pgtest"
+	"github.com/propertyd/propertyd/internal/pgtest"
 )
 
 // eachEngine runs fn as one subtest per store engine, each on a database of

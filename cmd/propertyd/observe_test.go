@@ -21,9 +21,9 @@ import (
 	"time"
 
 	"github.com/jarcoal/httpmock"
+	"github.com/propertyd/propertyd/internal/pgtest"
 	"github.com/propertyd/propertyd/providers/census"
 	"github.com/propertyd/propertyd/providers/providertest"
-	"github.com/propertyd/propertyd/store/postgres/pgtest"
 )
 
 // logSink collects a Main's JSON log lines; safe for concurrent writes.

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/propertyd/propertyd/internal/pgtest"
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/store/postgres/pgtest"
 )
 
 // rowsEnv sets how many records TestSearchLatencyAtScale seeds; unset, the

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/propertyd/propertyd/internal/pgtest"
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/store/postgres/pgtest"
 )
 
 // freshSchema returns a URL on a schema of the test's own (see pgtest).

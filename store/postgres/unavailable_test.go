@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/propertyd/propertyd/internal/pgtest"
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/store/postgres/pgtest"
 )
 
 // A database that goes away is a 503 (KindUnavailable,
