@@ -15,9 +15,9 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/propertyd/propertyd/cmd/internal/sandbox"
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/census"
-	"github.com/propertyd/propertyd/providers/providertest/sandbox"
 )
 
 // The cold scenarios depend on every generated place being a new address

@@ -18,7 +18,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/propertyd/propertyd/providers/providertest/sandbox"
+	"github.com/propertyd/propertyd/cmd/internal/sandbox"
 )
 
 // benchKey is the API key of the benchmark's client.

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/propertyd/propertyd/providers/providertest/sandbox"
+	"github.com/propertyd/propertyd/cmd/internal/sandbox"
 )
 
 // allSections is the include= of the "all five sections" scenarios.

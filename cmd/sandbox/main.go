@@ -16,7 +16,7 @@
 // -latency 20ms -latency census=100ms -error-rate fema=0.3 -status fema=503.
 // The same knobs can be changed while it runs through
 // POST/DELETE /_sandbox/faults; GET /_sandbox/stats counts the calls.
-// See package providers/providertest/sandbox for the routes and knobs.
+// See package cmd/internal/sandbox for the routes and knobs.
 // It stops cleanly on SIGINT or SIGTERM.
 package main
 
@@ -25,7 +25,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/propertyd/propertyd/providers/core"
 	"io"
 	"log"
 	"os"
@@ -36,7 +35,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/propertyd/propertyd/providers/providertest/sandbox"
+	"github.com/propertyd/propertyd/cmd/internal/sandbox"
+	"github.com/propertyd/propertyd/providers/core"
 )
 
 func main() {

@@ -7,4 +7,9 @@
 //	mt := httpmock.NewMockTransport()
 //	providertest.RegisterCensusGeocoder(mt, census.DefaultBaseURL, places...)
 //	client := &http.Client{Transport: mt}
+//
+// The answers come from the module's internal fakeupstream package, the
+// same ones the upstream sandbox (cmd/sandbox) serves over real HTTP; this
+// package only registers them with httpmock. It does not import testing, so
+// it may be imported from any test helper.
 package providertest

@@ -5,13 +5,13 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/propertyd/propertyd/cmd/internal/sandbox"
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/census"
 	"github.com/propertyd/propertyd/providers/censusacs"
 	"github.com/propertyd/propertyd/providers/femanfhl"
 	"github.com/propertyd/propertyd/providers/hudfmr"
 	"github.com/propertyd/propertyd/providers/overpass"
-	"github.com/propertyd/propertyd/providers/providertest/sandbox"
 	"github.com/propertyd/propertyd/providers/walkscore"
 )
 

@@ -9,13 +9,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/propertyd/propertyd/cmd/internal/sandbox"
 	"github.com/propertyd/propertyd/providers/censusacs"
 	"github.com/propertyd/propertyd/providers/overpass"
-	"github.com/propertyd/propertyd/providers/providertest/sandbox"
 )
 
 // shippedPlaces is the places file the sandbox binary ships.
-const shippedPlaces = "../../../cmd/sandbox/places.json"
+const shippedPlaces = "../../sandbox/places.json"
 
 func TestDefaultPlacesAreTheShippedFile(t *testing.T) {
 	embedded, err := os.ReadFile("places.json")
@@ -27,7 +27,7 @@ func TestDefaultPlacesAreTheShippedFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(embedded, shipped) {
-		t.Fatalf("providers/providertest/sandbox/places.json differs from cmd/sandbox/places.json: copy one onto the other")
+		t.Fatalf("cmd/internal/sandbox/places.json differs from cmd/sandbox/places.json: copy one onto the other")
 	}
 	loaded, err := sandbox.LoadPlaces(shippedPlaces)
 	if err != nil {

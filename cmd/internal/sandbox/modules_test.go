@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/propertyd/propertyd/cmd/internal/sandbox"
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/census"
 	"github.com/propertyd/propertyd/providers/censusacs"
 	"github.com/propertyd/propertyd/providers/overpass"
-	"github.com/propertyd/propertyd/providers/providertest/sandbox"
 )
 
 func TestCensusGeocoderAnswersEveryPlace(t *testing.T) {

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/propertyd/propertyd/cmd/internal/sandbox"
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/census"
-	"github.com/propertyd/propertyd/providers/providertest/sandbox"
 )
 
 // do sends a control request and decodes its JSON answer into v (when not

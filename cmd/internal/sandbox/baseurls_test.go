@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/propertyd/propertyd/cmd/internal/sandbox"
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/providertest/sandbox"
 )
 
 // TestBaseURLsDriveEveryRegisteredModule builds each role's module from the

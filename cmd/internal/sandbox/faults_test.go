@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/propertyd/propertyd/cmd/internal/sandbox"
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/femanfhl"
 	"github.com/propertyd/propertyd/providers/overpass"
-	"github.com/propertyd/propertyd/providers/providertest/sandbox"
 )
 
 // upstreamCall makes one module call that reaches upstream.
