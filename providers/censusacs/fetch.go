@@ -60,7 +60,7 @@ func (c *Client) fetch(ctx context.Context, t providers.Tract, vars []string) (R
 		end := min(start+MaxVariables-1, len(vars))
 		rows, err := c.get(ctx, RequestURL(c.base, c.year, vars[start:end], t, c.key))
 		if err != nil {
-			if providers.CodeOf(err) == "tract_not_found" {
+			if providers.CodeOf(err) == providers.CodeTractNotFound {
 				return nil, tractNotFound(t)
 			}
 			return nil, err
@@ -81,7 +81,7 @@ func (c *Client) get(ctx context.Context, u string) ([]Row, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, providers.Wrap(errors.New(redactKey(err.Error())), providers.KindInternal,
-			"internal_error", "an internal error occurred")
+			providers.CodeInternalError, "an internal error occurred")
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.http.Do(req)
@@ -140,18 +140,18 @@ func ParseResponse(status int, h http.Header, body []byte) ([]Row, error) {
 		return nil, keyProblem(fmt.Errorf("HTTP %d: %s", status, firstLine(body)))
 	case status == http.StatusNotFound:
 		return nil, providers.Wrap(fmt.Errorf("HTTP 404: %s", firstLine(body)), providers.KindUnavailable,
-			"upstream_misconfigured", "the census ACS dataset was not found; check the year option")
+			providers.CodeUpstreamMisconfigured, "the census ACS dataset was not found; check the year option")
 	case status == http.StatusTooManyRequests:
 		e := providers.Wrap(fmt.Errorf("HTTP 429: %s", firstLine(body)), providers.KindUpstream,
-			"upstream_rate_limited", "the census ACS API is rate limiting requests")
+			providers.CodeUpstreamRateLimited, "the census ACS API is rate limiting requests")
 		e.RetryAfter, _ = upstream.RetryAfter(h.Get("Retry-After"), time.Now())
 		return nil, e
 	case status == http.StatusBadRequest:
 		return nil, providers.Wrap(errors.New(firstLine(body)), providers.KindUpstream,
-			"upstream_error", "the census ACS API rejected the query")
+			providers.CodeUpstreamError, "the census ACS API rejected the query")
 	default:
 		e := providers.Wrap(fmt.Errorf("HTTP %d: %s", status, firstLine(body)), providers.KindUpstream,
-			"upstream_error", "the census ACS API answered with an error")
+			providers.CodeUpstreamError, "the census ACS API answered with an error")
 		if status >= 500 {
 			e.RetryAfter, _ = upstream.RetryAfter(h.Get("Retry-After"), time.Now())
 		}
@@ -160,11 +160,11 @@ func ParseResponse(status int, h http.Header, body []byte) ([]Row, error) {
 }
 
 func noRows() *providers.Error {
-	return providers.NotFound("tract_not_found", "the Census ACS has no figures for the census tract")
+	return providers.NotFound(providers.CodeTractNotFound, "the Census ACS has no figures for the census tract")
 }
 
 func keyProblem(cause error) *providers.Error {
-	return providers.Wrap(cause, providers.KindUnavailable, "upstream_misconfigured", KeyMessage)
+	return providers.Wrap(cause, providers.KindUnavailable, providers.CodeUpstreamMisconfigured, KeyMessage)
 }
 
 // isHTML reports whether an answer is an HTML page rather than data: the
@@ -233,10 +233,10 @@ func transportError(err error) *providers.Error {
 	}
 	var te interface{ Timeout() bool }
 	if errors.As(err, &te) && te.Timeout() {
-		return providers.Wrap(err, providers.KindTimeout, "upstream_timeout",
+		return providers.Wrap(err, providers.KindTimeout, providers.CodeUpstreamTimeout,
 			"an upstream service did not answer in time")
 	}
-	return providers.Wrap(err, providers.KindUpstream, "upstream_unreachable",
+	return providers.Wrap(err, providers.KindUpstream, providers.CodeUpstreamUnreachable,
 		"the census ACS API could not be reached")
 }
 

@@ -85,15 +85,15 @@ func decodeFeatures[A any](body []byte, what string) ([]A, error) {
 	var fs featureSet[A]
 	if err := json.Unmarshal(body, &fs); err != nil {
 		return nil, providers.Wrap(fmt.Errorf("decoding %s: %w", what, err),
-			providers.KindUpstream, "upstream_error", "the FEMA flood map service sent an unreadable answer")
+			providers.KindUpstream, providers.CodeUpstreamError, "the FEMA flood map service sent an unreadable answer")
 	}
 	if fs.Error != nil {
 		return nil, providers.Wrap(fs.Error,
-			providers.KindUpstream, "upstream_error", "the FEMA flood map service reported an error")
+			providers.KindUpstream, providers.CodeUpstreamError, "the FEMA flood map service reported an error")
 	}
 	if fs.Features == nil {
 		return nil, providers.Wrap(fmt.Errorf("decoding %s: no features in the answer", what),
-			providers.KindUpstream, "upstream_error", "the FEMA flood map service sent an unreadable answer")
+			providers.KindUpstream, providers.CodeUpstreamError, "the FEMA flood map service sent an unreadable answer")
 	}
 	out := make([]A, 0, len(*fs.Features))
 	for _, f := range *fs.Features {
@@ -117,7 +117,7 @@ func (c *Client) query(ctx context.Context, layer int, outFields string, p provi
 	u := c.base + "/" + strconv.Itoa(layer) + "/query?" + q.Encode()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return nil, providers.Wrap(err, providers.KindInternal, "internal_error", "could not build the flood map request")
+		return nil, providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "could not build the flood map request")
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.http.Do(req)
@@ -133,7 +133,7 @@ func (c *Client) query(ctx context.Context, layer int, outFields string, p provi
 		return nil, c.statusError(resp, layer)
 	}
 	if int64(len(body)) > c.maxBodyBytes {
-		return nil, providers.Errorf(providers.KindUpstream, "upstream_error",
+		return nil, providers.Errorf(providers.KindUpstream, providers.CodeUpstreamError,
 			"the FEMA flood map service sent an answer larger than %d bytes", c.maxBodyBytes)
 	}
 	return body, nil
@@ -148,11 +148,11 @@ func (c *Client) statusError(resp *http.Response, layer int) *providers.Error {
 	var e *providers.Error
 	switch {
 	case resp.StatusCode == http.StatusTooManyRequests:
-		e = providers.Wrap(cause, providers.KindUpstream, "upstream_rate_limited", "the FEMA flood map service is rate limiting requests")
+		e = providers.Wrap(cause, providers.KindUpstream, providers.CodeUpstreamRateLimited, "the FEMA flood map service is rate limiting requests")
 	case resp.StatusCode == http.StatusNotFound:
-		e = providers.Wrap(cause, providers.KindUnavailable, "upstream_misconfigured", "the FEMA flood map service has no such layer; check base_url and the layer options")
+		e = providers.Wrap(cause, providers.KindUnavailable, providers.CodeUpstreamMisconfigured, "the FEMA flood map service has no such layer; check base_url and the layer options")
 	default:
-		e = providers.Wrap(cause, providers.KindUpstream, "upstream_error", "the FEMA flood map service answered with an error")
+		e = providers.Wrap(cause, providers.KindUpstream, providers.CodeUpstreamError, "the FEMA flood map service answered with an error")
 	}
 	e.RetryAfter = upstream.Delay(resp.Header, c.now())
 	return e

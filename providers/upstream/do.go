@@ -34,7 +34,7 @@ func Do(hc *http.Client, req *http.Request, limit int64, service string) (*Answe
 	}
 	if int64(len(body)) > limit {
 		return nil, providers.Wrap(fmt.Errorf("answer larger than %d bytes", limit),
-			providers.KindUpstream, "upstream_error", service+" sent an unexpectedly large answer")
+			providers.KindUpstream, providers.CodeUpstreamError, service+" sent an unexpectedly large answer")
 	}
 	return &Answer{Status: resp.StatusCode, Header: resp.Header, Body: body}, nil
 }

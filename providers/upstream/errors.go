@@ -90,9 +90,9 @@ func TransportError(ctx context.Context, err error, service string) *providers.E
 	}
 	var te interface{ Timeout() bool }
 	if errors.As(err, &te) && te.Timeout() {
-		return providers.Wrap(err, providers.KindTimeout, "upstream_timeout", service+" did not answer in time")
+		return providers.Wrap(err, providers.KindTimeout, providers.CodeUpstreamTimeout, service+" did not answer in time")
 	}
-	return providers.Wrap(err, providers.KindUpstream, "upstream_error", service+" could not be reached")
+	return providers.Wrap(err, providers.KindUpstream, providers.CodeUpstreamError, service+" could not be reached")
 }
 
 // StatusError turns an answer with an unexpected HTTP status into a
@@ -105,12 +105,12 @@ func TransportError(ctx context.Context, err error, service string) *providers.E
 func StatusError(status int, h http.Header, body []byte, service string, now time.Time) *providers.Error {
 	e := &providers.Error{
 		Kind:    providers.KindUpstream,
-		Code:    "upstream_error",
+		Code:    providers.CodeUpstreamError,
 		Message: fmt.Sprintf("%s answered with HTTP %d", service, status),
 		Err:     fmt.Errorf("HTTP %d: %s", status, Snippet(body)),
 	}
 	if status == http.StatusTooManyRequests {
-		e.Code = "upstream_rate_limited"
+		e.Code = providers.CodeUpstreamRateLimited
 		e.Message = service + " is limiting the request rate"
 	}
 	if status == http.StatusTooManyRequests || status >= 500 {
