@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -24,6 +23,9 @@ const MaxVariables = 50
 // maxBody bounds how much of an answer is read; a tract answer is a few
 // hundred bytes.
 const maxBody = 1 << 20
+
+// service names the upstream in the messages clients see.
+const service = "the census ACS API"
 
 // KeyMessage is the client-safe message of the error returned when the
 // upstream refuses the API key (a redirect to its "Missing Key" page or an
@@ -84,22 +86,11 @@ func (c *Client) get(ctx context.Context, u string) ([]Row, error) {
 			providers.CodeInternalError, "an internal error occurred")
 	}
 	req.Header.Set("Accept", "application/json")
-	resp, err := c.http.Do(req)
+	a, err := upstream.Do(c.http, req, maxBody, service)
 	if err != nil {
 		return nil, transportError(err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, providers.As(ctx.Err())
-		}
-		return nil, transportError(err)
-	}
-	if len(body) > maxBody {
-		return nil, badResponse(fmt.Errorf("answer larger than %d bytes", maxBody))
-	}
-	return ParseResponse(resp.StatusCode, resp.Header, body)
+	return ParseResponse(a.Status, a.Header, a.Body)
 }
 
 // ParseResponse classifies one upstream answer, given its status, headers
@@ -218,26 +209,26 @@ func firstLine(body []byte) string {
 	return s
 }
 
-// transportError classifies an error of http.Client.Do or of reading a
-// body: errors of decorators and of the context keep their meaning, other
-// timeouts are KindTimeout, the rest KindUpstream. The request URL, which
-// may hold the API key, is redacted from the cause.
-func transportError(err error) *providers.Error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
+// transportError adapts an error of upstream.Do, which failed to get an
+// answer the way it does for every module, to what this module has always
+// said: the request URL in the cause, which may hold the API key, is
+// redacted; an answer longer than maxBody is upstream_bad_response, like
+// any answer that cannot be read; and an API that could not be reached is
+// upstream_unreachable rather than upstream_error.
+func transportError(err error) error {
+	if ue, ok := errors.AsType[*url.Error](err); ok {
 		ue.URL = redactKey(ue.URL)
 	}
-	var pe *providers.Error
-	if errors.As(err, &pe) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		return providers.As(err)
+	e := providers.As(err)
+	switch {
+	case errors.Is(e, upstream.ErrTooLarge):
+		return badResponse(e.Err)
+	case e.Kind == providers.KindUpstream && e.Code == providers.CodeUpstreamError:
+		unreachable := *e
+		unreachable.Code = providers.CodeUpstreamUnreachable
+		return &unreachable
 	}
-	var te interface{ Timeout() bool }
-	if errors.As(err, &te) && te.Timeout() {
-		return providers.Wrap(err, providers.KindTimeout, providers.CodeUpstreamTimeout,
-			"an upstream service did not answer in time")
-	}
-	return providers.Wrap(err, providers.KindUpstream, providers.CodeUpstreamUnreachable,
-		"the census ACS API could not be reached")
+	return e
 }
 
 var keyRE = regexp.MustCompile(`([?&]key=)[^&#]*`)
