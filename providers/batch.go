@@ -34,4 +34,4 @@ type BatchMatch struct {
 // ErrAmbiguous is a batch geocoder's answer for an address that matched
 // several places equally well: not a match, since picking one could attach
 // data to the wrong property.
-var ErrAmbiguous = NotFound("address_ambiguous", "the address matched several places")
+var ErrAmbiguous = NotFound(CodeAddressAmbiguous, "the address matched several places")

@@ -35,8 +35,9 @@ type ParamError struct {
 }
 
 // Error is the one error type that crosses package boundaries. Code is a
-// stable snake_case identifier clients may switch on; Message is safe to show
-// to a client; Err is the cause, kept for logs and errors.Is/As.
+// stable snake_case identifier clients may switch on, one of the Code
+// constants (codes.go); Message is safe to show to a client; Err is the
+// cause, kept for logs and errors.Is/As.
 type Error struct {
 	Kind       Kind
 	Code       string
@@ -67,7 +68,7 @@ func Wrap(cause error, kind Kind, code, message string) *Error {
 
 // Invalid returns a 400-class error naming one bad parameter.
 func Invalid(param, message string) *Error {
-	return &Error{Kind: KindInvalid, Code: "invalid_parameter",
+	return &Error{Kind: KindInvalid, Code: CodeInvalidParameter,
 		Message: "invalid parameter " + param + ": " + message,
 		Params:  []ParamError{{Parameter: param, Message: message}}}
 }
@@ -80,7 +81,7 @@ func NotFound(code, message string) *Error {
 // Common errors that callers compare against with errors.Is on the Code.
 var (
 	// ErrNoMatch is returned by a Geocoder when the upstream found no address.
-	ErrNoMatch = NotFound("address_not_found", "the address could not be matched")
+	ErrNoMatch = NotFound(CodeAddressNotFound, "the address could not be matched")
 )
 
 // As returns err as an *Error, classifying plain context errors on the way:
@@ -96,11 +97,11 @@ func As(err error) *Error {
 	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		return Wrap(err, KindTimeout, "upstream_timeout", "an upstream service did not answer in time")
+		return Wrap(err, KindTimeout, CodeUpstreamTimeout, "an upstream service did not answer in time")
 	case errors.Is(err, context.Canceled):
-		return Wrap(err, KindCanceled, "canceled", "the request was canceled")
+		return Wrap(err, KindCanceled, CodeCanceled, "the request was canceled")
 	}
-	return Wrap(err, KindInternal, "internal_error", "an internal error occurred")
+	return Wrap(err, KindInternal, CodeInternalError, "an internal error occurred")
 }
 
 // KindOf reports the Kind of err (KindInternal for foreign errors).

@@ -103,7 +103,7 @@ func (s Settings) CheckOptions(known ...string) error {
 			}
 		}
 		if !ok {
-			return Errorf(KindInvalid, "invalid_config", "unknown option %q (known: %v)", name, known)
+			return Errorf(KindInvalid, CodeInvalidConfig, "unknown option %q (known: %v)", name, known)
 		}
 	}
 	return nil

@@ -74,7 +74,7 @@ func (r *SectionRecord) MissingError() *Error {
 	var e struct{ Code, Message string }
 	_ = json.Unmarshal(r.Data, &e)
 	if e.Code == "" {
-		e.Code, e.Message = "section_not_found", "the source has no data for this property"
+		e.Code, e.Message = CodeSectionNotFound, "the source has no data for this property"
 	}
 	return NotFound(e.Code, e.Message)
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/propertyd/propertyd/store/storetest"
+	"github.com/propertyd/propertyd/store/internal/storetest"
 )
 
 // TestConformance runs the behaviour every engine shares against SQLite,

@@ -44,7 +44,7 @@ func loadMigrations(fsys fs.FS) ([]rules.Migration, error) { return rules.LoadMi
 func migrate(ctx context.Context, db *sql.DB, fsys fs.FS) error {
 	ms, err := loadMigrations(fsys)
 	if err != nil {
-		return providers.Wrap(err, providers.KindInternal, "internal_error", "store: bad embedded migrations")
+		return providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "store: bad embedded migrations")
 	}
 	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version    INTEGER PRIMARY KEY,
@@ -89,7 +89,7 @@ func apply(ctx context.Context, db *sql.DB, m rules.Migration, known int) (err e
 	}
 	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
 		return providers.Wrap(fmt.Errorf("migration %s: %w", m.Name, err), providers.KindInternal,
-			"internal_error", "store: database migration failed")
+			providers.CodeInternalError, "store: database migration failed")
 	}
 	if _, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (version, name) VALUES (?, ?)", m.Version, m.Name); err != nil {
 		return dbErr(ctx, err)

@@ -58,7 +58,7 @@ var _ providers.Store = (*DB)(nil)
 // connection would see a different empty database.
 func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if path == "" || path == ":memory:" || strings.HasPrefix(path, "file:") {
-		return nil, providers.Errorf(providers.KindInvalid, "invalid_config",
+		return nil, providers.Errorf(providers.KindInvalid, providers.CodeInvalidConfig,
 			"store: database path %q must be a file path", path)
 	}
 	syncMode := strings.ToUpper(opts.Synchronous)
@@ -67,7 +67,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		syncMode = "NORMAL"
 	case "NORMAL", "FULL":
 	default:
-		return nil, providers.Errorf(providers.KindInvalid, "invalid_config",
+		return nil, providers.Errorf(providers.KindInvalid, providers.CodeInvalidConfig,
 			"store: synchronous must be NORMAL or FULL, not %q", opts.Synchronous)
 	}
 	busy := opts.BusyTimeout
@@ -85,10 +85,10 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, providers.Wrap(err, providers.KindInternal, "internal_error", "store: bad database path")
+		return nil, providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "store: bad database path")
 	}
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return nil, providers.Wrap(err, providers.KindInternal, "internal_error",
+		return nil, providers.Wrap(err, providers.KindInternal, providers.CodeInternalError,
 			"store: cannot create the database folder")
 	}
 
@@ -103,7 +103,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	w.Set("_cache_size", strconv.Itoa(-writerCacheKiB))
 	writer, err := sql.Open("sqlite3", dsn(abs, w))
 	if err != nil {
-		return nil, providers.Wrap(err, providers.KindInternal, "internal_error", "store: cannot open the database")
+		return nil, providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "store: cannot open the database")
 	}
 	writer.SetMaxOpenConns(1)
 	writer.SetMaxIdleConns(1)
@@ -125,7 +125,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 	if !strings.EqualFold(mode, "wal") {
 		writer.Close()
-		return nil, providers.Errorf(providers.KindInternal, "internal_error",
+		return nil, providers.Errorf(providers.KindInternal, providers.CodeInternalError,
 			"store: the database at %s cannot use write-ahead logging (journal mode %q)", abs, mode)
 	}
 
@@ -135,7 +135,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	rdb, err := sql.Open("sqlite3", dsn(abs, r))
 	if err != nil {
 		writer.Close()
-		return nil, providers.Wrap(err, providers.KindInternal, "internal_error", "store: cannot open the database")
+		return nil, providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "store: cannot open the database")
 	}
 	rdb.SetMaxOpenConns(readers)
 	rdb.SetMaxIdleConns(readers)
@@ -205,7 +205,7 @@ func (db *DB) Close() error {
 			errs = append(errs, err)
 		}
 		if err := errors.Join(errs...); err != nil {
-			db.closeErr = providers.Wrap(err, providers.KindInternal, "internal_error", "database error")
+			db.closeErr = providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "database error")
 		}
 	})
 	return db.closeErr
@@ -229,7 +229,7 @@ func dbErr(ctx context.Context, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return providers.As(err)
 	}
-	return providers.Wrap(err, providers.KindInternal, "internal_error", "database error")
+	return providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "database error")
 }
 
 // timeLayout is how times are stored: UTC, fixed width, milliseconds, so the

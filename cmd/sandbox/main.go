@@ -25,7 +25,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/propertyd/propertyd/providers/core"
 	"io"
 	"log"
 	"os"
@@ -36,6 +35,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/propertyd/propertyd/providers/core"
 	"github.com/propertyd/propertyd/providers/providertest/sandbox"
 )
 

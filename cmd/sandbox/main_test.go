@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os/exec"
 	"reflect"
 	"strings"
 	"testing"
@@ -125,5 +126,26 @@ func TestRunServesUntilCanceled(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("run did not return 5s after its context ended")
+	}
+}
+
+// TestTheBinaryLinksNoTestTooling keeps the sandbox a plain net/http server:
+// it speaks the upstreams' formats through internal/fakeupstream, never
+// through the httpmock kit, and links no test framework, whose flags would
+// show up in its -help.
+func TestTheBinaryLinksNoTestTooling(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to list the binary's dependencies")
+	}
+	out, err := exec.Command(goTool, "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if dep == "testing" || strings.HasPrefix(dep, "github.com/jarcoal/httpmock") ||
+			strings.HasSuffix(dep, "/providers/providertest") {
+			t.Errorf("the sandbox binary depends on %s", dep)
+		}
 	}
 }

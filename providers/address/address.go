@@ -13,10 +13,6 @@ import (
 // fields.
 const MaxLen = 100
 
-// CodeNotAProperty is the error code of a street that is a post office box
-// or private mailbox: a mail drop, not a building, so nothing to look up.
-const CodeNotAProperty = "not_a_property"
-
 // Normalized is a client address in the standard form that identifies it,
 // with the building address as the client wrote it: two spellings of one
 // address normalize to equal Street, Unit, City, State and Zip, hence equal
@@ -91,7 +87,7 @@ func (n Normalized) Building() providers.Address {
 // invalid_parameter) whose Params name them all (street, city, state, zip).
 //
 // A valid street that is a post office box or private mailbox returns a
-// KindUnprocessable error with code CodeNotAProperty naming street.
+// KindUnprocessable error with code providers.CodeNotAProperty naming street.
 //
 // The strings of the result may share memory with a's fields (an input
 // already in standard form is not copied): a caller whose strings are only
@@ -143,7 +139,7 @@ func Normalize(a providers.Address) (Normalized, error) {
 	if isPOBox(toks) {
 		return Normalized{}, &providers.Error{
 			Kind:    providers.KindUnprocessable,
-			Code:    CodeNotAProperty,
+			Code:    providers.CodeNotAProperty,
 			Message: "a post office box or private mailbox is not a property",
 			Params: []providers.ParamError{{Parameter: "street",
 				Message: "is a post office box or private mailbox, not a property address"}},

@@ -388,8 +388,8 @@ func TestPOBoxRefused(t *testing.T) {
 			t.Errorf("Normalize(%q) error = %v, want a *providers.Error refusing a PO box", street, err)
 			continue
 		}
-		if e.Kind != providers.KindUnprocessable || e.Code != address.CodeNotAProperty {
-			t.Errorf("Normalize(%q) = kind %v code %q, want KindUnprocessable %q", street, e.Kind, e.Code, address.CodeNotAProperty)
+		if e.Kind != providers.KindUnprocessable || e.Code != "not_a_property" {
+			t.Errorf("Normalize(%q) = kind %v code %q, want KindUnprocessable %q", street, e.Kind, e.Code, "not_a_property")
 		}
 		if len(e.Params) != 1 || e.Params[0].Parameter != "street" {
 			t.Errorf("Normalize(%q) params = %+v, want one naming street", street, e.Params)

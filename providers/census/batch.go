@@ -60,7 +60,7 @@ func (c *Client) GeocodeBatch(ctx context.Context, rows []BatchRow) ([]BatchResu
 		return nil, nil
 	}
 	if len(rows) > MaxBatchRows {
-		return nil, providers.Errorf(providers.KindInvalid, "batch_too_large",
+		return nil, providers.Errorf(providers.KindInvalid, providers.CodeBatchTooLarge,
 			"a batch holds at most %d rows, got %d", MaxBatchRows, len(rows))
 	}
 	seen := make(map[string]bool, len(rows))
@@ -68,22 +68,22 @@ func (c *Client) GeocodeBatch(ctx context.Context, rows []BatchRow) ([]BatchResu
 		id := batchKey(r.ID)
 		switch {
 		case id == "":
-			return nil, providers.Errorf(providers.KindInvalid, "invalid_batch", "row %d has no ID", i+1)
+			return nil, providers.Errorf(providers.KindInvalid, providers.CodeInvalidBatch, "row %d has no ID", i+1)
 		case strings.ContainsAny(r.ID, "\r\n"):
-			return nil, providers.Errorf(providers.KindInvalid, "invalid_batch", "row %d has a line break in its ID", i+1)
+			return nil, providers.Errorf(providers.KindInvalid, providers.CodeInvalidBatch, "row %d has a line break in its ID", i+1)
 		case seen[id]:
-			return nil, providers.Errorf(providers.KindInvalid, "invalid_batch", "row %d repeats ID %q", i+1, id)
+			return nil, providers.Errorf(providers.KindInvalid, providers.CodeInvalidBatch, "row %d repeats ID %q", i+1, id)
 		}
 		seen[id] = true
 	}
 
 	body, contentType, err := c.batchRequestBody(rows)
 	if err != nil {
-		return nil, providers.Wrap(err, providers.KindInternal, "internal_error", "could not build the census batch request")
+		return nil, providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "could not build the census batch request")
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/geographies/addressbatch", bytes.NewReader(body))
 	if err != nil {
-		return nil, providers.Wrap(err, providers.KindInternal, "internal_error", "could not build the census batch request")
+		return nil, providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "could not build the census batch request")
 	}
 	req.Header.Set("Content-Type", contentType)
 	answer, err := c.do(ctx, req, maxBatchBody)
@@ -99,7 +99,7 @@ func (c *Client) GeocodeBatch(ctx context.Context, rows []BatchRow) ([]BatchResu
 		res, ok := byID[batchKey(r.ID)]
 		if !ok {
 			return nil, providers.Wrap(fmt.Errorf("census: batch answer has no row for ID %q", r.ID),
-				providers.KindUpstream, "upstream_error", "the census geocoder sent an incomplete batch answer")
+				providers.KindUpstream, providers.CodeUpstreamError, "the census geocoder sent an incomplete batch answer")
 		}
 		res.ID = r.ID // the caller's own spelling
 		out[i] = res
@@ -159,11 +159,11 @@ func parseBatch(body []byte) (map[string]BatchResult, error) {
 			cause = fmt.Errorf("JSON instead of CSV: %s", snippet(trimmed))
 		}
 		return nil, providers.Wrap(fmt.Errorf("census: batch: %w", cause),
-			providers.KindUpstream, "upstream_error", "the census geocoder answered with an error")
+			providers.KindUpstream, providers.CodeUpstreamError, "the census geocoder answered with an error")
 	}
 	unreadable := func(err error) error {
 		return providers.Wrap(fmt.Errorf("census: batch answer: %w (body: %s)", err, snippet(body)),
-			providers.KindUpstream, "upstream_error", "the census geocoder sent a batch answer that could not be read")
+			providers.KindUpstream, providers.CodeUpstreamError, "the census geocoder sent a batch answer that could not be read")
 	}
 	r := csv.NewReader(bytes.NewReader(body))
 	r.FieldsPerRecord = -1

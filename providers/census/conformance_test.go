@@ -15,14 +15,14 @@ import (
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/census"
-	"github.com/propertyd/propertyd/providers/providertest"
+	"github.com/propertyd/propertyd/providers/internal/recordings"
 )
 
 // TestConformanceJSON decodes every JSON recording of the real upstream
 // through the client, each with the outcome that body must produce. A new
 // recording without an expectation fails the test, so it cannot be ignored.
 func TestConformanceJSON(t *testing.T) {
-	dir := providertest.UpstreamsDir(t, "census-geocoder")
+	dir := recordings.Dir(t, "census-geocoder")
 	type outcome struct {
 		reverse bool               // decode through Reverse instead of Geocode
 		loc     providers.Location // expected Location (Point checked to 1e-9)
@@ -68,7 +68,7 @@ func TestConformanceJSON(t *testing.T) {
 		"vintages_for_benchmark_4.json": {listing: "vintages", kind: providers.KindUpstream, code: "upstream_error"},
 	}
 
-	files := providertest.Recordings(t, dir, ".json")
+	files := recordings.Files(t, dir, ".json")
 	if len(files) == 0 {
 		t.Fatalf("no JSON recordings in %s", dir)
 	}
@@ -129,7 +129,7 @@ func TestConformanceJSON(t *testing.T) {
 // GeocodeBatch (rows in input order, matched/no-match split as recorded), and
 // the recorded input file (with its header row) against the answer it got.
 func TestConformanceBatchCSV(t *testing.T) {
-	dir := providertest.UpstreamsDir(t, "census-geocoder")
+	dir := recordings.Dir(t, "census-geocoder")
 	type split struct{ rows, matched int }
 	want := map[string]split{
 		"batch_geographies_response_2017.csv": {rows: 3, matched: 1},
@@ -139,7 +139,7 @@ func TestConformanceBatchCSV(t *testing.T) {
 	}
 	const inputFile, inputAnswer = "batch_input_with_header.csv", "batch_geographies_response_2022.csv"
 
-	files := providertest.Recordings(t, dir, ".csv")
+	files := recordings.Files(t, dir, ".csv")
 	if len(files) == 0 {
 		t.Fatalf("no CSV recordings in %s", dir)
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/census"
+	"github.com/propertyd/propertyd/providers/internal/recordings"
 	"github.com/propertyd/propertyd/providers/providertest"
 )
 
@@ -79,7 +80,7 @@ func shape(v any) string {
 
 func recording(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(providertest.UpstreamsDir(t, "census-geocoder"), name))
+	b, err := os.ReadFile(filepath.Join(recordings.Dir(t, "census-geocoder"), name))
 	if err != nil {
 		t.Fatal(err)
 	}

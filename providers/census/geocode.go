@@ -70,7 +70,7 @@ func (c *Client) Reverse(ctx context.Context, p providers.Point) (providers.Loca
 	}
 	loc := providers.Location{Point: p}
 	if !fillGeographies(&loc, res.Geographies) {
-		return providers.Location{}, providers.NotFound("location_not_found",
+		return providers.Location{}, providers.NotFound(providers.CodeLocationNotFound,
 			"no county was found at these coordinates")
 	}
 	return loc, nil
@@ -92,7 +92,7 @@ func decodeResult(body []byte) (*result, error) {
 	}
 	if err := json.Unmarshal(body, &doc); err != nil {
 		return nil, providers.Wrap(fmt.Errorf("census: decoding answer: %w (body: %s)", err, snippet(body)),
-			providers.KindUpstream, "upstream_error", "the census geocoder sent an answer that could not be read")
+			providers.KindUpstream, providers.CodeUpstreamError, "the census geocoder sent an answer that could not be read")
 	}
 	if doc.Result == nil {
 		cause := errorsCause(body)
@@ -100,7 +100,7 @@ func decodeResult(body []byte) (*result, error) {
 			cause = fmt.Errorf("no result in answer: %s", snippet(body))
 		}
 		return nil, providers.Wrap(fmt.Errorf("census: %w", cause),
-			providers.KindUpstream, "upstream_error", "the census geocoder answered with an error")
+			providers.KindUpstream, providers.CodeUpstreamError, "the census geocoder answered with an error")
 	}
 	return doc.Result, nil
 }
@@ -109,12 +109,12 @@ func decodeResult(body []byte) (*result, error) {
 func matchLocation(m addressMatch) (providers.Location, error) {
 	if m.Coordinates == nil || m.Coordinates.X == nil || m.Coordinates.Y == nil {
 		return providers.Location{}, providers.Wrap(errors.New("census: address match without coordinates"),
-			providers.KindUpstream, "upstream_error", "the census geocoder sent an answer that could not be read")
+			providers.KindUpstream, providers.CodeUpstreamError, "the census geocoder sent an answer that could not be read")
 	}
 	pt := providers.Point{Lat: float64(*m.Coordinates.Y), Lng: float64(*m.Coordinates.X)}
 	if !validPoint(pt) {
 		return providers.Location{}, providers.Wrap(fmt.Errorf("census: match coordinates out of range: %v", pt),
-			providers.KindUpstream, "upstream_error", "the census geocoder sent an answer that could not be read")
+			providers.KindUpstream, providers.CodeUpstreamError, "the census geocoder sent an answer that could not be read")
 	}
 	loc := addressLocation(strings.TrimSpace(m.MatchedAddress))
 	loc.Point = pt

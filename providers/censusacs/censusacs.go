@@ -78,7 +78,7 @@ func New(s providers.Settings) (*Client, error) {
 	}
 	year := strings.TrimSpace(s.Option("year", DefaultYear))
 	if y, err := strconv.Atoi(year); err != nil || len(year) != 4 || y < firstYear {
-		return nil, providers.Errorf(providers.KindInvalid, "invalid_config",
+		return nil, providers.Errorf(providers.KindInvalid, providers.CodeInvalidConfig,
 			"option year %q is not an ACS 5-year vintage (four digits, %d or later)", year, firstYear)
 	}
 	cp := *upstream.Client(s)

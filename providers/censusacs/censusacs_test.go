@@ -55,7 +55,12 @@ func travisData() map[string]string {
 
 func newClient(t *testing.T, mt *httpmock.MockTransport, opts map[string]string) *censusacs.Client {
 	t.Helper()
-	c, err := censusacs.New(providers.Settings{Client: &http.Client{Transport: mt}, Options: opts})
+	return newClientWith(t, &http.Client{Transport: mt}, opts)
+}
+
+func newClientWith(t *testing.T, hc *http.Client, opts map[string]string) *censusacs.Client {
+	t.Helper()
+	c, err := censusacs.New(providers.Settings{Client: hc, Options: opts})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

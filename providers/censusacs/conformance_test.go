@@ -11,7 +11,7 @@ import (
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/censusacs"
-	"github.com/propertyd/propertyd/providers/providertest"
+	"github.com/propertyd/propertyd/providers/internal/recordings"
 )
 
 // statusInName finds the HTTP status a recording was answered with, as its
@@ -22,8 +22,8 @@ var statusInName = regexp.MustCompile(`(?:^|_)(?:http)?([1-5][0-9]{2})(?:_|\.)`)
 // through the client's decoding path (ParseResponse, then Select and the
 // section builders) and checks the outcome a user would see.
 func TestRecordingsConformance(t *testing.T) {
-	dir := providertest.UpstreamsDir(t, "census-acs")
-	files := providertest.Recordings(t, dir, ".json", ".txt", ".html")
+	dir := recordings.Dir(t, "census-acs")
+	files := recordings.Files(t, dir, ".json", ".txt", ".html")
 	if len(files) == 0 {
 		t.Fatalf("no recordings in %s", dir)
 	}

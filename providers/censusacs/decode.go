@@ -147,11 +147,11 @@ func Select(rows []Row, t providers.Tract) (Row, error) {
 }
 
 func tractNotFound(t providers.Tract) *providers.Error {
-	return providers.NotFound("tract_not_found",
+	return providers.NotFound(providers.CodeTractNotFound,
 		"the Census ACS has no figures for census tract "+t.GEOID())
 }
 
 func badResponse(cause error) *providers.Error {
-	return providers.Wrap(cause, providers.KindUpstream, "upstream_bad_response",
+	return providers.Wrap(cause, providers.KindUpstream, providers.CodeUpstreamBadResponse,
 		"the census ACS API sent an answer that could not be read")
 }

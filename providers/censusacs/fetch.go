@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -24,6 +23,9 @@ const MaxVariables = 50
 // maxBody bounds how much of an answer is read; a tract answer is a few
 // hundred bytes.
 const maxBody = 1 << 20
+
+// service names the upstream in the messages clients see.
+const service = "the census ACS API"
 
 // KeyMessage is the client-safe message of the error returned when the
 // upstream refuses the API key (a redirect to its "Missing Key" page or an
@@ -60,7 +62,7 @@ func (c *Client) fetch(ctx context.Context, t providers.Tract, vars []string) (R
 		end := min(start+MaxVariables-1, len(vars))
 		rows, err := c.get(ctx, RequestURL(c.base, c.year, vars[start:end], t, c.key))
 		if err != nil {
-			if providers.CodeOf(err) == "tract_not_found" {
+			if providers.CodeOf(err) == providers.CodeTractNotFound {
 				return nil, tractNotFound(t)
 			}
 			return nil, err
@@ -81,25 +83,14 @@ func (c *Client) get(ctx context.Context, u string) ([]Row, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, providers.Wrap(errors.New(redactKey(err.Error())), providers.KindInternal,
-			"internal_error", "an internal error occurred")
+			providers.CodeInternalError, "an internal error occurred")
 	}
 	req.Header.Set("Accept", "application/json")
-	resp, err := c.http.Do(req)
+	a, err := upstream.Do(c.http, req, maxBody, service)
 	if err != nil {
 		return nil, transportError(err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, providers.As(ctx.Err())
-		}
-		return nil, transportError(err)
-	}
-	if len(body) > maxBody {
-		return nil, badResponse(fmt.Errorf("answer larger than %d bytes", maxBody))
-	}
-	return ParseResponse(resp.StatusCode, resp.Header, body)
+	return ParseResponse(a.Status, a.Header, a.Body)
 }
 
 // ParseResponse classifies one upstream answer, given its status, headers
@@ -140,18 +131,18 @@ func ParseResponse(status int, h http.Header, body []byte) ([]Row, error) {
 		return nil, keyProblem(fmt.Errorf("HTTP %d: %s", status, firstLine(body)))
 	case status == http.StatusNotFound:
 		return nil, providers.Wrap(fmt.Errorf("HTTP 404: %s", firstLine(body)), providers.KindUnavailable,
-			"upstream_misconfigured", "the census ACS dataset was not found; check the year option")
+			providers.CodeUpstreamMisconfigured, "the census ACS dataset was not found; check the year option")
 	case status == http.StatusTooManyRequests:
 		e := providers.Wrap(fmt.Errorf("HTTP 429: %s", firstLine(body)), providers.KindUpstream,
-			"upstream_rate_limited", "the census ACS API is rate limiting requests")
+			providers.CodeUpstreamRateLimited, "the census ACS API is rate limiting requests")
 		e.RetryAfter, _ = upstream.RetryAfter(h.Get("Retry-After"), time.Now())
 		return nil, e
 	case status == http.StatusBadRequest:
 		return nil, providers.Wrap(errors.New(firstLine(body)), providers.KindUpstream,
-			"upstream_error", "the census ACS API rejected the query")
+			providers.CodeUpstreamError, "the census ACS API rejected the query")
 	default:
 		e := providers.Wrap(fmt.Errorf("HTTP %d: %s", status, firstLine(body)), providers.KindUpstream,
-			"upstream_error", "the census ACS API answered with an error")
+			providers.CodeUpstreamError, "the census ACS API answered with an error")
 		if status >= 500 {
 			e.RetryAfter, _ = upstream.RetryAfter(h.Get("Retry-After"), time.Now())
 		}
@@ -160,11 +151,11 @@ func ParseResponse(status int, h http.Header, body []byte) ([]Row, error) {
 }
 
 func noRows() *providers.Error {
-	return providers.NotFound("tract_not_found", "the Census ACS has no figures for the census tract")
+	return providers.NotFound(providers.CodeTractNotFound, "the Census ACS has no figures for the census tract")
 }
 
 func keyProblem(cause error) *providers.Error {
-	return providers.Wrap(cause, providers.KindUnavailable, "upstream_misconfigured", KeyMessage)
+	return providers.Wrap(cause, providers.KindUnavailable, providers.CodeUpstreamMisconfigured, KeyMessage)
 }
 
 // isHTML reports whether an answer is an HTML page rather than data: the
@@ -218,26 +209,26 @@ func firstLine(body []byte) string {
 	return s
 }
 
-// transportError classifies an error of http.Client.Do or of reading a
-// body: errors of decorators and of the context keep their meaning, other
-// timeouts are KindTimeout, the rest KindUpstream. The request URL, which
-// may hold the API key, is redacted from the cause.
-func transportError(err error) *providers.Error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
+// transportError adapts an error of upstream.Do, which failed to get an
+// answer the way it does for every module, to what this module has always
+// said: the request URL in the cause, which may hold the API key, is
+// redacted; an answer longer than maxBody is upstream_bad_response, like
+// any answer that cannot be read; and an API that could not be reached is
+// upstream_unreachable rather than upstream_error.
+func transportError(err error) error {
+	if ue, ok := errors.AsType[*url.Error](err); ok {
 		ue.URL = redactKey(ue.URL)
 	}
-	var pe *providers.Error
-	if errors.As(err, &pe) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		return providers.As(err)
+	e := providers.As(err)
+	switch {
+	case errors.Is(e, upstream.ErrTooLarge):
+		return badResponse(e.Err)
+	case e.Kind == providers.KindUpstream && e.Code == providers.CodeUpstreamError:
+		unreachable := *e
+		unreachable.Code = providers.CodeUpstreamUnreachable
+		return &unreachable
 	}
-	var te interface{ Timeout() bool }
-	if errors.As(err, &te) && te.Timeout() {
-		return providers.Wrap(err, providers.KindTimeout, "upstream_timeout",
-			"an upstream service did not answer in time")
-	}
-	return providers.Wrap(err, providers.KindUpstream, "upstream_unreachable",
-		"the census ACS API could not be reached")
+	return e
 }
 
 var keyRE = regexp.MustCompile(`([?&]key=)[^&#]*`)

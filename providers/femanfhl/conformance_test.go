@@ -12,7 +12,7 @@ import (
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/femanfhl"
-	"github.com/propertyd/propertyd/providers/providertest"
+	"github.com/propertyd/propertyd/providers/internal/recordings"
 )
 
 // TestConformance runs every reference recording of the real NFHL through
@@ -20,8 +20,8 @@ import (
 // panels layer's, error bodies (HTTP 200) as either. Recordings without an
 // entry below are still decoded and checked by the kind their name says.
 func TestConformance(t *testing.T) {
-	dir := providertest.UpstreamsDir(t, "fema-nfhl")
-	files := providertest.Recordings(t, dir, ".json")
+	dir := recordings.Dir(t, "fema-nfhl")
+	files := recordings.Files(t, dir, ".json")
 	if len(files) == 0 {
 		t.Fatalf("no recordings in %s", dir)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -189,4 +190,36 @@ func TestFloodOneLayerFailingFailsTheCall(t *testing.T) {
 		t.Fatalf("panels layer failed but Flood answered %s", asJSON(t, f))
 	}
 	wantError(t, err, providers.KindUpstream, "upstream_error")
+}
+
+// TestFloodAnswerTooLargeIsAnUpstreamError: no point query answer comes
+// near 4 MB, so a longer one is an upstream error, not read to its end nor
+// decoded.
+func TestFloodAnswerTooLargeIsAnUpstreamError(t *testing.T) {
+	mt := httpmock.NewMockTransport()
+	providertest.RegisterFEMA(mt, testBase, harrisFloodway)
+	huge := `{"features":[` + strings.Repeat(`{"attributes":{"FLD_ZONE":"X"}},`, 150_000) + `{}]}`
+	providertest.RegisterFEMAFailure(mt, testBase, 28, providertest.FEMAFailure{Body: huge})
+	_, err := newClient(t, mt, nil).Flood(context.Background(), houston)
+	e := wantError(t, err, providers.KindUpstream, "upstream_error")
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) || strings.Contains(e.Message, "unreadable") {
+		t.Errorf("error %v: the oversized answer was decoded", err)
+	}
+}
+
+// TestFloodTransportFailureIsUnreachable: a service that cannot be reached
+// is an upstream error saying so, for the breaker to count.
+func TestFloodTransportFailureIsUnreachable(t *testing.T) {
+	mt := httpmock.NewMockTransport()
+	providertest.RegisterFEMA(mt, testBase, harrisFloodway)
+	mt.RegisterResponder(http.MethodGet, layerURL(3), httpmock.NewErrorResponder(errors.New("connection refused")))
+	_, err := newClient(t, mt, nil).Flood(context.Background(), houston)
+	e := wantError(t, err, providers.KindUpstream, "upstream_error")
+	if e.Message != "the FEMA flood map service could not be reached" || !strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("error %v: want the service named and the cause kept", err)
+	}
+	if !providers.IsFailure(err) {
+		t.Error("an unreachable service does not count against its health")
+	}
 }

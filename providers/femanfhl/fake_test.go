@@ -16,6 +16,7 @@ import (
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/femanfhl"
+	"github.com/propertyd/propertyd/providers/internal/recordings"
 	"github.com/propertyd/propertyd/providers/providertest"
 )
 
@@ -180,7 +181,7 @@ func TestFloodThroughRegistry(t *testing.T) {
 // bodies carry the same keys and field descriptions as the recordings, and
 // it refuses a field the layer lacks the way the service does.
 func TestFakeNFHLSpeaksLikeTheService(t *testing.T) {
-	dir := providertest.UpstreamsDir(t, "fema-nfhl")
+	dir := recordings.Dir(t, "fema-nfhl")
 	mt := httpmock.NewMockTransport()
 	providertest.RegisterFEMA(mt, testBase, harrisFloodway)
 	hc := &http.Client{Transport: mt}

@@ -81,7 +81,7 @@ func New(s providers.Settings) (*Client, error) {
 		return nil, err
 	}
 	if zones == panels {
-		return nil, providers.Errorf(providers.KindInvalid, "invalid_config",
+		return nil, providers.Errorf(providers.KindInvalid, providers.CodeInvalidConfig,
 			"zones_layer and panels_layer are both %d; they must name different layers", zones)
 	}
 	return &Client{
@@ -101,7 +101,7 @@ func layerOption(s providers.Settings, name string, def int) (int, error) {
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(v))
 	if err != nil || n < 0 {
-		return 0, providers.Errorf(providers.KindInvalid, "invalid_config",
+		return 0, providers.Errorf(providers.KindInvalid, providers.CodeInvalidConfig,
 			"option %s: %q is not a layer id (a non-negative integer)", name, v)
 	}
 	return n, nil

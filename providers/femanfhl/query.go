@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -85,15 +84,15 @@ func decodeFeatures[A any](body []byte, what string) ([]A, error) {
 	var fs featureSet[A]
 	if err := json.Unmarshal(body, &fs); err != nil {
 		return nil, providers.Wrap(fmt.Errorf("decoding %s: %w", what, err),
-			providers.KindUpstream, "upstream_error", "the FEMA flood map service sent an unreadable answer")
+			providers.KindUpstream, providers.CodeUpstreamError, "the FEMA flood map service sent an unreadable answer")
 	}
 	if fs.Error != nil {
 		return nil, providers.Wrap(fs.Error,
-			providers.KindUpstream, "upstream_error", "the FEMA flood map service reported an error")
+			providers.KindUpstream, providers.CodeUpstreamError, "the FEMA flood map service reported an error")
 	}
 	if fs.Features == nil {
 		return nil, providers.Wrap(fmt.Errorf("decoding %s: no features in the answer", what),
-			providers.KindUpstream, "upstream_error", "the FEMA flood map service sent an unreadable answer")
+			providers.KindUpstream, providers.CodeUpstreamError, "the FEMA flood map service sent an unreadable answer")
 	}
 	out := make([]A, 0, len(*fs.Features))
 	for _, f := range *fs.Features {
@@ -103,7 +102,9 @@ func decodeFeatures[A any](body []byte, what string) ([]A, error) {
 }
 
 // query runs one point query on layer and returns the body of a 200 answer.
-// Every failure is an *providers.Error.
+// Every failure is an *providers.Error: getting the answer fails as it
+// does for every module (upstream.Do), and a status other than 200 as
+// statusError says.
 func (c *Client) query(ctx context.Context, layer int, outFields string, p providers.Point) ([]byte, error) {
 	q := url.Values{
 		"geometry":       {strconv.FormatFloat(p.Lng, 'f', -1, 64) + "," + strconv.FormatFloat(p.Lat, 'f', -1, 64)},
@@ -117,43 +118,34 @@ func (c *Client) query(ctx context.Context, layer int, outFields string, p provi
 	u := c.base + "/" + strconv.Itoa(layer) + "/query?" + q.Encode()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return nil, providers.Wrap(err, providers.KindInternal, "internal_error", "could not build the flood map request")
+		return nil, providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "could not build the flood map request")
 	}
 	req.Header.Set("Accept", "application/json")
-	resp, err := c.http.Do(req)
+	a, err := upstream.Do(c.http, req, c.maxBodyBytes, service)
 	if err != nil {
-		return nil, upstream.TransportError(ctx, err, service)
+		return nil, err
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBodyBytes+1))
-	if err != nil {
-		return nil, upstream.TransportError(ctx, err, service)
+	if a.Status != http.StatusOK {
+		return nil, c.statusError(a, layer)
 	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, c.statusError(resp, layer)
-	}
-	if int64(len(body)) > c.maxBodyBytes {
-		return nil, providers.Errorf(providers.KindUpstream, "upstream_error",
-			"the FEMA flood map service sent an answer larger than %d bytes", c.maxBodyBytes)
-	}
-	return body, nil
+	return a.Body, nil
 }
 
 // statusError turns a non-200 answer into an error: 429 is
 // upstream_rate_limited, 404 means the base URL or layer id is wrong
 // (upstream_misconfigured), anything else is upstream_error. Retry-After is
-// kept when present.
-func (c *Client) statusError(resp *http.Response, layer int) *providers.Error {
-	cause := fmt.Errorf("layer %d: HTTP %s", layer, resp.Status)
+// kept whenever the service sent one.
+func (c *Client) statusError(a *upstream.Answer, layer int) *providers.Error {
+	cause := fmt.Errorf("layer %d: HTTP %d %s", layer, a.Status, http.StatusText(a.Status))
 	var e *providers.Error
 	switch {
-	case resp.StatusCode == http.StatusTooManyRequests:
-		e = providers.Wrap(cause, providers.KindUpstream, "upstream_rate_limited", "the FEMA flood map service is rate limiting requests")
-	case resp.StatusCode == http.StatusNotFound:
-		e = providers.Wrap(cause, providers.KindUnavailable, "upstream_misconfigured", "the FEMA flood map service has no such layer; check base_url and the layer options")
+	case a.Status == http.StatusTooManyRequests:
+		e = providers.Wrap(cause, providers.KindUpstream, providers.CodeUpstreamRateLimited, "the FEMA flood map service is rate limiting requests")
+	case a.Status == http.StatusNotFound:
+		e = providers.Wrap(cause, providers.KindUnavailable, providers.CodeUpstreamMisconfigured, "the FEMA flood map service has no such layer; check base_url and the layer options")
 	default:
-		e = providers.Wrap(cause, providers.KindUpstream, "upstream_error", "the FEMA flood map service answered with an error")
+		e = providers.Wrap(cause, providers.KindUpstream, providers.CodeUpstreamError, "the FEMA flood map service answered with an error")
 	}
-	e.RetryAfter = upstream.Delay(resp.Header, c.now())
+	e.RetryAfter = upstream.Delay(a.Header, c.now())
 	return e
 }

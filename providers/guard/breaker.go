@@ -140,7 +140,7 @@ func Do[T any](ctx context.Context, b *Breaker, fn func(context.Context) (T, err
 	})
 	if errors.Is(err, gobreaker.ErrOpenState) || errors.Is(err, gobreaker.ErrTooManyRequests) {
 		return zero, &providers.Error{
-			Kind: providers.KindUnavailable, Code: "upstream_unavailable",
+			Kind: providers.KindUnavailable, Code: providers.CodeUpstreamUnavailable,
 			Message:    b.name + " is temporarily unavailable",
 			RetryAfter: b.RetryAfter(), Err: err,
 		}
@@ -159,7 +159,7 @@ func classify(parent context.Context, err error) error {
 		return nil
 	}
 	if parent.Err() != nil && errors.Is(parent.Err(), context.Canceled) {
-		return providers.Wrap(err, providers.KindCanceled, "canceled", "the request was canceled")
+		return providers.Wrap(err, providers.KindCanceled, providers.CodeCanceled, "the request was canceled")
 	}
 	var pe *providers.Error
 	if errors.As(err, &pe) {

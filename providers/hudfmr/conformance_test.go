@@ -10,14 +10,14 @@ import (
 	"github.com/jarcoal/httpmock"
 
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/providertest"
+	"github.com/propertyd/propertyd/providers/internal/recordings"
 )
 
 // TestConformanceWithRecordings decodes every reference recording of the
 // real HUD FMR API through the client, each served with the HTTP status it
 // was recorded or documented with.
 func TestConformanceWithRecordings(t *testing.T) {
-	dir := providertest.UpstreamsDir(t, "hud-fmr")
+	dir := recordings.Dir(t, "hud-fmr")
 	expect := map[string]struct {
 		status int
 		want   *providers.FairMarketRents
@@ -38,7 +38,7 @@ func TestConformanceWithRecordings(t *testing.T) {
 		"list_counties_va_FROM_DOCS.json": {status: 200,
 			err: wantErr{providers.KindUpstream, "upstream_error", 0}},
 	}
-	files := providertest.Recordings(t, dir, ".json")
+	files := recordings.Files(t, dir, ".json")
 	if len(files) == 0 {
 		t.Fatalf("no recordings in %s", dir)
 	}

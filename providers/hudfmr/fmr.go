@@ -97,5 +97,5 @@ func firstNonEmpty(vs ...string) string {
 // garbage returns a KindUpstream error for a 200 answer that cannot be read.
 func garbage(entity string, body []byte, err error) error {
 	return providers.Wrap(fmt.Errorf("hudfmr: %s: %w: %s", entity, err, snippet(body)),
-		providers.KindUpstream, "upstream_error", "the HUD FMR API sent an unreadable answer")
+		providers.KindUpstream, providers.CodeUpstreamError, "the HUD FMR API sent an unreadable answer")
 }

@@ -22,7 +22,7 @@ const maxBody = 4 << 20
 func (c *Client) get(ctx context.Context, path, entity string) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/"+path, nil)
 	if err != nil {
-		return nil, providers.Wrap(err, providers.KindInternal, "internal_error", "could not build the HUD FMR request")
+		return nil, providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "could not build the HUD FMR request")
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	req.Header.Set("Accept", "application/json")
@@ -42,16 +42,16 @@ func (c *Client) statusError(a *upstream.Answer, entity string) error {
 	cause := fmt.Errorf("hudfmr: HTTP %d for %s: %s", a.Status, entity, upstreamMessage(a.Body))
 	switch code := a.Status; {
 	case code == http.StatusNotFound:
-		return providers.Wrap(cause, providers.KindNotFound, "fmr_not_found",
+		return providers.Wrap(cause, providers.KindNotFound, providers.CodeFMRNotFound,
 			"HUD publishes no fair market rents for this county"+newEnglandNote(entity))
 	case code == http.StatusUnauthorized:
-		return providers.Wrap(cause, providers.KindUnavailable, "upstream_misconfigured",
+		return providers.Wrap(cause, providers.KindUnavailable, providers.CodeUpstreamMisconfigured,
 			"the HUD FMR API rejected the configured token")
 	case code == http.StatusForbidden:
-		return providers.Wrap(cause, providers.KindUnavailable, "upstream_misconfigured",
+		return providers.Wrap(cause, providers.KindUnavailable, providers.CodeUpstreamMisconfigured,
 			"the configured HUD token is not registered for the FMR dataset")
 	case code == http.StatusBadRequest:
-		return providers.Wrap(cause, providers.KindUpstream, "upstream_rejected_input",
+		return providers.Wrap(cause, providers.KindUpstream, providers.CodeUpstreamRejectedInput,
 			"the HUD FMR API rejected the request parameters")
 	default: // 429, 5xx and anything else, as every module reports them
 		e := upstream.StatusError(code, a.Header, a.Body, service, c.now())

@@ -50,12 +50,12 @@ func New(s providers.Settings) (*Client, error) {
 	}
 	token := strings.TrimSpace(s.Option("token", ""))
 	if token == "" {
-		return nil, providers.Errorf(providers.KindInvalid, "invalid_config",
+		return nil, providers.Errorf(providers.KindInvalid, providers.CodeInvalidConfig,
 			"option token is required: the HUD USER API access token")
 	}
 	year := strings.TrimSpace(s.Option("year", ""))
 	if year != "" && !digits(year, 4) {
-		return nil, providers.Errorf(providers.KindInvalid, "invalid_config",
+		return nil, providers.Errorf(providers.KindInvalid, providers.CodeInvalidConfig,
 			"option year %q is not a four-digit fiscal year", year)
 	}
 	base, err := upstream.BaseURL(s, DefaultBaseURL)

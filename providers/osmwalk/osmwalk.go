@@ -50,7 +50,7 @@ func New(s providers.Settings) (*Client, error) {
 		return nil, err
 	}
 	if s.Amenities == nil {
-		return nil, providers.Errorf(providers.KindInvalid, "invalid_config",
+		return nil, providers.Errorf(providers.KindInvalid, providers.CodeInvalidConfig,
 			"%s computes the walk score from amenity data: configure an amenities module (such as %s) as well",
 			Name, overpass.Name)
 	}
@@ -67,7 +67,7 @@ func (c *Client) WalkScore(ctx context.Context, p providers.Point, address strin
 		return nil, providers.As(err)
 	}
 	if a == nil {
-		return nil, providers.Errorf(providers.KindInternal, "internal_error", "the amenities source returned no data")
+		return nil, providers.Errorf(providers.KindInternal, providers.CodeInternalError, "the amenities source returned no data")
 	}
 	return Score(a), nil
 }

@@ -8,14 +8,14 @@ import (
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/providertest"
+	"github.com/propertyd/propertyd/providers/internal/recordings"
 )
 
 // TestConformanceWithUpstreamRecordings sends every recording of the real
 // upstream through the decoding path, each with the status it came with,
 // and checks what a caller would get.
 func TestConformanceWithUpstreamRecordings(t *testing.T) {
-	dir := providertest.UpstreamsDir(t, "overpass")
+	dir := recordings.Dir(t, "overpass")
 	type outcome struct {
 		status   int
 		elements int        // for successes
@@ -37,7 +37,7 @@ func TestConformanceWithUpstreamRecordings(t *testing.T) {
 		// The /api/status page is plain text: not an interpreter answer.
 		"api_status_cooldown.txt": {status: 200, kind: providers.KindUpstream, code: "upstream_error"},
 	}
-	files := providertest.Recordings(t, dir, ".json", ".html", ".txt")
+	files := recordings.Files(t, dir, ".json", ".html", ".txt")
 	if len(files) == 0 {
 		t.Fatal("no recordings found")
 	}
@@ -97,7 +97,7 @@ func TestConformanceWithUpstreamRecordings(t *testing.T) {
 // constructed US answer: every kind of element lands where the package doc
 // says, and the ATM is left out.
 func TestConformanceConstructedAmenities(t *testing.T) {
-	dir := providertest.UpstreamsDir(t, "overpass")
+	dir := recordings.Dir(t, "overpass")
 	body, err := os.ReadFile(filepath.Join(dir, "amenities_around_dc_CONSTRUCTED.json"))
 	if err != nil {
 		t.Fatal(err)

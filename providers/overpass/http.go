@@ -71,7 +71,7 @@ func (c *Client) interpret(ctx context.Context, q string) ([]element, error) {
 	form := url.Values{"data": {q}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, strings.NewReader(form.Encode()))
 	if err != nil {
-		return nil, providers.Wrap(err, providers.KindInternal, "internal_error", "could not build the Overpass request")
+		return nil, providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "could not build the Overpass request")
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
@@ -100,15 +100,15 @@ func decode(status int, h http.Header, body []byte, now time.Time) ([]element, e
 	var a answer
 	if err := json.Unmarshal(trimmed, &a); err != nil {
 		return nil, providers.Wrap(fmt.Errorf("overpass: decoding answer: %w", err),
-			providers.KindUpstream, "upstream_error", "the Overpass API sent an unreadable answer")
+			providers.KindUpstream, providers.CodeUpstreamError, "the Overpass API sent an unreadable answer")
 	}
 	if isRuntimeError(a.Remark) {
 		return nil, providers.Wrap(fmt.Errorf("overpass: %s (%d elements dropped)", a.Remark, elementCount(a)),
-			providers.KindUpstream, "upstream_incomplete", remarkMessage(a.Remark))
+			providers.KindUpstream, providers.CodeUpstreamIncomplete, remarkMessage(a.Remark))
 	}
 	if a.Elements == nil {
 		return nil, providers.Wrap(errors.New("overpass: answer has no elements array"),
-			providers.KindUpstream, "upstream_error", "the Overpass API sent an unreadable answer")
+			providers.KindUpstream, providers.CodeUpstreamError, "the Overpass API sent an unreadable answer")
 	}
 	return *a.Elements, nil
 }
@@ -150,7 +150,7 @@ const (
 func statusError(status int, h http.Header, body []byte, now time.Time) error {
 	if status == http.StatusNotFound {
 		return providers.Wrap(fmt.Errorf("overpass: HTTP 404: %s", pageText(body)),
-			providers.KindUnavailable, "upstream_misconfigured", "the configured Overpass URL is not an interpreter endpoint")
+			providers.KindUnavailable, providers.CodeUpstreamMisconfigured, "the configured Overpass URL is not an interpreter endpoint")
 	}
 	return pageError(status, h, body, now)
 }
@@ -168,7 +168,7 @@ func pageError(status int, h http.Header, body []byte, now time.Time) error {
 	e := upstream.StatusError(as, h, body, service, now)
 	e.Err = fmt.Errorf("overpass: HTTP %d: %s", status, text)
 	e.RetryAfter = min(e.RetryAfter, maxRetryAfter)
-	if e.Code == "upstream_rate_limited" {
+	if e.Code == providers.CodeUpstreamRateLimited {
 		return e
 	}
 	switch {

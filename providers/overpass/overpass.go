@@ -92,7 +92,7 @@ func New(s providers.Settings) (*Client, error) {
 	}
 	u, err := url.Parse(endpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, providers.Errorf(providers.KindInvalid, "invalid_config",
+		return nil, providers.Errorf(providers.KindInvalid, providers.CodeInvalidConfig,
 			"base URL %q is not an absolute http(s) URL", s.BaseURL)
 	}
 	timeout, err := intOption(s, "timeout_seconds", DefaultTimeoutSeconds, 1, MaxTimeoutSeconds)
@@ -122,7 +122,7 @@ func intOption(s providers.Settings, name string, def, lo, hi int) (int, error) 
 	}
 	n, err := strconv.Atoi(raw)
 	if err != nil || n < lo || n > hi {
-		return 0, providers.Errorf(providers.KindInvalid, "invalid_config",
+		return 0, providers.Errorf(providers.KindInvalid, providers.CodeInvalidConfig,
 			"option %s=%q must be an integer from %d to %d", name, raw, lo, hi)
 	}
 	return n, nil

@@ -1,26 +1,17 @@
 package providertest
 
 import (
-	"encoding/json"
-	"fmt"
 	"net/http"
-	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/jarcoal/httpmock"
+
+	"github.com/propertyd/propertyd/providers/internal/fakeupstream"
 )
 
 // ACSNotAvailable is the Census "not applicable / not available" sentinel
 // the ACS fake answers for a variable a tract's data does not hold.
-const ACSNotAvailable = "-888888888"
-
-// acsMaxVariables is the upstream's limit on names per get=.
-const acsMaxVariables = 50
-
-// acsVariableRE matches ACS detailed-table variable ids: estimates (E),
-// margins (M) and their annotations (EA, MA), e.g. B19013_001E, B19013A_001MA.
-var acsVariableRE = regexp.MustCompile(`^[BC][0-9]{5}[A-Z]{0,2}_[0-9]{3}(E|M|EA|MA)$`)
+const ACSNotAvailable = fakeupstream.ACSNotAvailable
 
 // RegisterACS registers on mt a fake of the Census ACS 5-year data API at
 // baseURL (e.g. censusacs.DefaultBaseURL) that answers
@@ -58,23 +49,7 @@ func RegisterACS(mt *httpmock.MockTransport, baseURL string, tracts map[string]m
 // with HTTP 200 and the HTML "Invalid Key" page, ACSInvalidKeyPage. An
 // empty key accepts every request.
 func RegisterACSWithKey(mt *httpmock.MockTransport, baseURL, key string, tracts map[string]map[string]string) {
-	base := strings.TrimRight(baseURL, "/")
-	mt.RegisterResponder(http.MethodGet, base+"/missing_key.html",
-		acsHTMLResponder(http.StatusOK, acsMissingKeyPage))
-	mt.RegisterRegexpResponder(http.MethodGet, acsRoute(base), func(req *http.Request) (*http.Response, error) {
-		q := req.URL.Query()
-		if key != "" {
-			switch got := q.Get("key"); {
-			case got == "":
-				resp := httpmock.NewStringResponse(http.StatusFound, "")
-				resp.Header.Set("Location", base+"/missing_key.html")
-				return resp, nil
-			case got != key:
-				return acsHTMLResponder(http.StatusOK, ACSInvalidKeyPage)(req)
-			}
-		}
-		return acsAnswer(q.Get("get"), q.Get("for"), strings.Join(q["in"], " "), tracts), nil
-	})
+	register(mt, strings.TrimRight(baseURL, "/"), fakeupstream.ACS(key, tracts))
 }
 
 // RegisterACSError makes every data request of the ACS fake at baseURL fail
@@ -83,142 +58,19 @@ func RegisterACSWithKey(mt *httpmock.MockTransport, baseURL, key string, tracts 
 // For the upstream's 400 texts use its own wording, e.g.
 // "error: unknown variable 'B99999_001E'".
 func RegisterACSError(mt *httpmock.MockTransport, baseURL string, status int, body string, header http.Header) {
-	base := strings.TrimRight(baseURL, "/")
-	mt.RegisterRegexpResponder(http.MethodGet, acsRoute(base), func(*http.Request) (*http.Response, error) {
-		resp := httpmock.NewStringResponse(status, body)
-		resp.Header.Set("Content-Type", "text/plain;charset=utf-8")
-		for k, vs := range header {
-			resp.Header[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
-		}
-		return resp, nil
+	rep := fakeupstream.ACSError(status, body, header)
+	register(mt, strings.TrimRight(baseURL, "/"), []fakeupstream.Route{
+		fakeupstream.Route{Method: http.MethodGet, Pattern: fakeupstream.ACSDataPattern}.Answering(rep),
 	})
 }
 
 // ACSCalls returns how many data requests the ACS fake at baseURL answered,
 // not counting requests for the Missing Key page.
 func ACSCalls(mt *httpmock.MockTransport, baseURL string) int {
-	return mt.GetCallCountInfo()["GET =~"+acsRoute(strings.TrimRight(baseURL, "/")).String()]
+	re := routeRegexp(strings.TrimRight(baseURL, "/"), fakeupstream.ACSDataPattern)
+	return mt.GetCallCountInfo()["GET =~"+re.String()]
 }
 
 // ACSInvalidKeyPage is the HTML page the ACS fake answers, with HTTP 200,
 // for a request carrying a key it does not know.
-const ACSInvalidKeyPage = `<html><head><title>Invalid Key</title></head>
-<body><h1>Invalid Key</h1><p>The key sent with this request is not a valid data API key.
-Check it, or request one <a href="key_signup.html">here</a>.</p></body></html>
-`
-
-const acsMissingKeyPage = `<html><head><title>Missing Key</title></head>
-<body><h1>Missing Key</h1><p>A key must be included with each data API request.
-Request one <a href="key_signup.html">here</a>.</p></body></html>
-`
-
-func acsRoute(base string) *regexp.Regexp {
-	return regexp.MustCompile(`^` + regexp.QuoteMeta(base) + `/[0-9]{4}/acs/acs5(\?.*)?$`)
-}
-
-func acsHTMLResponder(status int, page string) httpmock.Responder {
-	return func(*http.Request) (*http.Response, error) {
-		resp := httpmock.NewStringResponse(status, page)
-		resp.Header.Set("Content-Type", "text/html;charset=utf-8")
-		return resp, nil
-	}
-}
-
-func acsText(status int, msg string) *http.Response {
-	resp := httpmock.NewStringResponse(status, msg)
-	resp.Header.Set("Content-Type", "text/plain;charset=utf-8")
-	return resp
-}
-
-// acsAnswer builds the fake's answer to one query.
-func acsAnswer(get, forGeo, in string, tracts map[string]map[string]string) *http.Response {
-	names := strings.Split(get, ",")
-	if get == "" {
-		return acsText(http.StatusBadRequest, "error: missing 'get' parameter")
-	}
-	if len(names) > acsMaxVariables {
-		return acsText(http.StatusBadRequest, "error: 'get' is limited to 50 variables")
-	}
-	for _, n := range names {
-		if n != "NAME" && n != "GEO_ID" && !acsVariableRE.MatchString(n) {
-			return acsText(http.StatusBadRequest, fmt.Sprintf("error: unknown variable '%s'", n))
-		}
-	}
-	tract, ok := strings.CutPrefix(forGeo, "tract:")
-	geo := map[string]string{}
-	for _, part := range strings.Fields(in) {
-		k, v, found := strings.Cut(part, ":")
-		if !found || v == "" || (k != "state" && k != "county") {
-			ok = false
-		}
-		geo[k] = v
-	}
-	if geo["state"] == "" || tract == "" {
-		ok = false
-	}
-	if !ok {
-		return acsText(http.StatusBadRequest, "error: unknown/unsupported geography hierarchy")
-	}
-
-	geoids := make([]string, 0, len(tracts))
-	for id := range tracts {
-		geoids = append(geoids, id)
-	}
-	sort.Strings(geoids)
-	var rows []string
-	header := append(append([]string(nil), names...), "state", "county", "tract")
-	rows = append(rows, acsJSON(header))
-	for _, id := range geoids {
-		if len(id) != 11 {
-			continue
-		}
-		st, cty, tr := id[:2], id[2:5], id[5:]
-		if st != geo["state"] || (geo["county"] != "" && geo["county"] != "*" && cty != geo["county"]) ||
-			(tract != "*" && tr != tract) {
-			continue
-		}
-		data := tracts[id]
-		row := make([]string, 0, len(header))
-		for _, n := range names {
-			v, has := data[n]
-			switch {
-			case has:
-			case n == "NAME":
-				v = "Census Tract " + acsTractNumber(tr)
-			case n == "GEO_ID":
-				v = "1400000US" + id
-			default:
-				v = ACSNotAvailable
-			}
-			row = append(row, v)
-		}
-		rows = append(rows, acsJSON(append(row, st, cty, tr)))
-	}
-	if len(rows) == 1 {
-		return httpmock.NewStringResponse(http.StatusNoContent, "")
-	}
-	resp := httpmock.NewStringResponse(http.StatusOK, "["+strings.Join(rows, ",\n")+"]")
-	resp.Header.Set("Content-Type", "application/json;charset=utf-8")
-	return resp
-}
-
-func acsJSON(row []string) string {
-	b, err := json.Marshal(row)
-	if err != nil {
-		panic(err) // a []string always marshals
-	}
-	return string(b)
-}
-
-// acsTractNumber writes a six-digit tract code the way tract names do:
-// "007703" is 77.03, "980000" is 9800.
-func acsTractNumber(code string) string {
-	whole := strings.TrimLeft(code[:4], "0")
-	if whole == "" {
-		whole = "0"
-	}
-	if code[4:] == "00" {
-		return whole
-	}
-	return whole + "." + code[4:]
-}
+const ACSInvalidKeyPage = fakeupstream.ACSInvalidKeyPage

@@ -6,6 +6,7 @@
 //
 // Every module reports the same things the same way through it: a caller
 // that went away is KindCanceled or KindTimeout whatever the transport said;
+// an error a decorator in the client already classified keeps its meaning;
 // a client timeout is KindTimeout (upstream_timeout); any other failure to
 // get an answer is KindUpstream (upstream_error); HTTP 429 is KindUpstream
 // upstream_rate_limited and 5xx upstream_error, both with the Retry-After the
@@ -75,24 +76,31 @@ func Snippet(body []byte) string {
 
 // TransportError classifies a failure to get an answer at all, from
 // http.Client.Do or from reading a body; err must not be nil. The caller's
-// context decides first (KindCanceled, or KindTimeout upstream_timeout),
-// then context errors inside err, then a client timeout (KindTimeout
-// upstream_timeout); anything else is KindUpstream upstream_error. service
-// names the upstream in the message shown to clients, e.g. "the census
-// geocoder" ("... did not answer in time", "... could not be reached"); err
-// is kept as the cause and must not hold secrets.
+// context decides first (KindCanceled, or KindTimeout upstream_timeout);
+// then an error a decorator in the client already classified (a
+// *providers.Error inside err, such as an open breaker's) keeps its
+// meaning; then context errors inside err, then a client timeout
+// (KindTimeout upstream_timeout); anything else is KindUpstream
+// upstream_error. service names the upstream in the message shown to
+// clients, e.g. "the census geocoder" ("... did not answer in time", "...
+// could not be reached"); err is kept as the cause, so a module whose
+// request URLs carry a secret redacts the *url.Error inside it before the
+// error leaves the module.
 func TransportError(ctx context.Context, err error, service string) *providers.Error {
 	if cerr := ctx.Err(); cerr != nil {
 		return providers.As(cerr)
+	}
+	if pe, ok := errors.AsType[*providers.Error](err); ok {
+		return pe
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return providers.As(err)
 	}
 	var te interface{ Timeout() bool }
 	if errors.As(err, &te) && te.Timeout() {
-		return providers.Wrap(err, providers.KindTimeout, "upstream_timeout", service+" did not answer in time")
+		return providers.Wrap(err, providers.KindTimeout, providers.CodeUpstreamTimeout, service+" did not answer in time")
 	}
-	return providers.Wrap(err, providers.KindUpstream, "upstream_error", service+" could not be reached")
+	return providers.Wrap(err, providers.KindUpstream, providers.CodeUpstreamError, service+" could not be reached")
 }
 
 // StatusError turns an answer with an unexpected HTTP status into a
@@ -105,12 +113,12 @@ func TransportError(ctx context.Context, err error, service string) *providers.E
 func StatusError(status int, h http.Header, body []byte, service string, now time.Time) *providers.Error {
 	e := &providers.Error{
 		Kind:    providers.KindUpstream,
-		Code:    "upstream_error",
+		Code:    providers.CodeUpstreamError,
 		Message: fmt.Sprintf("%s answered with HTTP %d", service, status),
 		Err:     fmt.Errorf("HTTP %d: %s", status, Snippet(body)),
 	}
 	if status == http.StatusTooManyRequests {
-		e.Code = "upstream_rate_limited"
+		e.Code = providers.CodeUpstreamRateLimited
 		e.Message = service + " is limiting the request rate"
 	}
 	if status == http.StatusTooManyRequests || status >= 500 {

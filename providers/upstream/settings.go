@@ -21,7 +21,7 @@ func BaseURL(s providers.Settings, def string) (string, error) {
 	}
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", providers.Errorf(providers.KindInvalid, "invalid_config",
+		return "", providers.Errorf(providers.KindInvalid, providers.CodeInvalidConfig,
 			"base_url %q is not an absolute http(s) base URL", s.BaseURL)
 	}
 	return base, nil

@@ -120,6 +120,11 @@ func (timeoutError) Temporary() bool { return true }
 
 var _ net.Error = timeoutError{}
 
+// breakerOpen is an error a decorator in the client has already
+// classified.
+var breakerOpen = &providers.Error{Kind: providers.KindUnavailable, Code: "upstream_unavailable",
+	Message: "breaker open", RetryAfter: time.Minute, Err: errors.New("open")}
+
 func TestTransportError(t *testing.T) {
 	canceled, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -151,6 +156,9 @@ func TestTransportError(t *testing.T) {
 			providers.KindUpstream, "upstream_error", "the test upstream could not be reached", refused},
 		{"reading the body failed", context.Background(), errors.New("unexpected EOF"),
 			providers.KindUpstream, "upstream_error", "the test upstream could not be reached", nil},
+		{"a decorator's own error keeps its meaning", context.Background(),
+			&url.Error{Op: "Get", URL: "http://up/x", Err: breakerOpen},
+			providers.KindUnavailable, "upstream_unavailable", "breaker open", breakerOpen},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -341,6 +349,9 @@ func TestDo(t *testing.T) {
 			e := providers.As(err)
 			if e.Kind != tt.kind || e.Code != tt.code || e.Message != tt.message || e.Err == nil {
 				t.Errorf("got %v, want %v %q %q with a cause", err, tt.kind, tt.code, tt.message)
+			}
+			if tooLarge := errors.Is(err, upstream.ErrTooLarge); tooLarge != (tt.name == "body over the limit") {
+				t.Errorf("errors.Is(%v, ErrTooLarge) = %v", err, tooLarge)
 			}
 		})
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/jarcoal/httpmock"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/internal/recordings"
 	"github.com/propertyd/propertyd/providers/providertest"
 )
 
@@ -19,7 +20,7 @@ import (
 // the HTTP status the upstream is reported to send with its body status: the
 // outcome must not depend on which.
 func TestConformanceWithRecordings(t *testing.T) {
-	dir := providertest.UpstreamsDir(t, "walkscore")
+	dir := recordings.Dir(t, "walkscore")
 	expect := map[string]struct {
 		status int // body status
 		want   *providers.WalkScore
@@ -42,7 +43,7 @@ func TestConformanceWithRecordings(t *testing.T) {
 		"status_41_quota_exceeded_CONSTRUCTED.json": {status: 41,
 			err: wantErr{providers.KindUpstream, "upstream_rate_limited", 0}},
 	}
-	files := providertest.Recordings(t, dir, ".json")
+	files := recordings.Files(t, dir, ".json")
 	if len(files) == 0 {
 		t.Fatalf("no recordings in %s", dir)
 	}

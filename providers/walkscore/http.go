@@ -28,7 +28,7 @@ type answer struct {
 func (c *Client) get(ctx context.Context, q url.Values) (*answer, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/score?"+q.Encode(), nil)
 	if err != nil {
-		return nil, providers.Wrap(c.redact(err), providers.KindInternal, "internal_error", "could not build the Walk Score request")
+		return nil, providers.Wrap(c.redact(err), providers.KindInternal, providers.CodeInternalError, "could not build the Walk Score request")
 	}
 	req.Header.Set("Accept", "application/json")
 	a, err := upstream.Do(c.http, req, maxBody, service)

@@ -75,15 +75,15 @@ func (c *Client) interpret(a *answer) (*providers.WalkScore, error) {
 		case a.status == http.StatusNotFound:
 			status = statusInvalidLatLon
 		case a.status == http.StatusTooManyRequests:
-			return nil, c.upstreamError(a, 0, "upstream_rate_limited", "Walk Score is limiting the request rate")
+			return nil, c.upstreamError(a, 0, providers.CodeUpstreamRateLimited, "Walk Score is limiting the request rate")
 		case a.status >= 500:
 			status = statusInternal
 		case a.status == http.StatusOK && herr != nil:
-			return nil, c.upstreamError(a, 0, "upstream_error", "Walk Score sent an unreadable answer")
+			return nil, c.upstreamError(a, 0, providers.CodeUpstreamError, "Walk Score sent an unreadable answer")
 		case a.status == http.StatusOK:
-			return nil, c.upstreamError(a, 0, "upstream_error", "Walk Score sent an answer without a status")
+			return nil, c.upstreamError(a, 0, providers.CodeUpstreamError, "Walk Score sent an answer without a status")
 		default:
-			return nil, c.upstreamError(a, 0, "upstream_error",
+			return nil, c.upstreamError(a, 0, providers.CodeUpstreamError,
 				fmt.Sprintf("Walk Score answered with HTTP %d", a.status))
 		}
 	}
@@ -91,21 +91,21 @@ func (c *Client) interpret(a *answer) (*providers.WalkScore, error) {
 	case statusOK:
 		return c.decodeScore(a)
 	case statusPending:
-		return nil, c.upstreamError(a, status, "score_pending",
+		return nil, c.upstreamError(a, status, providers.CodeScorePending,
 			"Walk Score is still calculating the score of this place; retry later")
 	case statusInvalidLatLon:
-		return nil, c.upstreamError(a, status, "upstream_rejected_input",
+		return nil, c.upstreamError(a, status, providers.CodeUpstreamRejectedInput,
 			"Walk Score rejected the coordinates of this place")
 	case statusInternal:
-		return nil, c.upstreamError(a, status, "upstream_error", "Walk Score had an internal error")
+		return nil, c.upstreamError(a, status, providers.CodeUpstreamError, "Walk Score had an internal error")
 	case statusQuota:
-		return nil, c.upstreamError(a, status, "upstream_rate_limited", "the daily Walk Score quota is exhausted")
+		return nil, c.upstreamError(a, status, providers.CodeUpstreamRateLimited, "the daily Walk Score quota is exhausted")
 	case statusInvalidKey:
 		return nil, c.misconfigured(a, status, "Walk Score rejected the configured API key")
 	case statusBlockedIP:
 		return nil, c.misconfigured(a, status, "Walk Score has blocked the IP address of this server")
 	}
-	return nil, c.upstreamError(a, status, "upstream_error",
+	return nil, c.upstreamError(a, status, providers.CodeUpstreamError,
 		fmt.Sprintf("Walk Score answered with unknown status %d", status))
 }
 
@@ -164,11 +164,11 @@ func (c *Client) upstreamError(a *answer, status int, code, message string) erro
 // misconfigured returns a KindUnavailable error: only the operator can fix
 // a bad key or a blocked address.
 func (c *Client) misconfigured(a *answer, status int, message string) error {
-	return providers.Wrap(cause(a, status), providers.KindUnavailable, "upstream_misconfigured", message)
+	return providers.Wrap(cause(a, status), providers.KindUnavailable, providers.CodeUpstreamMisconfigured, message)
 }
 
 // garbage returns a KindUpstream error for a status 1 body that cannot be read.
 func (c *Client) garbage(a *answer, err error) error {
 	return providers.Wrap(fmt.Errorf("%w: %v", err, cause(a, statusOK)), providers.KindUpstream,
-		"upstream_error", "Walk Score sent an unreadable answer")
+		providers.CodeUpstreamError, "Walk Score sent an unreadable answer")
 }

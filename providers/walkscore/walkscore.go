@@ -47,7 +47,7 @@ func New(s providers.Settings) (*Client, error) {
 	}
 	key := strings.TrimSpace(s.Option("api_key", ""))
 	if key == "" {
-		return nil, providers.Errorf(providers.KindInvalid, "invalid_config",
+		return nil, providers.Errorf(providers.KindInvalid, providers.CodeInvalidConfig,
 			"option api_key is required: the wsapikey Walk Score issued for this server")
 	}
 	base, err := upstream.BaseURL(s, DefaultBaseURL)

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/propertyd/propertyd/store/internal/storetest"
 	"github.com/propertyd/propertyd/store/postgres/pgtest"
-	"github.com/propertyd/propertyd/store/storetest"
 )
 
 // TestConformance runs the behaviour every engine shares against

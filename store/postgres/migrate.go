@@ -43,7 +43,7 @@ const migrateLock = "propertyd migrate "
 func migrate(ctx context.Context, pool *pgxpool.Pool, fsys fs.FS) error {
 	ms, err := rules.LoadMigrations(fsys)
 	if err != nil {
-		return providers.Wrap(err, providers.KindInternal, "internal_error", "store: bad embedded migrations")
+		return providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "store: bad embedded migrations")
 	}
 	known := rules.Latest(ms)
 	err = locked(ctx, pool, func(tx pgx.Tx) error {
@@ -104,7 +104,7 @@ func apply(ctx context.Context, pool *pgxpool.Pool, m rules.Migration, known int
 		}
 		if _, err := tx.Exec(ctx, m.SQL); err != nil {
 			return providers.Wrap(fmt.Errorf("migration %s: %w", m.Name, err), providers.KindInternal,
-				"internal_error", "store: database migration failed")
+				providers.CodeInternalError, "store: database migration failed")
 		}
 		_, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", m.Version, m.Name)
 		return err

@@ -54,13 +54,13 @@ func IsURL(database string) bool {
 // parseConfig parses a postgres:// URL into a pool configuration.
 func parseConfig(url string) (*pgxpool.Config, error) {
 	if !IsURL(url) {
-		return nil, providers.Errorf(providers.KindInvalid, "invalid_config",
+		return nil, providers.Errorf(providers.KindInvalid, providers.CodeInvalidConfig,
 			"store: the PostgreSQL database must be a postgres:// URL")
 	}
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		// pgconn masks the password in its message.
-		return nil, providers.Wrap(err, providers.KindInvalid, "invalid_config", "store: the database URL is not valid")
+		return nil, providers.Wrap(err, providers.KindInvalid, providers.CodeInvalidConfig, "store: the database URL is not valid")
 	}
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = defaultConnectTimeout
@@ -129,9 +129,9 @@ func dbErr(ctx context.Context, err error) error {
 		return providers.As(err)
 	}
 	if unreachable(err) {
-		return providers.Wrap(err, providers.KindUnavailable, "database_unavailable", "the database is unavailable")
+		return providers.Wrap(err, providers.KindUnavailable, providers.CodeDatabaseUnavailable, "the database is unavailable")
 	}
-	return providers.Wrap(err, providers.KindInternal, "internal_error", "database error")
+	return providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "database error")
 }
 
 // unreachable reports whether err says the server could not be reached or

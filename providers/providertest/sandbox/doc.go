@@ -6,12 +6,17 @@
 // upstream, at start or while it runs.
 //
 // The wire formats are not written here: each upstream is served by the
-// providertest fake of that upstream (RegisterCensusGeocoder, RegisterFEMA,
-// RegisterACS, RegisterOverpass, RegisterWalkScore, RegisterHUDFMR), which
-// speak the formats of the recordings under shared/upstreams byte for byte.
-// The sandbox registers those responders on one httpmock transport per
-// upstream under a made-up origin, rewrites each incoming request onto that
-// origin (path and query untouched) and copies the answer back.
+// routes of internal/fakeupstream (CensusGeocoder, FEMA, ACS, Overpass,
+// WalkScore, HUDFMR), which speak the formats of the recordings under
+// shared/upstreams byte for byte and are the same answers the providertest
+// kit gives tests through httpmock. The sandbox matches each call below an
+// upstream's path prefix to a route and writes the route's reply with
+// net/http; it depends on neither httpmock nor testing, so the sandbox
+// binary does not either.
+//
+// It lives beside providertest, whose answers it serves over HTTP: the
+// sandbox command, the benchmark and the command's end-to-end tests use it,
+// as anyone may for tests of their own against a real listener.
 //
 // # Routes
 //

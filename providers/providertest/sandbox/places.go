@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/providertest"
+	"github.com/propertyd/propertyd/providers/internal/fakeupstream"
 )
 
 // Place is one sample property the sandbox knows, with everything each
@@ -23,7 +23,7 @@ type Place struct {
 	// Street, City, State and Zip are the canonical, UPPER-CASE parts of
 	// the address the geocoder matches ("1100 CONGRESS AVE", "AUSTIN",
 	// "TX", "78701"); the geocoder matches a street as the real one does
-	// (providertest.CensusSameStreet: case and spelled-out suffixes and
+	// (fakeupstream.CensusSameStreet: case and spelled-out suffixes and
 	// directionals aside, apostrophes significant), and Aliases are other
 	// street spellings it also matches.
 	Street  string   `json:"street"`
@@ -291,12 +291,12 @@ func checkPlaces(places []Place) error {
 	return nil
 }
 
-// The conversions below turn places into the data of the providertest fakes.
+// The conversions below turn places into the data of the upstream fakes.
 
-func censusPlaces(places []Place) []providertest.CensusPlace {
-	out := make([]providertest.CensusPlace, 0, len(places))
+func censusPlaces(places []Place) []fakeupstream.CensusPlace {
+	out := make([]fakeupstream.CensusPlace, 0, len(places))
 	for _, p := range places {
-		out = append(out, providertest.CensusPlace{
+		out = append(out, fakeupstream.CensusPlace{
 			Street: p.Street, City: p.City, State: p.State, Zip: p.Zip,
 			Aliases: append([]string(nil), p.Aliases...),
 			Lat:     p.Lat, Lng: p.Lng,
@@ -308,8 +308,8 @@ func censusPlaces(places []Place) []providertest.CensusPlace {
 	return out
 }
 
-func floodAreas(places []Place) []providertest.FloodArea {
-	var out []providertest.FloodArea
+func floodAreas(places []Place) []fakeupstream.FloodArea {
+	var out []fakeupstream.FloodArea
 	for _, p := range places {
 		for _, f := range p.Flood {
 			box := Box{MinLat: p.Lat - DefaultFloodBox, MinLng: p.Lng - DefaultFloodBox,
@@ -317,7 +317,7 @@ func floodAreas(places []Place) []providertest.FloodArea {
 			if f.Box != nil {
 				box = *f.Box
 			}
-			bfe := providertest.FEMANoBFE
+			bfe := fakeupstream.FEMANoBFE
 			if f.StaticBFE != nil {
 				bfe = *f.StaticBFE
 			}
@@ -325,7 +325,7 @@ func floodAreas(places []Place) []providertest.FloodArea {
 			if f.PanelEffective != "" {
 				eff, _ = time.Parse(time.DateOnly, f.PanelEffective) // checked by checkPlaces
 			}
-			out = append(out, providertest.FloodArea{
+			out = append(out, fakeupstream.FloodArea{
 				MinLat: box.MinLat, MinLng: box.MinLng, MaxLat: box.MaxLat, MaxLng: box.MaxLng,
 				Zone: f.Zone, Subtype: f.Subtype, SFHA: f.SFHA, StaticBFE: bfe, DFIRMID: f.DFIRMID,
 				Panel: f.Panel, PanelType: f.PanelType, PanelEffective: eff,
@@ -350,28 +350,28 @@ func acsTracts(places []Place) map[string]map[string]string {
 	return out
 }
 
-func osmElements(places []Place) []providertest.OSMElement {
-	var out []providertest.OSMElement
+func osmElements(places []Place) []fakeupstream.OSMElement {
+	var out []fakeupstream.OSMElement
 	for _, p := range places {
 		for _, e := range p.OSM {
 			tags := make(map[string]string, len(e.Tags))
 			for k, v := range e.Tags {
 				tags[k] = v
 			}
-			out = append(out, providertest.OSMElement{Type: e.Type, ID: e.ID, Lat: e.Lat, Lng: e.Lng, Tags: tags})
+			out = append(out, fakeupstream.OSMElement{Type: e.Type, ID: e.ID, Lat: e.Lat, Lng: e.Lng, Tags: tags})
 		}
 	}
 	return out
 }
 
-func walkScorePlaces(places []Place) []providertest.WalkScorePlace {
-	var out []providertest.WalkScorePlace
+func walkScorePlaces(places []Place) []fakeupstream.WalkScorePlace {
+	var out []fakeupstream.WalkScorePlace
 	for _, p := range places {
 		w := p.WalkScore
 		if w == nil {
 			continue
 		}
-		out = append(out, providertest.WalkScorePlace{
+		out = append(out, fakeupstream.WalkScorePlace{
 			Point:     p.Point(),
 			Address:   p.Street + ", " + p.City + ", " + p.State + " " + p.Zip,
 			WalkScore: w.Walk, Description: w.Description,
@@ -381,8 +381,8 @@ func walkScorePlaces(places []Place) []providertest.WalkScorePlace {
 	return out
 }
 
-func hudCounties(places []Place) map[string]providertest.HUDCounty {
-	out := map[string]providertest.HUDCounty{}
+func hudCounties(places []Place) map[string]fakeupstream.HUDCounty {
+	out := map[string]fakeupstream.HUDCounty{}
 	for _, p := range places {
 		f := p.FMR
 		if f == nil {
@@ -395,7 +395,7 @@ func hudCounties(places []Place) map[string]providertest.HUDCounty {
 				zips[z] = r
 			}
 		}
-		out[p.FIPS()] = providertest.HUDCounty{
+		out[p.FIPS()] = fakeupstream.HUDCounty{
 			CountyName: f.CountyName, MetroName: f.MetroName, AreaName: f.AreaName,
 			Year: f.Year, Rents: f.Rents, ZIPRents: zips,
 		}

@@ -17,8 +17,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jarcoal/httpmock"
-
 	"github.com/propertyd/propertyd/providers"
 )
 
@@ -68,18 +66,17 @@ type Server struct {
 // addresses is under 1 MB.
 const maxUpstreamBody = 32 << 20
 
-// upstream is one fake upstream: its providertest responders and its
+// upstream is one fake upstream: its answers, healthy and failing, and its
 // knobs and counters.
 type upstream struct {
-	name  string
-	mount string // path prefix of its base URL, e.g. "/census/geocoder"
-	base  string // fakeRoot + mount: where its responders are registered
-	mt    *httpmock.MockTransport
+	name    string
+	mount   string // path prefix of its base URL, e.g. "/census/geocoder"
+	healthy fake
 
 	// guarded by Server.mu
 	faults Faults
 	rng    *rand.Rand
-	fail   map[int]*httpmock.MockTransport // by status; arcGISFailure for fema's error-in-200
+	fail   map[int]fake // by status; arcGISFailure for fema's error-in-200
 	calls  int
 	routes map[string]int
 }
@@ -104,9 +101,8 @@ func New(places []Place, opts Options) *Server {
 		}
 	}
 	for _, m := range upstreamMounts {
-		u := &upstream{name: m.name, mount: m.mount, base: fakeRoot + m.mount, mt: httpmock.NewMockTransport(),
-			fail: map[int]*httpmock.MockTransport{}, routes: map[string]int{}}
-		registerFakes(u.mt, u.name, u.base, s.places, s.hudToken)
+		u := &upstream{name: m.name, mount: m.mount, healthy: healthyFake(m.name, s.places, s.hudToken),
+			fail: map[int]fake{}, routes: map[string]int{}}
 		u.rng = s.newRand(u.name)
 		s.ups[u.name] = u
 	}
@@ -306,37 +302,31 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		panic(http.ErrAbortHandler)
 	}
 
-	mt, fault := u.mt, ""
+	f, fault := u.healthy, ""
 	malformed, retryAfter := false, ""
 	switch {
 	case p.fail && p.faults.Malformed:
 		malformed, fault = true, "malformed"
 	case p.fail && p.faults.ArcGISError:
-		mt, fault = s.failTransport(u, arcGISFailure), "arcgis_error"
+		f, fault = s.failing(u, arcGISFailure), "arcgis_error"
 	case p.fail:
-		mt, fault = s.failTransport(u, p.faults.failStatus()), "status "+strconv.Itoa(p.faults.failStatus())
+		f, fault = s.failing(u, p.faults.failStatus()), "status "+strconv.Itoa(p.faults.failStatus())
 		retryAfter = p.faults.RetryAfter
 	}
-	resp, err := mt.RoundTrip(s.outgoing(u, r))
-	if err != nil {
-		if r.Context().Err() != nil {
-			panic(http.ErrAbortHandler)
-		}
+	rel, below := strings.CutPrefix(r.URL.Path, u.mount)
+	below = below && (rel == "" || rel[0] == '/')
+	rep, ok := f.answer(s.incoming(u, r), rel, below)
+	if !ok {
 		http.Error(w, "sandbox: the "+u.name+" fake has no route "+r.Method+" "+r.URL.Path, http.StatusNotFound)
 		s.log(u, route, http.StatusNotFound, start, "no route")
 		return
 	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		http.Error(w, "sandbox: reading the fake's answer: "+err.Error(), http.StatusInternalServerError)
-		return
-	}
+	body := rep.Body
 	if malformed {
 		body = body[:len(body)/2]
 	}
 	h := w.Header()
-	for k, vs := range resp.Header {
+	for k, vs := range rep.Header {
 		if k != "Content-Length" {
 			h[k] = append([]string(nil), vs...)
 		}
@@ -344,14 +334,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if retryAfter != "" {
 		h.Set("Retry-After", retryAfter)
 	}
-	if bodyAllowed(resp.StatusCode) {
+	if bodyAllowed(rep.Status) {
 		h.Set("Content-Length", strconv.Itoa(len(body)))
 	}
-	w.WriteHeader(resp.StatusCode)
-	if bodyAllowed(resp.StatusCode) && r.Method != http.MethodHead {
+	w.WriteHeader(rep.Status)
+	if bodyAllowed(rep.Status) && r.Method != http.MethodHead {
 		w.Write(body) //nolint:errcheck // the client may have gone
 	}
-	s.log(u, route, resp.StatusCode, start, fault)
+	s.log(u, route, rep.Status, start, fault)
 }
 
 func bodyAllowed(status int) bool {
@@ -453,30 +443,28 @@ func (s *Server) wait(ctx context.Context, d time.Duration) bool {
 	return false
 }
 
-// failTransport returns the cached failing transport of u for status.
-func (s *Server) failTransport(u *upstream, status int) *httpmock.MockTransport {
+// failing returns the cached failing fake of u for status.
+func (s *Server) failing(u *upstream, status int) fake {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	mt, ok := u.fail[status]
+	f, ok := u.fail[status]
 	if !ok {
-		mt = failTransport(u.name, u.base, status)
-		u.fail[status] = mt
+		f = failingFake(u.name, status)
+		u.fail[status] = f
 	}
-	return mt
+	return f
 }
 
-// outgoing rewrites r onto the fake origin the responders of u are
-// registered under.
-func (s *Server) outgoing(u *upstream, r *http.Request) *http.Request {
-	out := r.Clone(r.Context())
-	host := strings.TrimPrefix(fakeRoot, "http://")
-	out.URL = &url.URL{Scheme: "http", Host: host, Path: r.URL.Path, RawPath: r.URL.RawPath, RawQuery: r.URL.RawQuery}
-	out.Host = host
-	out.RequestURI = ""
-	if u.name == UpstreamWalkScore {
-		s.snapWalkScore(out.URL)
+// incoming is the request the fakes of u answer: r itself, but for a Walk
+// Score request near a place, which is moved onto the place (see
+// snapWalkScore).
+func (s *Server) incoming(u *upstream, r *http.Request) *http.Request {
+	if u.name != UpstreamWalkScore {
+		return r
 	}
-	return out
+	in := r.Clone(r.Context())
+	s.snapWalkScore(in.URL)
+	return in
 }
 
 // snapWalkScore moves the lat and lon of a Walk Score request that is not

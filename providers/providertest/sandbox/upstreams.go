@@ -1,14 +1,11 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
 
-	"github.com/jarcoal/httpmock"
-
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/providertest"
+	"github.com/propertyd/propertyd/providers/internal/fakeupstream"
 )
 
 // The upstream names: keys of the knobs, of the call counts and of
@@ -36,8 +33,7 @@ const HUDToken = "sandbox-hud-token"
 const WalkScoreRadius = 5000
 
 // upstreamMounts maps each upstream to the path its base URL ends with,
-// in the order upstreams are listed. The path is the same in the sandbox
-// as in the fake URL the providertest responders are registered under.
+// in the order upstreams are listed.
 var upstreamMounts = []struct{ name, mount string }{
 	{UpstreamCensus, "/census/geocoder"},
 	{UpstreamFEMA, "/fema"},
@@ -46,10 +42,6 @@ var upstreamMounts = []struct{ name, mount string }{
 	{UpstreamWalkScore, "/walkscore"},
 	{UpstreamHUD, "/hud/fmr"},
 }
-
-// fakeRoot is the made-up origin the providertest responders are
-// registered under; requests are rewritten onto it, never sent to it.
-const fakeRoot = "http://upstream.sandbox.internal"
 
 // Upstreams returns the upstream names in a fixed order.
 func Upstreams() []string {
@@ -107,80 +99,107 @@ func BaseURLs(root string) map[string]string {
 	return out
 }
 
-// registerFakes registers on mt the providertest fake of upstream, serving
-// places, under base.
-func registerFakes(mt *httpmock.MockTransport, upstream, base string, places []Place, hudToken string) {
-	switch upstream {
-	case UpstreamCensus:
-		providertest.RegisterCensusGeocoder(mt, base, censusPlaces(places)...)
-	case UpstreamFEMA:
-		providertest.RegisterFEMA(mt, base, floodAreas(places)...)
-	case UpstreamACS:
-		providertest.RegisterACS(mt, base, acsTracts(places))
-	case UpstreamOverpass:
-		providertest.RegisterOverpass(mt, base, osmElements(places)...)
-	case UpstreamWalkScore:
-		providertest.RegisterWalkScore(mt, base, providertest.WalkScoreFake{Places: walkScorePlaces(places)})
-	case UpstreamHUD:
-		providertest.RegisterHUDFMRWithToken(mt, base, hudToken, hudCounties(places))
-	}
+// fake answers the calls of one upstream: routes, each relative to the
+// upstream's mount, and otherwise for any other call under the mount (nil:
+// such a call has no route).
+type fake struct {
+	routes    []fakeupstream.Route
+	otherwise func(*http.Request) fakeupstream.Reply
 }
 
-// arcGISFailure is the failTransport key of fema's error-in-200 answer.
+// answer returns the fake's reply to r, whose path is below the mount
+// (rel, "" for the mount itself) when below is true; ok is false when no
+// route takes it.
+func (f fake) answer(r *http.Request, rel string, below bool) (rep fakeupstream.Reply, ok bool) {
+	if below {
+		for _, route := range f.routes {
+			if route.Match(r.Method, rel) {
+				return route.Serve(r), true
+			}
+		}
+	}
+	if f.otherwise != nil {
+		return f.otherwise(r), true
+	}
+	return fakeupstream.Reply{}, false
+}
+
+// healthyFake is the fake of upstream serving places: the wire format of
+// the real upstream, from internal/fakeupstream.
+func healthyFake(upstream string, places []Place, hudToken string) fake {
+	switch upstream {
+	case UpstreamCensus:
+		return fake{routes: fakeupstream.CensusGeocoder(censusPlaces(places)...)}
+	case UpstreamFEMA:
+		return fake{routes: fakeupstream.FEMA(fakeupstream.FEMAZonesLayer, fakeupstream.FEMAPanelsLayer, floodAreas(places)...)}
+	case UpstreamACS:
+		return fake{routes: fakeupstream.ACS("", acsTracts(places))}
+	case UpstreamOverpass:
+		return fake{routes: fakeupstream.Overpass(osmElements(places)...)}
+	case UpstreamWalkScore:
+		return fake{routes: fakeupstream.WalkScore(fakeupstream.WalkScoreFake{Places: walkScorePlaces(places)})}
+	case UpstreamHUD:
+		return fake{routes: fakeupstream.HUDFMR(hudToken, hudCounties(places))}
+	}
+	return fake{}
+}
+
+// arcGISFailure is the failingFake status of fema's error-in-200 answer.
 const arcGISFailure = 0
 
-// failTransport builds a transport answering every route of upstream under
-// base with the upstream's own way of failing with HTTP status (or, for
-// arcGISFailure, ArcGIS's error envelope): the providertest failure
-// responders where the upstream has a recorded error shape, else the
-// status text as a gateway in front of the service would send it.
-func failTransport(upstream, base string, status int) *httpmock.MockTransport {
-	mt := httpmock.NewMockTransport()
+// failingFake is the fake of upstream failing with HTTP status (or, for
+// arcGISFailure, ArcGIS's error envelope) on every call: the upstream's
+// own failure answer where it has a recorded error shape, else the status
+// text as a gateway in front of the service would send it.
+func failingFake(upstream string, status int) fake {
 	text := http.StatusText(status)
+	var f fake
 	if status != arcGISFailure {
-		mt.RegisterNoResponder(func(*http.Request) (*http.Response, error) {
-			resp := httpmock.NewStringResponse(status, text)
-			resp.Header.Set("Content-Type", "text/plain; charset=utf-8")
-			return resp, nil
-		})
+		plain := fakeupstream.Reply{Status: status,
+			Header: http.Header{"Content-Type": {"text/plain; charset=utf-8"}}, Body: []byte(text)}
+		f.otherwise = func(*http.Request) fakeupstream.Reply { return plain }
+	}
+	answering := func(routes []fakeupstream.Route, rep fakeupstream.Reply) []fakeupstream.Route {
+		out := make([]fakeupstream.Route, len(routes))
+		for i, r := range routes {
+			out[i] = r.Answering(rep)
+		}
+		return out
 	}
 	switch upstream {
 	case UpstreamCensus:
-		providertest.CensusFailWith(mt, base, status, text)
+		f.routes = answering(fakeupstream.CensusGeocoder(), fakeupstream.CensusFailure(status, text))
 	case UpstreamFEMA:
-		for _, layer := range []int{providertest.FEMAZonesLayer, providertest.FEMAPanelsLayer} {
-			if status == arcGISFailure {
-				providertest.RegisterFEMAFailure(mt, base, layer, providertest.FEMAFailure{})
-			} else {
-				providertest.RegisterFEMAFailure(mt, base, layer, providertest.FEMAFailure{Status: status})
-			}
+		failure := fakeupstream.FEMAFailure{Status: status}
+		if status == arcGISFailure {
+			failure = fakeupstream.FEMAFailure{}
 		}
+		f.routes = answering(fakeupstream.FEMA(fakeupstream.FEMAZonesLayer, fakeupstream.FEMAPanelsLayer), failure.Reply())
 	case UpstreamACS:
-		providertest.RegisterACSError(mt, base, status, text, nil)
+		f.routes = []fakeupstream.Route{fakeupstream.Route{Method: http.MethodGet, Pattern: fakeupstream.ACSDataPattern}.
+			Answering(fakeupstream.ACSError(status, text, nil))}
 	case UpstreamOverpass:
+		page := fakeupstream.OverpassErrorPage(status, "runtime error: "+text, 0)
 		switch status {
 		case http.StatusTooManyRequests:
-			providertest.RegisterOverpassRateLimited(mt, base, 0)
+			page = fakeupstream.OverpassRateLimited(0)
 		case http.StatusGatewayTimeout:
-			providertest.RegisterOverpassTooBusy(mt, base)
-		default:
-			providertest.RegisterOverpassHTMLError(mt, base, status, "runtime error: "+text, 0)
+			page = fakeupstream.OverpassTooBusy()
 		}
+		f.routes = answering(fakeupstream.Overpass(), page)
 	case UpstreamWalkScore:
+		// Walk Score states its failures in the body; these two come with
+		// an HTTP status of their own.
 		switch status {
 		case http.StatusInternalServerError:
-			providertest.RegisterWalkScore(mt, base, providertest.WalkScoreFake{Status: providertest.WalkScoreInternal})
+			f.routes = fakeupstream.WalkScore(fakeupstream.WalkScoreFake{Status: fakeupstream.WalkScoreInternal})
 		case http.StatusForbidden:
-			providertest.RegisterWalkScore(mt, base, providertest.WalkScoreFake{Status: providertest.WalkScoreBlockedIP})
+			f.routes = fakeupstream.WalkScore(fakeupstream.WalkScoreFake{Status: fakeupstream.WalkScoreBlockedIP})
 		}
 	case UpstreamHUD:
-		// HUD's error bodies are {"error": "..."} documents.
-		body, _ := json.Marshal(map[string]string{"error": text})
-		mt.RegisterNoResponder(func(*http.Request) (*http.Response, error) {
-			resp := httpmock.NewBytesResponse(status, body)
-			resp.Header.Set("Content-Type", "application/json")
-			return resp, nil
-		})
+		// HUD's error bodies are {"error": "..."} documents, whatever the route.
+		rep := fakeupstream.HUDError(status, text)
+		f.otherwise = func(*http.Request) fakeupstream.Reply { return rep }
 	}
-	return mt
+	return f
 }

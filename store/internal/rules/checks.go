@@ -87,20 +87,20 @@ func Stamp(t time.Time) time.Time { return t.UTC().Truncate(time.Millisecond) }
 
 // ErrPropertyNotFound is the error of a lookup by id that finds nothing.
 func ErrPropertyNotFound() error {
-	return providers.NotFound("property_not_found", "no property with that id")
+	return providers.NotFound(providers.CodePropertyNotFound, "no property with that id")
 }
 
 // ErrKeyNotFound is the error of a lookup by key that finds nothing.
 func ErrKeyNotFound() error {
-	return providers.NotFound("property_not_found", "no property for that address")
+	return providers.NotFound(providers.CodePropertyNotFound, "no property for that address")
 }
 
 // ErrNoneNear is the error of a Nearest that finds nothing in its radius.
 func ErrNoneNear() error {
-	return providers.NotFound("property_not_found", "no property near that point")
+	return providers.NotFound(providers.CodePropertyNotFound, "no property near that point")
 }
 
 // ErrSectionNotFound is the error of a Section that finds no stored value.
 func ErrSectionNotFound() error {
-	return providers.NotFound("section_not_found", "no stored value for that section")
+	return providers.NotFound(providers.CodeSectionNotFound, "no stored value for that section")
 }

@@ -73,6 +73,6 @@ func Latest(ms []Migration) int {
 // ErrSchemaTooNew.
 func TooNew(current, known int) error {
 	return providers.Wrap(fmt.Errorf("%w: version %d, this binary knows up to %d", ErrSchemaTooNew, current, known),
-		providers.KindInternal, "schema_too_new",
+		providers.KindInternal, providers.CodeSchemaTooNew,
 		fmt.Sprintf("store: database schema version %d is newer than this binary supports (%d); run a newer propertyd", current, known))
 }

@@ -1,7 +1,9 @@
 // Package pgtest gives tests a PostgreSQL database of their own: the
 // engine's tests, the conformance run and the command's end-to-end tests on
 // PostgreSQL. It is the PostgreSQL engine's test kit, the one package
-// besides store/postgres that uses the driver, and only tests import it.
+// besides store/postgres that uses the driver, and only tests import it. It
+// lives under the module's internal folder, not under store/, because the
+// command's tests (cmd/propertyd) need it as much as the store's do.
 //
 // Tests find the server through PROPERTYD_TEST_POSTGRES, e.g.
 // postgres://postgres@127.0.0.1:5432/test?sslmode=disable; without it they
