@@ -94,8 +94,13 @@ func (l *Leases) Lease(ctx context.Context, key string) (release func(), err err
 		ok, err := c.rdb.SetNX(cctx, rk, token, l.ttl).Result()
 		cancel()
 		if err != nil {
+			// A call cut short by the caller's own deadline says nothing of
+			// Redis (the connection's deadline may fire just before ctx's).
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
+			}
+			if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
+				return nil, context.DeadlineExceeded
 			}
 			c.failed(err)
 			return func() {}, nil

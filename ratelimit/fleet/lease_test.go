@@ -20,10 +20,8 @@ var shortLeases = fleet.LeaseOptions{TTL: 300 * time.Millisecond, Poll: 5 * time
 // time, and each gets its turn.
 func TestLeaseIsExclusiveAcrossInstances(t *testing.T) {
 	u, prefix := fleettest.URL(t), fleettest.Prefix(t)
-	leases := []*fleet.Leases{
-		open(t, u, prefix, fleet.Options{}).c.Leases(shortLeases),
-		open(t, u, prefix, fleet.Options{}).c.Leases(shortLeases),
-	}
+	ins := []*instance{open(t, u, prefix, fleet.Options{}), open(t, u, prefix, fleet.Options{})}
+	leases := []*fleet.Leases{ins[0].c.Leases(shortLeases), ins[1].c.Leases(shortLeases)}
 	var inside, most, turns atomic.Int32
 	var wg sync.WaitGroup
 	for i := range 10 {
@@ -55,7 +53,7 @@ func TestLeaseIsExclusiveAcrossInstances(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*shortLeases.TTL)
 	defer cancel()
 	if _, err := leases[1].Lease(ctx, "slow"); err == nil {
-		t.Fatal("a lease held and renewed for three TTLs was taken by another instance")
+		t.Fatalf("a lease held and renewed for three TTLs was taken by another instance\n%s\n%s", ins[0].logs, ins[1].logs)
 	}
 	release()
 	if _, err := leases[1].Lease(context.Background(), "slow"); err != nil {
