@@ -15,12 +15,18 @@ vet:
 	go vet ./...
 	test -z "$$(gofmt -l .)"
 
-.PHONY: demo bench bench-smoke
+.PHONY: demo fleet bench bench-smoke
 
 # Try the service without the internet: the upstream sandbox plus propertyd
 # (cmd/sandbox/demo.yaml); prints curl commands; Ctrl-C stops both.
 demo:
 	bash cmd/sandbox/demo.sh
+
+# A fleet without the internet: the sandbox and three instances on ports
+# 8081-8083 sharing the local PostgreSQL and Redis (FLEET_POSTGRES,
+# FLEET_REDIS); prints curl commands; Ctrl-C stops them all.
+fleet:
+	bash cmd/sandbox/fleet.sh
 
 # The benchmark suite (about 5 minutes on 2 cores): prints the table and
 # writes it into BENCHMARKS.md.

@@ -79,7 +79,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	svcCfg := core.Config{
 		Store: st, MissTTL: cfg.Cache.MissTTL.D(),
 		ReverseRadius: cfg.ReverseRadiusMeters, BatchConcurrency: cfg.BatchConcurrency,
-		Sections: map[string]*core.Section{}, Logger: m.Logger,
+		Sections: map[string]*core.Section{}, Logger: m.Logger, Leases: m.leases(),
 	}
 	if err := m.wireModules(&svcCfg); err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 
 	"github.com/propertyd/propertyd/gateway"
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/core"
 	"github.com/propertyd/propertyd/ratelimit"
 	"github.com/propertyd/propertyd/ratelimit/fleet"
 )
@@ -16,7 +17,8 @@ const redisURLEnv = "PROPERTYD_REDIS_URL"
 
 // RedisConfig points the instances of a fleet at the Redis they share, so
 // that each key's budget and each upstream's rate hold for the fleet as a
-// whole instead of once per instance.
+// whole instead of once per instance, and concurrent first requests for one
+// address (or tract, or point) make one upstream call for the fleet.
 type RedisConfig struct {
 	// URL is redis://[:password@]host:port/db (rediss:// for TLS); empty
 	// means no Redis: every limit is this instance's own.
@@ -84,6 +86,16 @@ func (m *Main) budgets(keys []gateway.Key) gateway.Limiter {
 		limits[k.Name] = k.Limit
 	}
 	return m.fleet.Budgets(limits)
+}
+
+// leases lets the instances sharing a Redis make one upstream call per
+// natural key between them; nil (without a Redis) coalesces calls within
+// this instance only.
+func (m *Main) leases() core.Leases {
+	if m.fleet == nil {
+		return nil
+	}
+	return m.fleet.Leases(fleet.LeaseOptions{})
 }
 
 // redisUp backs /readyz's "redis" field; nil (no field) without a Redis.

@@ -63,6 +63,9 @@ type relConfig struct {
 	requestTimeout    string
 	cacheMB           int
 	bodyLimit         int
+	// redis and redisPrefix, when redis is set, make the instance one of a
+	// fleet sharing that Redis.
+	redis, redisPrefix string
 }
 
 // relDefaultKnobs are short enough that a hanging upstream or an open breaker
@@ -91,6 +94,9 @@ func (c relConfig) yaml() string {
 	fmt.Fprintf(&b, "cache: {max_mb: %d, record_ttl: \"1h\", miss_ttl: \"1h\"}\nkeys:\n", c.cacheMB)
 	for _, k := range c.keys {
 		fmt.Fprintf(&b, "  - {name: %q, sha256: %q, rate: %g, burst: %d}\n", k.name, relHashKey(k.key), k.rate, k.burst)
+	}
+	if c.redis != "" {
+		fmt.Fprintf(&b, "redis: {url: %q, prefix: %q}\n", c.redis, c.redisPrefix)
 	}
 	b.WriteString("providers:\n")
 	role := func(role, module string, options map[string]string) {

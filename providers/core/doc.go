@@ -8,7 +8,8 @@
 //   - Lookup (service.go): an address as a client typed it is normalized
 //     into a lookup key (the identity: two spellings, one record); a key
 //     seen before is answered from the store; otherwise the geocoder is
-//     asked once (concurrent first lookups share the call) with the text as
+//     asked once (concurrent first lookups share the call, across the
+//     instances of a fleet too when Config.Leases is set) with the text as
 //     written, and the match is saved under its canonical address. An
 //     unmatched spelling is remembered for MissTTL.
 //   - Reverse (service.go): the nearest stored record within ReverseRadius

@@ -41,6 +41,11 @@ type Config struct {
 	// limits of each provider still pace the upstreams).
 	BatchConcurrency int
 
+	// Leases, when set, makes the instances sharing a store also share
+	// each upstream call: see Leases. Nil coalesces within this instance
+	// only.
+	Leases Leases
+
 	// Sections are the enrichment sections by name; see Section. Add
 	// fills them from built modules as the catalogue declares each.
 	Sections map[string]*Section
@@ -50,6 +55,23 @@ type Config struct {
 	// Logger receives section failures (never addresses or keys); nil
 	// discards them.
 	Logger *slog.Logger
+}
+
+// Leases hands out, across the instances of a fleet, the right to make
+// the upstream call of one natural key ("geo:<lookup key>",
+// "rev:<point>", "sec:<section>:<natural key>"), so that concurrent first
+// requests spread over instances make one call. Within an instance calls
+// are already coalesced; a lease only decides which instance calls.
+//
+// Lease blocks until this instance holds key's lease or ctx ends, and
+// returns the function that gives it back. An instance that waited then
+// finds the holder's result in the store (every shared call re-reads it
+// first) and makes no call. Lease must not fail a request for want of its
+// own backing service: when it cannot coordinate it returns at once as
+// held. Its only error is ctx's. Implementations must be safe for
+// concurrent use.
+type Leases interface {
+	Lease(ctx context.Context, key string) (release func(), err error)
 }
 
 // Service resolves and enriches property records. Safe for concurrent use.
@@ -186,6 +208,11 @@ func (s *Service) geocode(ctx context.Context, n address.Normalized) (geocoded, 
 	// record: use it rather than geocode again.
 	if p, err := s.cfg.Store.PropertyByKey(ctx, key); err == nil {
 		return geocoded{p: p, sent: sent}, nil
+	}
+	// Likewise a miss another flight (on this instance or another one
+	// sharing the store) found meanwhile is not asked again.
+	if s.missed(ctx, sent) {
+		return geocoded{sent: sent}, providers.ErrNoMatch
 	}
 	loc, err := s.cfg.Geocoder.Geocode(ctx, sent)
 	if err != nil {
@@ -370,9 +397,20 @@ func served(ctx context.Context, kind, tier string) {
 // call runs detached from any one caller's cancellation (its own deadline
 // comes from the breaker's timeout), so a client that goes away does not
 // fail the others; each caller still stops waiting when its own ctx ends.
+// With Leases, the flight first takes key's lease, so that one instance of
+// the fleet calls at a time; fn re-reads the store first, so a flight that
+// waited for another instance's uses its result.
 func (s *Service) shared(ctx context.Context, key string, fn func(context.Context) (any, error)) (any, error) {
 	ch := s.flight.DoChan(key, func() (any, error) {
-		return fn(context.WithoutCancel(ctx))
+		ctx := context.WithoutCancel(ctx)
+		if s.cfg.Leases != nil {
+			release, err := s.cfg.Leases.Lease(ctx, key)
+			if err != nil {
+				return nil, providers.As(err)
+			}
+			defer release()
+		}
+		return fn(ctx)
 	})
 	select {
 	case r := <-ch:
