@@ -396,9 +396,12 @@ func TestPostgresGoingAwayIs503AndRecovers(t *testing.T) {
 	}
 
 	relay.Stop()
-	st, body, _ = getJSON(t, m, path)
+	st, body, hdr := getJSON(t, m, path)
 	if st != 503 || body["code"] != "database_unavailable" {
 		t.Fatalf("GET %s with the database gone: %d %v, want 503 database_unavailable", path, st, body)
+	}
+	if hdr.Get("Retry-After") != "5" {
+		t.Fatalf("503 database_unavailable with Retry-After %q, want 5", hdr.Get("Retry-After"))
 	}
 	if st, body, _ := getJSON(t, m, "/readyz"); st != 503 || body["status"] != "unavailable" {
 		t.Fatalf("readyz with the database gone: %d %v, want 503 unavailable", st, body)

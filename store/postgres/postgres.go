@@ -114,6 +114,11 @@ func (db *DB) Close() error {
 // database as KindUnavailable (database_unavailable), anything else as
 // KindInternal with a generic message. The driver's error is kept as the
 // cause for logs only.
+// RetryAfter is what a client is told to wait (Retry-After) when the
+// database cannot be reached: pgxpool dials again on the next request, so a
+// server that is back is used within this time, without a restart.
+const RetryAfter = 5 * time.Second
+
 func dbErr(ctx context.Context, err error) error {
 	if err == nil {
 		return nil
@@ -129,7 +134,9 @@ func dbErr(ctx context.Context, err error) error {
 		return providers.As(err)
 	}
 	if unreachable(err) {
-		return providers.Wrap(err, providers.KindUnavailable, providers.CodeDatabaseUnavailable, "the database is unavailable")
+		e := providers.Wrap(err, providers.KindUnavailable, providers.CodeDatabaseUnavailable, "the database is unavailable")
+		e.RetryAfter = RetryAfter
+		return e
 	}
 	return providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "database error")
 }
