@@ -35,7 +35,7 @@ type batchRequest struct {
 	err   error
 }
 
-var errNotJSON = &providers.Error{Kind: providers.KindUnsupportedMedia, Code: "unsupported_media_type",
+var errNotJSON = &providers.Error{Kind: providers.KindUnsupportedMedia, Code: providers.CodeUnsupportedMediaType,
 	Message: "the body must be sent as Content-Type: application/json"}
 
 // decodeBatch reads the body once per request (the cost function and the
@@ -78,7 +78,7 @@ func decodeBatch(c *fiber.Ctx) *batchRequest {
 	case addresses == nil:
 		r.err = invalid(providers.ParamError{Parameter: "addresses", Message: "is required"})
 	case len(*addresses) == 0 || len(*addresses) > core.MaxBatch:
-		r.err = &providers.Error{Kind: providers.KindUnprocessable, Code: "invalid_batch_size",
+		r.err = &providers.Error{Kind: providers.KindUnprocessable, Code: providers.CodeInvalidBatchSize,
 			Message: "a batch holds 1 to " + strconv.Itoa(core.MaxBatch) + " addresses, got " + strconv.Itoa(len(*addresses)),
 			Params:  []providers.ParamError{{Parameter: "addresses", Message: "must hold 1 to " + strconv.Itoa(core.MaxBatch) + " items"}}}
 	default:
@@ -149,7 +149,7 @@ func readAddress(raw json.RawMessage) (batchAddress, *providers.Error) {
 	var a batchAddress
 	members, err := jsonObject(raw)
 	if err != nil {
-		return a, &providers.Error{Kind: providers.KindInvalid, Code: "invalid_address",
+		return a, &providers.Error{Kind: providers.KindInvalid, Code: providers.CodeInvalidAddress,
 			Message: "each address must be an object with string fields id, street, city, state, zip: " + err.Error()}
 	}
 	var errs []providers.ParamError
@@ -184,7 +184,7 @@ func readAddress(raw json.RawMessage) (batchAddress, *providers.Error) {
 	}
 	if len(errs) > 0 {
 		e := invalid(errs...)
-		e.Code = "invalid_address"
+		e.Code = providers.CodeInvalidAddress
 		return a, e
 	}
 	return a, nil
@@ -255,7 +255,7 @@ func (g *Gateway) batch(c *fiber.Ctx) error {
 		if o.Err != nil {
 			pe := providers.As(o.Err)
 			if pe.Kind == providers.KindInternal {
-				pe = &providers.Error{Code: "internal_error", Message: "an internal error occurred"}
+				pe = &providers.Error{Code: providers.CodeInternalError, Message: "an internal error occurred"}
 			}
 			errs = append(errs, batchError{Index: i, ClientID: clientIDs[i], Code: pe.Code, Message: pe.Message,
 				Errors: pe.Params, Input: r.items[i]})

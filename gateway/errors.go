@@ -45,8 +45,8 @@ var statusOf = map[providers.Kind]int{
 const ProblemTypeBase = "https://propertyd.dev/problems/"
 
 var (
-	errRouteNotFound    = providers.NotFound("not_found", "no such endpoint")
-	errMethodNotAllowed = providers.Errorf(providers.KindMethod, "method_not_allowed", "method not allowed on this endpoint")
+	errRouteNotFound    = providers.NotFound(providers.CodeNotFound, "no such endpoint")
+	errMethodNotAllowed = providers.Errorf(providers.KindMethod, providers.CodeMethodNotAllowed, "method not allowed on this endpoint")
 )
 
 // batchPath is the one route served to POST; every other route is read-only.
@@ -70,16 +70,16 @@ func fromFiber(fe *fiber.Error) *providers.Error {
 	case fiber.StatusMethodNotAllowed:
 		return errMethodNotAllowed
 	case fiber.StatusRequestEntityTooLarge:
-		return providers.Errorf(providers.KindTooLarge, "body_too_large", "the request body is too large")
+		return providers.Errorf(providers.KindTooLarge, providers.CodeBodyTooLarge, "the request body is too large")
 	case fiber.StatusBadRequest:
-		return providers.Errorf(providers.KindInvalid, "bad_request", "the request could not be parsed")
+		return providers.Errorf(providers.KindInvalid, providers.CodeBadRequest, "the request could not be parsed")
 	case fiber.StatusRequestTimeout:
-		return providers.Errorf(providers.KindInvalid, "request_timeout", "the request took too long to arrive")
+		return providers.Errorf(providers.KindInvalid, providers.CodeRequestTimeout, "the request took too long to arrive")
 	}
 	if fe.Code >= 400 && fe.Code < 500 {
-		return &providers.Error{Kind: providers.KindInvalid, Code: "bad_request", Message: "the request could not be served"}
+		return &providers.Error{Kind: providers.KindInvalid, Code: providers.CodeBadRequest, Message: "the request could not be served"}
 	}
-	return providers.Errorf(providers.KindInternal, "internal_error", "an internal error occurred")
+	return providers.Errorf(providers.KindInternal, providers.CodeInternalError, "an internal error occurred")
 }
 
 // handleError is Fiber's ErrorHandler: every error a handler or middleware
@@ -124,7 +124,7 @@ func (g *Gateway) handleError(c *fiber.Ctx, err error) error {
 	detail := pe.Message
 	code := pe.Code
 	if pe.Kind == providers.KindInternal {
-		detail, code = "an internal error occurred", "internal_error"
+		detail, code = "an internal error occurred", providers.CodeInternalError
 	}
 	if status >= 500 {
 		g.cfg.Logger.Error("request failed", "request_id", requestID(c), "route", c.Route().Path,

@@ -121,7 +121,7 @@ func (g *Gateway) section(c *fiber.Ctx) error {
 		return invalid(*perr)
 	}
 	if !g.allowed[name] {
-		return providers.Errorf(providers.KindUnavailable, "section_not_configured", "the %s section is not configured", name)
+		return providers.Errorf(providers.KindUnavailable, providers.CodeSectionNotConfigured, "the %s section is not configured", name)
 	}
 	p, err := g.cfg.Service.Get(c.UserContext(), id)
 	if err != nil {

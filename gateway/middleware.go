@@ -156,7 +156,7 @@ func requestID(c *fiber.Ctx) string {
 	return ""
 }
 
-var errUnauthorized = providers.Errorf(providers.KindUnauthorized, "unauthorized",
+var errUnauthorized = providers.Errorf(providers.KindUnauthorized, providers.CodeUnauthorized,
 	"a valid API key is required in the X-API-Key header")
 
 // authenticate resolves X-API-Key to a key name by comparing SHA-256 hashes
@@ -217,12 +217,12 @@ func (g *Gateway) limit(cost costFunc) fiber.Handler {
 		setLimitHeaders(c, d, n)
 		switch {
 		case d.Impossible:
-			return &providers.Error{Kind: providers.KindUnprocessable, Code: "cost_exceeds_limit",
+			return &providers.Error{Kind: providers.KindUnprocessable, Code: providers.CodeCostExceedsLimit,
 				Message: "this request costs " + strconv.Itoa(n) + " units but the key's burst is " +
 					strconv.Itoa(d.Limit) + "; split it into smaller requests"}
 		case !d.Allowed:
 			g.cfg.Metrics.RateLimited(name)
-			return &providers.Error{Kind: providers.KindRateLimited, Code: "rate_limited",
+			return &providers.Error{Kind: providers.KindRateLimited, Code: providers.CodeRateLimited,
 				Message: "rate limit exceeded for this API key", RetryAfter: d.RetryAfter}
 		}
 		err = c.Next()

@@ -56,7 +56,7 @@ func invalid(errs ...providers.ParamError) *providers.Error {
 	for i, e := range errs {
 		names[i] = e.Parameter
 	}
-	return &providers.Error{Kind: providers.KindInvalid, Code: "invalid_parameter",
+	return &providers.Error{Kind: providers.KindInvalid, Code: providers.CodeInvalidParameter,
 		Message: "invalid parameter: " + strings.Join(names, ", "), Params: errs}
 }
 

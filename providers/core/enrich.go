@@ -115,7 +115,7 @@ func (s *Service) Enrich(ctx context.Context, p *providers.Property, names []str
 func (s *Service) SectionOf(ctx context.Context, p *providers.Property, name string, o Options) (SectionResult, error) {
 	sec, ok := s.cfg.Sections[name]
 	if !ok {
-		err := providers.Errorf(providers.KindUnavailable, "section_not_configured", "the %s section is not configured", name)
+		err := providers.Errorf(providers.KindUnavailable, providers.CodeSectionNotConfigured, "the %s section is not configured", name)
 		return SectionResult{Meta: providers.SectionMeta{Status: StatusUnavailable, Error: err.Code}}, err
 	}
 	r, err := sec.get(ctx, p, o)
@@ -196,7 +196,7 @@ func embedMember(obj json.RawMessage, member string, val json.RawMessage) json.R
 func (sec *Section) get(ctx context.Context, p *providers.Property, o Options) (SectionResult, error) {
 	key, ok := sec.Key(p, o)
 	if !ok {
-		err := providers.Errorf(providers.KindUnprocessable, "section_not_applicable",
+		err := providers.Errorf(providers.KindUnprocessable, providers.CodeSectionNotApplicable,
 			"the %s section needs data this property does not have", sec.Name)
 		return sec.unavailable(err), err
 	}
@@ -237,7 +237,7 @@ func (sec *Section) get(ctx context.Context, p *providers.Property, o Options) (
 		}
 		data, err := json.Marshal(val)
 		if err != nil {
-			return nil, providers.Wrap(err, providers.KindInternal, "internal_error", "could not encode a section")
+			return nil, providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "could not encode a section")
 		}
 		source, vintage := sec.Source, ""
 		if pv, ok := val.(providers.Provenanced); ok {
@@ -347,7 +347,7 @@ type sectionAmenities struct{ sections map[string]*Section }
 func (a sectionAmenities) Amenities(ctx context.Context, p providers.Point, radius int) (*providers.Amenities, error) {
 	sec := a.sections[providers.SectionAmenities]
 	if sec == nil || sec.svc == nil {
-		return nil, providers.Errorf(providers.KindUnavailable, "upstream_unavailable", "no amenities source is configured")
+		return nil, providers.Errorf(providers.KindUnavailable, providers.CodeUpstreamUnavailable, "no amenities source is configured")
 	}
 	r, err := sec.svc.SectionOf(ctx, &providers.Property{Latitude: p.Lat, Longitude: p.Lng}, providers.SectionAmenities, Options{Radius: radius})
 	if err != nil {
@@ -355,7 +355,7 @@ func (a sectionAmenities) Amenities(ctx context.Context, p providers.Point, radi
 	}
 	var out providers.Amenities
 	if err := json.Unmarshal(r.Data, &out); err != nil {
-		return nil, providers.Wrap(err, providers.KindInternal, "internal_error", "cached amenities are unreadable")
+		return nil, providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "cached amenities are unreadable")
 	}
 	return &out, nil
 }

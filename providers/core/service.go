@@ -332,7 +332,7 @@ func (s *Service) Reverse(ctx context.Context, p providers.Point) (*providers.Pr
 		return nil, Source{}, err
 	}
 	if s.cfg.Reverse == nil {
-		return nil, Source{}, providers.Errorf(providers.KindUnavailable, "upstream_unavailable", "no reverse geocoder is configured")
+		return nil, Source{}, providers.Errorf(providers.KindUnavailable, providers.CodeUpstreamUnavailable, "no reverse geocoder is configured")
 	}
 	type result struct {
 		rec     *providers.Property
@@ -378,7 +378,7 @@ func ValidatePoint(p providers.Point) error {
 		errs = append(errs, providers.ParamError{Parameter: "lng", Message: "must be a number between -180 and 180"})
 	}
 	if len(errs) > 0 {
-		return &providers.Error{Kind: providers.KindInvalid, Code: "invalid_parameter",
+		return &providers.Error{Kind: providers.KindInvalid, Code: providers.CodeInvalidParameter,
 			Message: "invalid coordinates", Params: errs}
 	}
 	return nil
