@@ -42,6 +42,22 @@ type SectionUpgrader interface {
 	UpgradeSection(data []byte) []byte
 }
 
+// Superseder is implemented by a module whose data comes in releases
+// (vintages) and that moves on to a newer release while it runs: the ACS
+// modules follow the newest 5-year release the upstream publishes. The
+// service keeps a value with the vintage its Provenance reported and treats
+// it as expired once the module supersedes that vintage, so it is refreshed
+// (served stale meanwhile) instead of being served until its TTL runs out.
+//
+// Supersedes reports whether the release the module serves now is newer
+// than vintage; false when it cannot tell (no release known yet, a vintage
+// it does not recognize). It is called on every stored value read, so it
+// must be cheap and never call the upstream. Implementations are safe for
+// concurrent use.
+type Superseder interface {
+	Supersedes(vintage string) bool
+}
+
 // DemographicsProvider reports tract-level demographics.
 type DemographicsProvider interface {
 	Demographics(ctx context.Context, t Tract) (*Demographics, error)

@@ -180,6 +180,9 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 		{"burst below one full lookup", "burst: 150", "burst: 3", "keys[0].burst"},
 		{"bad key hash", "sha256: \"7f7c", "sha256: \"zz7c", "keys[0].sha256"},
 		{"bad base url", "module: overpass", "module: overpass\n    base_url: ftp://x", "providers.amenities.base_url"},
+		{"unknown refresh mode", "module: overpass", "module: overpass\n    refresh: lazy", "providers.amenities.refresh: must be background or sync"},
+		{"refresh of a role without a section", "    options: {benchmark", "    refresh: sync\n    options: {benchmark", "providers.geocoder.refresh"},
+		{"refresh concurrency out of range", "refresh_concurrency: 8", "refresh_concurrency: 500", "refresh_concurrency: must be between 1 and 100"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
