@@ -148,6 +148,7 @@ func (m *Main) buildModules(amenities providers.AmenitiesProvider, roles ...prov
 		}}
 		mod, err := m.Registry.Build(role, pc.Module, providers.Settings{
 			BaseURL: strings.TrimRight(pc.BaseURL, "/"), Client: client, Options: pc.Options, Amenities: amenities,
+			Logger: m.Logger.With("module", pc.Module, "role", string(role)),
 		})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("providers.%s: %w", role, err))

@@ -57,8 +57,13 @@ func RegisterACS(mt *httpmock.MockTransport, baseURL string, tracts map[string]m
 // too, answered with HTTP 200), and a request with another key is answered
 // with HTTP 200 and the HTML "Invalid Key" page, ACSInvalidKeyPage. An
 // empty key accepts every request.
+//
+// It also registers the API's discovery document (RegisterACSDiscovery)
+// listing the 5-year releases up to ACSNewestYear, so a module following
+// the newest release asks for the year the recordings were made with.
 func RegisterACSWithKey(mt *httpmock.MockTransport, baseURL, key string, tracts map[string]map[string]string) {
 	base := strings.TrimRight(baseURL, "/")
+	RegisterACSDiscovery(mt, base, ACSNewestYear-2, ACSNewestYear-1, ACSNewestYear)
 	mt.RegisterResponder(http.MethodGet, base+"/missing_key.html",
 		acsHTMLResponder(http.StatusOK, acsMissingKeyPage))
 	mt.RegisterRegexpResponder(http.MethodGet, acsRoute(base), func(req *http.Request) (*http.Response, error) {
