@@ -126,12 +126,20 @@ func (s *Service) Enrich(ctx context.Context, p *providers.Property, names []str
 // section, KindUnprocessable (section_not_applicable) when p lacks what the
 // section needs, else the upstream's error.
 func (s *Service) SectionOf(ctx context.Context, p *providers.Property, name string, o Options) (SectionResult, error) {
+	return s.sectionOf(ctx, p, name, o, false)
+}
+
+// sectionOf is SectionOf; with fetchExpired an expired value is fetched
+// anew before answering, as RefreshSync does, whatever the section's mode:
+// a module deriving its value from another section's (osm-walk from the
+// amenities) must not derive it from a stale one and store it as fresh.
+func (s *Service) sectionOf(ctx context.Context, p *providers.Property, name string, o Options, fetchExpired bool) (SectionResult, error) {
 	sec, ok := s.cfg.Sections[name]
 	if !ok {
 		err := providers.Errorf(providers.KindUnavailable, "section_not_configured", "the %s section is not configured", name)
 		return SectionResult{Meta: providers.SectionMeta{Status: StatusUnavailable, Error: err.Code}}, err
 	}
-	r, err := sec.get(ctx, p, o)
+	r, err := sec.get(ctx, p, o, fetchExpired)
 	if r.Data == nil {
 		return r, err
 	}
@@ -217,7 +225,7 @@ func embedMember(obj json.RawMessage, member string, val json.RawMessage) json.R
 	return append(out, '}')
 }
 
-func (sec *Section) get(ctx context.Context, p *providers.Property, o Options) (SectionResult, error) {
+func (sec *Section) get(ctx context.Context, p *providers.Property, o Options, fetchExpired bool) (SectionResult, error) {
 	key, ok := sec.Key(p, o)
 	if !ok {
 		err := providers.Errorf(providers.KindUnprocessable, "section_not_applicable",
@@ -232,7 +240,7 @@ func (sec *Section) get(ctx context.Context, p *providers.Property, o Options) (
 		}
 		return sec.result(cached, StatusOK, CacheHit), nil
 	}
-	if cached != nil && sec.Refresh != RefreshSync {
+	if cached != nil && sec.Refresh != RefreshSync && !fetchExpired {
 		// Expired: answer with what is stored, never wait for the
 		// upstream; one refresh runs in the background. The answer says
 		// how the last refresh ended, read before this one starts.
@@ -419,7 +427,9 @@ func (sec *Section) logFailure(err error, stale bool) {
 // amenities provider, for modules that derive their answer from amenity
 // data (osm-walk): each call goes through that section as a request's does
 // (its cache tiers, its module's breaker, coalescing), so a walk score
-// makes no upstream call when the amenities are cached. The section is
+// makes no upstream call when the amenities are cached, except that expired
+// amenities are fetched anew first (served stale only when that fails), so
+// a score stored as fresh is not derived from stale amenities. The section is
 // looked up at call time, so the provider can be handed to a module built
 // before the amenities module is added; it answers KindUnavailable while
 // no amenities section is configured or the service is not built yet.
@@ -437,7 +447,7 @@ func (a sectionAmenities) Amenities(ctx context.Context, p providers.Point, radi
 	if sec == nil || sec.svc == nil {
 		return nil, providers.Errorf(providers.KindUnavailable, "upstream_unavailable", "no amenities source is configured")
 	}
-	r, err := sec.svc.SectionOf(ctx, &providers.Property{Latitude: p.Lat, Longitude: p.Lng}, providers.SectionAmenities, Options{Radius: radius})
+	r, err := sec.svc.sectionOf(ctx, &providers.Property{Latitude: p.Lat, Longitude: p.Lng}, providers.SectionAmenities, Options{Radius: radius}, true)
 	if err != nil {
 		return nil, err
 	}

@@ -372,3 +372,53 @@ func TestCloseCancelsRefreshesThatOutliveIt(t *testing.T) {
 		t.Fatalf("a refresh cancelled at shutdown was logged as a failure (%d lines)", n)
 	}
 }
+
+// fakeAmenities answers TotalCount from count; fakeWalk scores what its
+// amenities provider says, as osm-walk derives its score from the
+// amenities section.
+type fakeAmenities struct{ count atomic.Int64 }
+
+func (f *fakeAmenities) Amenities(_ context.Context, _ providers.Point, r int) (*providers.Amenities, error) {
+	return &providers.Amenities{RadiusMeters: r, TotalCount: int(f.count.Load()), Source: "fake-amenities"}, nil
+}
+
+type fakeWalk struct{ amenities providers.AmenitiesProvider }
+
+func (f fakeWalk) WalkScore(ctx context.Context, p providers.Point, _ string) (*providers.WalkScore, error) {
+	a, err := f.amenities.Amenities(ctx, p, core.DefaultRadius)
+	if err != nil {
+		return nil, err
+	}
+	return &providers.WalkScore{WalkScore: a.TotalCount, Source: "fake-walk"}, nil
+}
+
+func TestAScoreRefreshedFromAmenitiesWaitsForFreshAmenities(t *testing.T) {
+	clk := &clock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	st := newMemStore()
+	cfg := core.Config{Store: st, Now: clk.Now}
+	amenities := &fakeAmenities{}
+	amenities.count.Store(1)
+	svc := newServiceWith(t, cfg, elmGeocoder(), map[providers.Role]any{
+		providers.RoleAmenities: amenities, providers.RoleWalkScore: fakeWalk{cfg.Amenities()},
+	}, core.Module{})
+	p, _, _ := svc.Lookup(context.Background(), providers.Address{Street: "12 Elm St", State: "IL"})
+	score := func() core.SectionResult {
+		r, err := svc.SectionOf(context.Background(), p, providers.SectionWalkScore, core.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	if r := score(); !strings.Contains(string(r.Data), `"walk_score":1`) {
+		t.Fatalf("first score: %s", r.Data)
+	}
+	clk.Add(8 * 24 * time.Hour) // both past their 7-day TTL
+	amenities.count.Store(2)
+	if r := score(); r.Meta.Status != core.StatusStale {
+		t.Fatalf("expired score: %+v", r.Meta)
+	}
+	waitFor(t, "the score is refreshed", func() bool { return score().Meta.Status == core.StatusOK })
+	if r := score(); !strings.Contains(string(r.Data), `"walk_score":2`) {
+		t.Fatalf("refreshed score %s: derived from the expired amenities, not fresh ones", r.Data)
+	}
+}
