@@ -180,6 +180,7 @@ func (s *stack) close() {
 		return
 	}
 	s.closed = true
+	s.svc.Close(context.Background()) // background refreshes end before the store closes
 	s.cache.Close()
 	if err := s.db.Close(); err != nil {
 		s.t.Errorf("close store: %v", err)

@@ -322,6 +322,10 @@ func appendSectionMeta(b []byte, m providers.SectionMeta) (_ []byte, ok bool) {
 	}
 	b = append(b, `,"cache":`...)
 	b = appendJSONString(b, m.Cache)
+	if m.AgeSeconds != nil {
+		b = append(b, `,"age_seconds":`...)
+		b = strconv.AppendInt(b, int64(*m.AgeSeconds), 10)
+	}
 	if m.Error != "" {
 		b = append(b, `,"error":`...)
 		b = appendJSONString(b, m.Error)

@@ -95,9 +95,9 @@ func TestEnvelopeMetaMatchesEncodingJSON(t *testing.T) {
 	yes, no := true, false
 	fetched := time.Date(2026, 11, 21, 7, 0, 0, 123456789, time.UTC)
 	expires := time.Date(2027, 1, 2, 3, 4, 5, 0, time.FixedZone("X", -5*3600))
-	retry := 30
+	retry, age := 30, 86400
 	full := providers.SectionMeta{Status: "stale", Source: "fema-nfhl", Vintage: "2023", FetchedAt: &fetched,
-		ExpiresAt: &expires, Cache: "hit", Error: "upstream_unavailable", RetryAfter: &retry}
+		ExpiresAt: &expires, Cache: "hit", AgeSeconds: &age, Error: "upstream_unavailable", RetryAfter: &retry}
 	for _, m := range []recordMeta{{Source: "census"}, {Source: "census", Created: &yes}, {Source: `q"<`, Created: &no},
 		{Source: "census", Sections: map[string]providers.SectionMeta{"flood": {Status: "ok"}}},
 		{Source: "census", Created: &yes, Sections: map[string]providers.SectionMeta{

@@ -253,18 +253,95 @@ func TestNoDataAnswerIsRememberedForTheTTL(t *testing.T) {
 	now = now.Add(25 * time.Hour)
 	mu.Unlock()
 	f.setFail("demographics", nil)
+	// Past the TTL the no-data answer is still what is served at once,
+	// while the upstream is asked again in the background.
 	r := s.get(url)
-	if m := sectionMeta(t, r, "demographics"); m["status"] != "ok" || f.count("demographics") != 2 {
-		t.Fatalf("after the TTL: meta %v, calls %d; want a new call and the value", m, f.count("demographics"))
+	if m := sectionMeta(t, r, "demographics"); m["status"] != "unavailable" || m["error"] != "tract_not_found" {
+		t.Fatalf("after the TTL: meta %v; want the remembered answer while it is asked again", m)
+	}
+	waitFor(t, "the refreshed value is served", func() bool { return sectionMeta(t, s.get(url), "demographics")["status"] == "ok" })
+	if got := f.count("demographics"); got != 2 {
+		t.Fatalf("upstream asked %d times, want 2 (once more after the TTL)", got)
 	}
 }
 
-func TestStaleValueServedWhenUpstreamFails(t *testing.T) {
+// waitFor polls cond until it holds, failing with what after a few
+// seconds: background refreshes are awaited by their effect.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting: %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// An expired section is answered at once from the store, marked stale with
+// its age, while it is refreshed in the background; the refresh is not the
+// request's work, so a 304 of the stale answer is refunded like any 304
+// served from stored data.
+func TestExpiredSectionIsServedAtOnceAndItsRefreshIsNotCharged(t *testing.T) {
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	var mu sync.Mutex
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	f := newFakeSections()
-	s := newStack(t, stackOptions{now: clock, sections: f.sections(24*time.Hour, nil)})
+	secs := f.sections(24*time.Hour, nil)
+	hold, inner := make(chan struct{}), secs["flood"].Fetch
+	var holding atomic.Bool
+	secs["flood"].Fetch = func(ctx context.Context, p *providers.Property, o core.Options) (any, error) {
+		providers.ObservationFrom(ctx).UpstreamCall() // as the retry transport counts each HTTP request
+		if holding.Load() {
+			<-hold
+		}
+		return inner(ctx, p, o)
+	}
+	s := newStack(t, stackOptions{now: clock, burst: 20, rate: 0.001, sections: secs})
+	url := lookupURL("123 N Main St", "Springfield", "IL", "") + "&include=flood"
+	if m := sectionMeta(t, s.get(url), "flood"); m["status"] != "ok" || m["cache"] != "miss" {
+		t.Fatalf("first fetch: %v", m)
+	}
+	mu.Lock()
+	now = now.Add(48 * time.Hour)
+	mu.Unlock()
+	holding.Store(true)
+
+	r := s.get(url) // answered although the upstream holds the refresh
+	m := sectionMeta(t, r, "flood")
+	if m["status"] != "stale" || m["cache"] != "hit" || m["age_seconds"] != float64(48*3600) || m["error"] != nil {
+		t.Fatalf("expired flood value: meta %v; want stale, hit, age_seconds %d, no error", m, 48*3600)
+	}
+	if fl, _ := r.data()["flood"].(map[string]any); fl["zone_code"] != "AE" {
+		t.Fatalf("expired flood value not served: %v", r.data()["flood"])
+	}
+	if got := r.header.Get("X-Request-Cost"); got != "2" {
+		t.Fatalf("X-Request-Cost = %s, want 2", got)
+	}
+	nm := s.get(url, "If-None-Match", r.header.Get("ETag"))
+	if nm.status != 304 || nm.header.Get("X-Request-Cost") != "1" {
+		t.Fatalf("304 of the stale answer while its refresh runs: status %d, cost %s; want 304 refunded to 1",
+			nm.status, nm.header.Get("X-Request-Cost"))
+	}
+	close(hold)
+	waitFor(t, "the refreshed value is served", func() bool {
+		return sectionMeta(t, s.get(url), "flood")["status"] == "ok"
+	})
+	if m := sectionMeta(t, s.get(url), "flood"); m["cache"] != "hit" || m["age_seconds"] != nil || f.count("flood") != 2 {
+		t.Fatalf("after the refresh: meta %v, %d fetches; want ok hit from one refresh", m, f.count("flood"))
+	}
+}
+
+// A section that refreshes synchronously fetches an expired value before
+// answering and serves it stale only when the upstream fails.
+func TestSyncRefreshServesStaleWhenUpstreamFails(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	f := newFakeSections()
+	secs := f.sections(24*time.Hour, nil)
+	secs["flood"].Refresh = core.RefreshSync
+	s := newStack(t, stackOptions{now: clock, sections: secs})
 	first := s.get(lookupURL("123 N Main St", "Springfield", "IL", "") + "&include=flood")
 	if sectionMeta(t, first, "flood")["status"] != "ok" {
 		t.Fatal("first fetch failed")

@@ -2,6 +2,7 @@ package providers
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"time"
 )
@@ -40,6 +41,23 @@ type FloodProvider interface {
 // concurrent use.
 type SectionUpgrader interface {
 	UpgradeSection(data []byte) []byte
+}
+
+// Superseder is implemented by a module whose data comes in releases
+// (vintages) and that moves on to a newer release while it runs: the ACS
+// modules follow the newest 5-year release the upstream publishes. The
+// service keeps a value with the vintage its Provenance reported and treats
+// it as expired once the module supersedes that vintage, so it is refreshed
+// (served stale meanwhile) instead of being served until its TTL runs out.
+//
+// Supersedes reports whether the release the module serves now is newer
+// than vintage; false when it cannot tell (no release known yet, a vintage
+// it does not recognize). It is called on every stored value read, so it
+// must be cheap and never make its caller wait on the upstream (it may
+// start learning of a new release in the background). Implementations are
+// safe for concurrent use.
+type Superseder interface {
+	Supersedes(vintage string) bool
 }
 
 // DemographicsProvider reports tract-level demographics.
@@ -81,6 +99,10 @@ type Settings struct {
 	Amenities AmenitiesProvider
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
+	// Logger receives what a module has to tell an operator outside any
+	// one call (a failed discovery of the newest data release); nil
+	// discards it. Modules never log addresses or keys.
+	Logger *slog.Logger
 }
 
 // Option returns the named option or def when it is unset.

@@ -127,13 +127,19 @@ type FairMarketRents struct {
 }
 
 // SectionMeta describes how one section of a response was produced.
+//
+// A stale value (Status "stale") is an expired one served from the store
+// (Cache "hit") while it is refreshed, or because refreshing it failed:
+// AgeSeconds then says how old it is, and Error, when set, why the last
+// attempt to refresh it failed.
 type SectionMeta struct {
 	Status     string     `json:"status"` // ok, stale, unavailable
 	Source     string     `json:"source"`
 	Vintage    string     `json:"vintage,omitempty"`
 	FetchedAt  *time.Time `json:"fetched_at"`
 	ExpiresAt  *time.Time `json:"expires_at"`
-	Cache      string     `json:"cache"` // hit, miss
+	Cache      string     `json:"cache"`                 // hit, miss
+	AgeSeconds *int       `json:"age_seconds,omitempty"` // seconds since FetchedAt, set exactly when stale
 	Error      string     `json:"error,omitempty"`
 	RetryAfter *int       `json:"retry_after,omitempty"` // seconds, when a breaker is open
 }

@@ -37,6 +37,7 @@ type Main struct {
 
 	db       engine.Store
 	cache    *cache.Cache
+	svc      *core.Service
 	gw       *gateway.Gateway
 	ln       net.Listener
 	breakers []*guard.Breaker
@@ -79,12 +80,14 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	svcCfg := core.Config{
 		Store: st, MissTTL: cfg.Cache.MissTTL.D(),
 		ReverseRadius: cfg.ReverseRadiusMeters, BatchConcurrency: cfg.BatchConcurrency,
-		Sections: map[string]*core.Section{}, Logger: m.Logger, Leases: m.leases(),
+		RefreshConcurrency: cfg.RefreshConcurrency,
+		Sections:           map[string]*core.Section{}, Logger: m.Logger, Leases: m.leases(),
 	}
 	if err := m.wireModules(&svcCfg); err != nil {
 		return err
 	}
 	svc := core.New(svcCfg)
+	m.svc = svc
 	keys, err := gatewayKeys(cfg.Keys)
 	if err != nil {
 		return err
@@ -104,7 +107,8 @@ func (m *Main) wireModules(svcCfg *core.Config) error {
 	// osm-walk reads amenities through the amenities section.
 	mods, err := m.buildModules(svcCfg.Amenities())
 	for _, b := range mods {
-		if aerr := svcCfg.Add(b.role, core.Module{Name: b.pc.Module, Value: b.value, Around: b.breaker.Around, TTL: b.pc.TTL.D()}); aerr != nil {
+		mod := core.Module{Name: b.pc.Module, Value: b.value, Around: b.breaker.Around, TTL: b.pc.TTL.D(), Refresh: b.pc.Refresh}
+		if aerr := svcCfg.Add(b.role, mod); aerr != nil {
 			err = errors.Join(err, fmt.Errorf("providers.%s: %w", b.role, aerr))
 		}
 	}
@@ -150,6 +154,7 @@ func (m *Main) buildModules(amenities providers.AmenitiesProvider, roles ...prov
 		}}
 		mod, err := m.Registry.Build(role, pc.Module, providers.Settings{
 			BaseURL: strings.TrimRight(pc.BaseURL, "/"), Client: client, Options: pc.Options, Amenities: amenities,
+			Logger: m.Logger.With("module", pc.Module, "role", string(role)),
 		})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("providers.%s: %w", role, err))
@@ -237,16 +242,21 @@ func (m *Main) Addr() string {
 	return m.ln.Addr().String()
 }
 
-// Close stops accepting requests, lets in-flight ones finish within the
-// configured shutdown timeout, and closes the store cleanly. Safe to call
+// Close stops accepting requests, lets in-flight ones and background
+// refreshes finish within the configured shutdown timeout (refreshes still
+// running then are cancelled), and closes the store cleanly. Safe to call
 // on a partly opened Main and more than once.
 func (m *Main) Close() error {
 	var errs []error
+	ctx, cancel := context.WithTimeout(context.Background(), m.Config.ShutdownTimeout.D())
+	defer cancel()
 	if m.gw != nil && m.ln != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), m.Config.ShutdownTimeout.D())
 		errs = append(errs, m.gw.Shutdown(ctx))
-		cancel()
 		m.ln = nil
+	}
+	if m.svc != nil {
+		m.svc.Close(ctx)
+		m.svc = nil
 	}
 	if m.db != nil {
 		errs = append(errs, m.db.Close())

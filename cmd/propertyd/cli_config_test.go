@@ -61,6 +61,8 @@ func TestCheckConfigMasksSecrets(t *testing.T) {
 		`year: "2022"`,                                        // not a secret
 		"database: /var/lib/propertyd/p.db",                   // environment expanded
 		"batch_concurrency: 25",                               // a default applied
+		"refresh_concurrency: 8",                              // another
+		"refresh: background",                                 // a section's refresh mode, defaulted
 		"base_url: https://geocoding.geo.census.gov/geocoder", // the module's real upstream
 		"geo-user:xxxxx@geocoder.example.com",                 // credentials in a URL
 		"# Sections served: demographics; every key's burst must be at least 2.",

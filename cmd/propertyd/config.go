@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,6 +39,9 @@ type Config struct {
 	ReverseRadiusMeters float64 `yaml:"reverse_radius_meters"`
 	// BatchConcurrency bounds the lookups of one batch in flight.
 	BatchConcurrency int `yaml:"batch_concurrency"`
+	// RefreshConcurrency bounds the background refreshes of expired
+	// sections in flight across the service.
+	RefreshConcurrency int `yaml:"refresh_concurrency"`
 	// MemoryLimitMB is the Go heap's soft limit (runtime/debug.SetMemoryLimit):
 	// the collector works harder as the heap nears it instead of letting it
 	// double. Default 2 x cache.max_mb + 72; GOMEMLIMIT in the environment
@@ -83,7 +87,11 @@ type ProviderConfig struct {
 	BaseURL string   `yaml:"base_url"`
 	Timeout Duration `yaml:"timeout"`
 	// TTL is how long a fetched section stays fresh.
-	TTL       Duration          `yaml:"ttl"`
+	TTL Duration `yaml:"ttl"`
+	// Refresh is what a request finding an expired section does:
+	// "background" answers with it at once (stale) while one refresh runs
+	// in the background; "sync" fetches a new value first.
+	Refresh   string            `yaml:"refresh,omitempty"`
 	Retries   *int              `yaml:"retries"`
 	Breaker   BreakerConfig     `yaml:"breaker"`
 	RateLimit OutboundConfig    `yaml:"rate_limit"`
@@ -193,6 +201,9 @@ func (c *Config) applyDefaults() {
 	if c.BatchConcurrency == 0 {
 		c.BatchConcurrency = core.MaxBatch
 	}
+	if c.RefreshConcurrency == 0 {
+		c.RefreshConcurrency = core.DefaultRefreshConcurrency
+	}
 	if c.MemoryLimitMB == 0 {
 		c.MemoryLimitMB = 2*c.Cache.MaxMB + 72
 	}
@@ -210,6 +221,9 @@ func (c *Config) applyDefaults() {
 		}
 		if e, ok := core.EntryOf(providers.Role(role)); ok && p.TTL == 0 {
 			p.TTL = Duration(e.DefaultTTL)
+		}
+		if e, ok := core.EntryOf(providers.Role(role)); ok && e.Section != "" && p.Refresh == "" {
+			p.Refresh = core.RefreshBackground
 		}
 		if p.Retries == nil {
 			two := 2
@@ -261,15 +275,26 @@ func (c *Config) Validate() error {
 	if c.BatchConcurrency < 1 || c.BatchConcurrency > 100 {
 		bad("batch_concurrency", "must be between 1 and 100")
 	}
+	if c.RefreshConcurrency < 1 || c.RefreshConcurrency > 100 {
+		bad("refresh_concurrency", "must be between 1 and 100")
+	}
 	if c.Cache.MaxMB < 0 {
 		bad("cache.max_mb", "must not be negative")
 	}
 	c.Redis.validate(bad)
 	for role, p := range c.Providers {
 		field := "providers." + role
-		if _, known := core.EntryOf(providers.Role(role)); !known {
+		e, known := core.EntryOf(providers.Role(role))
+		if !known {
 			bad(field, "unknown role (known: %s)", joinRoles(core.Roles()))
 			continue
+		}
+		switch {
+		case p.Refresh == "":
+		case e.Section == "":
+			bad(field+".refresh", "the %s role has no section to refresh", role)
+		case !slices.Contains(core.RefreshModes, p.Refresh):
+			bad(field+".refresh", "must be %s", strings.Join(core.RefreshModes, " or "))
 		}
 		if p.Disabled {
 			continue

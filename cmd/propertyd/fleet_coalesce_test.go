@@ -111,6 +111,11 @@ func TestFleetMakesOneUpstreamCallPerKey(t *testing.T) {
 			t.Fatalf("no %s call at all (calls %v)", name, up.calls)
 		}
 		for u, n := range got {
+			if strings.Contains(u, "/data.json") {
+				// The ACS discovery document: each instance reads it once a
+				// day to learn the newest release, not once per key.
+				continue
+			}
 			if n != 1 {
 				t.Errorf("%s was asked %d times for %s by three instances; want once", name, n, u)
 			}

@@ -201,14 +201,14 @@ func relCheckSectionFault(t *testing.T, r *relRig, target relFaultTarget, mode r
 // requests to each upstream while 30% of its calls fail: retries absorb
 // most failures, the rest are 502 problems or stale/unavailable sections,
 // never a 500, and no request costs more than 1 + retries calls. Sections
-// get a TTL of 1ns, so every request is a fetch.
+// get a TTL of 1ns and refresh synchronously, so every request is a fetch.
 func TestUpstreamFailing30PercentDegradesGracefully(t *testing.T) {
 	const requests = 30
 	for _, target := range relFaultTargets {
 		t.Run(target.upstream, func(t *testing.T) {
 			t.Parallel()
 			cfg := relFaultConfig()
-			cfg.defaults.ttl = "1ns"
+			cfg.defaults.ttl, cfg.defaults.refresh = "1ns", "sync"
 			r := relNewRig(t, cfg)
 			var ids []int
 			for _, p := range r.sb.Places() {
@@ -424,52 +424,101 @@ func TestBreakerOpensFailsFastAndRecovers(t *testing.T) {
 
 // TestStaleSectionsServedWhileUpstreamsFail seeds every section with a 1s
 // TTL, lets them expire and fails every section upstream: the expired
-// values are served as stale, and stay served while the breakers are open.
+// values are served as stale, and stay served while the refreshes fail. A
+// section refreshing synchronously reports each request's failed fetch
+// until its breaker opens; one refreshing in the background is answered
+// at once while one refresh fails behind it, then reports that failure
+// without asking again until the retry time.
 func TestStaleSectionsServedWhileUpstreamsFail(t *testing.T) {
-	knobs := relProviderKnobs{timeout: "1s", retries: 0, failures: 2, openFor: "1m", ttl: "1s"}
-	r := relNewRig(t, relConfig{walkScoreAPI: true, defaults: knobs})
-	id := r.seed("miami-beach-fl")
-	path := "/v1/properties/" + strconv.Itoa(id) + "?include=" + relAllSections
-	fresh := r.get(path)
-	relWantStatus(t, fresh, 200)
-	names := strings.Split(relAllSections, ",")
-	for _, name := range names {
-		if m := relSectionMeta(t, fresh, name); m["status"] != "ok" {
-			t.Fatalf("seeding %s: %v", name, m)
-		}
-	}
-	time.Sleep(1100 * time.Millisecond)
-	for _, up := range []string{sandbox.UpstreamFEMA, sandbox.UpstreamACS, sandbox.UpstreamOverpass, sandbox.UpstreamWalkScore} {
-		r.sb.SetFaults(up, sandbox.Faults{ErrorRate: 1, Status: 503})
-	}
-	check := func(round int, wantErr string) {
-		t.Helper()
-		rp := r.get(path)
-		relWantStatus(t, rp, 200)
-		for _, name := range names {
-			m := relSectionMeta(t, rp, name)
-			if m["status"] != "stale" || m["cache"] != "hit" || m["error"] != wantErr {
-				t.Fatalf("round %d: expired %s with its upstream failing: meta %v; want stale, hit, error %s", round, name, m, wantErr)
+	for _, mode := range []string{"sync", "background"} {
+		t.Run(mode, func(t *testing.T) {
+			knobs := relProviderKnobs{timeout: "1s", retries: 0, failures: 2, openFor: "1m", ttl: "1s", refresh: mode}
+			r := relNewRig(t, relConfig{walkScoreAPI: true, defaults: knobs})
+			id := r.seed("miami-beach-fl")
+			path := "/v1/properties/" + strconv.Itoa(id) + "?include=" + relAllSections
+			fresh := r.get(path)
+			relWantStatus(t, fresh, 200)
+			names := strings.Split(relAllSections, ",")
+			for _, name := range names {
+				if m := relSectionMeta(t, fresh, name); m["status"] != "ok" {
+					t.Fatalf("seeding %s: %v", name, m)
+				}
 			}
-			got, want := fmt.Sprint(relData(t, rp)[name]), fmt.Sprint(relData(t, fresh)[name])
-			if got != want {
-				t.Fatalf("round %d: stale %s = %s, want the seeded value %s", round, name, got, want)
+			time.Sleep(1100 * time.Millisecond)
+			for _, up := range []string{sandbox.UpstreamFEMA, sandbox.UpstreamACS, sandbox.UpstreamOverpass, sandbox.UpstreamWalkScore} {
+				r.sb.SetFaults(up, sandbox.Faults{ErrorRate: 1, Status: 503})
 			}
-		}
+			// check asks for every section and reports whether each is the
+			// seeded value, stale from the store, with error wantErr ("":
+			// none); it fails the test at once on anything else.
+			check := func(round int, wantErr string) bool {
+				t.Helper()
+				rp := r.get(path)
+				relWantStatus(t, rp, 200)
+				all := true
+				for _, name := range names {
+					m := relSectionMeta(t, rp, name)
+					if m["status"] != "stale" || m["cache"] != "hit" || m["age_seconds"] == nil {
+						t.Fatalf("round %d: expired %s with its upstream failing: meta %v; want stale, hit, with its age", round, name, m)
+					}
+					if got, want := fmt.Sprint(relData(t, rp)[name]), fmt.Sprint(relData(t, fresh)[name]); got != want {
+						t.Fatalf("round %d: stale %s = %s, want the seeded value %s", round, name, got, want)
+					}
+					all = all && m["error"] == orNil(wantErr)
+				}
+				return all
+			}
+			if mode == "sync" {
+				for round, want := range []string{"upstream_error", "upstream_error"} {
+					if !check(round+1, want) {
+						t.Fatalf("round %d: want every section stale with error %s", round+1, want)
+					}
+				}
+				// Two failures opened every breaker: still stale, now without a call.
+				calls := r.sb.Calls(sandbox.All)
+				if !check(3, "upstream_unavailable") {
+					t.Fatal("round 3: want every section stale with error upstream_unavailable")
+				}
+				if got := r.sb.Calls(sandbox.All); got != calls {
+					t.Fatalf("open breakers let %d calls through", got-calls)
+				}
+			} else {
+				if !check(1, "") {
+					t.Fatal("round 1: want every section stale, its refresh under way, no error yet")
+				}
+				deadline := time.Now().Add(5 * time.Second)
+				for round := 2; !check(round, "upstream_error"); round++ {
+					if time.Now().After(deadline) {
+						t.Fatal("the failed refreshes never showed as errors")
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+				// Within the retry time nothing is asked again.
+				calls := r.sb.Calls(sandbox.All)
+				for round := range 3 {
+					if !check(100+round, "upstream_error") {
+						t.Fatal("the refresh failures were forgotten")
+					}
+				}
+				if got := r.sb.Calls(sandbox.All); got != calls {
+					t.Fatalf("%d calls within the retry time after failed refreshes, want none", got-calls)
+				}
+			}
+			rp := r.get("/v1/properties/" + strconv.Itoa(id) + "/flood")
+			relWantStatus(t, rp, 200)
+			if m := rp.json()["meta"].(map[string]any)["section"].(map[string]any); m["status"] != "stale" {
+				t.Fatalf("standalone flood while FEMA fails: %v, want stale", m)
+			}
+		})
 	}
-	check(1, "upstream_error")
-	check(2, "upstream_error")
-	// Two failures opened every breaker: still stale, now without a call.
-	calls := r.sb.Calls(sandbox.All)
-	check(3, "upstream_unavailable")
-	if got := r.sb.Calls(sandbox.All); got != calls {
-		t.Fatalf("open breakers let %d calls through", got-calls)
+}
+
+// orNil is s as a decoded JSON member compares: nil when s is empty.
+func orNil(s string) any {
+	if s == "" {
+		return nil
 	}
-	rp := r.get("/v1/properties/" + strconv.Itoa(id) + "/flood")
-	relWantStatus(t, rp, 200)
-	if m := rp.json()["meta"].(map[string]any)["section"].(map[string]any); m["status"] != "stale" {
-		t.Fatalf("standalone flood while FEMA's breaker is open: %v, want stale", m)
-	}
+	return s
 }
 
 // TestRetriesAreBounded fails each upstream for one request and counts

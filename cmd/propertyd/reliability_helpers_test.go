@@ -47,6 +47,7 @@ type relProviderKnobs struct {
 	failures int    // consecutive failures that open the breaker
 	openFor  string // how long the breaker stays open
 	ttl      string // section freshness
+	refresh  string // background or sync; empty leaves the default
 }
 
 // relConfig describes a propertyd configuration pointed at a sandbox.
@@ -111,6 +112,9 @@ func (c relConfig) yaml() string {
 		fmt.Fprintf(&b, "    timeout: %q\n    retries: %d\n    breaker: {failures: %d, open_for: %q}\n", k.timeout, k.retries, k.failures, k.openFor)
 		if k.ttl != "" {
 			fmt.Fprintf(&b, "    ttl: %q\n", k.ttl)
+		}
+		if k.refresh != "" && role != "geocoder" && role != "reverse_geocoder" {
+			fmt.Fprintf(&b, "    refresh: %q\n", k.refresh)
 		}
 		if len(options) > 0 {
 			names := make([]string, 0, len(options))

@@ -1,9 +1,13 @@
 package censusacs
 
 import (
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/upstream"
@@ -13,9 +17,14 @@ import (
 // no base URL, so the binary works against the real service out of the box.
 const DefaultBaseURL = "https://api.census.gov/data"
 
-// DefaultYear is the ACS 5-year vintage asked for unless the year option
-// says otherwise: the one the upstream reference recordings were made with.
+// DefaultYear is the ACS 5-year vintage asked for while the newest one
+// is not known (the first discovery failed): the one the upstream
+// reference recordings were made with.
 const DefaultYear = "2022"
+
+// Latest is the year option's value, and its default, that follows the
+// newest 5-year release the API publishes (see Client).
+const Latest = "latest"
 
 // firstYear is the first ACS 5-year vintage (2005-2009) the API publishes.
 const firstYear = 2009
@@ -51,23 +60,39 @@ func init() {
 var (
 	_ providers.DemographicsProvider = (*Client)(nil)
 	_ providers.HousingProvider      = (*Client)(nil)
+	_ providers.Superseder           = (*Client)(nil)
 )
 
 // Client talks to the ACS 5-year data API. Build it with New; the zero value
-// is not usable. It holds no mutable state and is safe for concurrent use.
+// is not usable. Safe for concurrent use.
+//
+// With the year option "latest" (the default) it asks for the newest
+// 5-year release the API publishes, learned from the API's discovery
+// document (DiscoveryURL) and asked again a day (DiscoveryTTL) after it
+// was learned, in the background; only the first fetch waits for it. A
+// failed discovery is logged and retried after DiscoveryRetry, and the
+// client meanwhile asks for the last release it learned, or DefaultYear.
+// A pinned year is asked for as it is, and nothing is discovered.
 type Client struct {
-	base string       // without trailing slash
-	http *http.Client // a copy of the configured client that never follows redirects
-	year string
-	key  string
+	base   string       // without trailing slash
+	http   *http.Client // a copy of the configured client that never follows redirects
+	pinned string       // the year option when it is a year; "" for Latest
+	key    string
+	now    func() time.Time
+	log    *slog.Logger
+
+	latest atomic.Pointer[string] // newest year discovered; nil before the first discovery succeeds
+	mu     sync.Mutex
+	next   time.Time     // when the next discovery is due
+	ends   chan struct{} // closed when the discovery running ends; nil when none runs
 }
 
 // New returns a Client for s. An empty s.BaseURL means DefaultBaseURL and a
 // nil s.Client means http.DefaultClient. The client is copied, never
 // modified, so that redirects (the upstream's answer to a missing key) are
 // seen instead of followed. New fails with KindInvalid on an unknown option,
-// a year that is not a four-digit ACS 5-year vintage, or a base URL that is
-// not absolute http(s).
+// a year that is neither "latest" nor a four-digit ACS 5-year vintage, or a
+// base URL that is not absolute http(s). It calls no upstream.
 func New(s providers.Settings) (*Client, error) {
 	if err := s.CheckOptions("year", "api_key"); err != nil {
 		return nil, err
@@ -76,26 +101,79 @@ func New(s providers.Settings) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	year := strings.TrimSpace(s.Option("year", DefaultYear))
-	if y, err := strconv.Atoi(year); err != nil || len(year) != 4 || y < firstYear {
+	year := strings.TrimSpace(s.Option("year", Latest))
+	if year == Latest {
+		year = ""
+	} else if !isYear(year) {
 		return nil, providers.Errorf(providers.KindInvalid, providers.CodeInvalidConfig,
-			"option year %q is not an ACS 5-year vintage (four digits, %d or later)", year, firstYear)
+			"option year %q is neither %q nor an ACS 5-year vintage (four digits, %d or later)", year, Latest, firstYear)
 	}
 	cp := *upstream.Client(s)
 	cp.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	return &Client{
-		base: base,
-		http: &cp,
-		year: year,
-		key:  strings.TrimSpace(s.Option("api_key", "")),
-	}, nil
+	c := &Client{
+		base:   base,
+		http:   &cp,
+		pinned: year,
+		key:    strings.TrimSpace(s.Option("api_key", "")),
+		now:    s.Now,
+		log:    s.Logger,
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	return c, nil
 }
 
-// Year returns the ACS 5-year vintage the client asks for, e.g. "2022".
-func (c *Client) Year() string { return c.year }
+// isYear reports whether s is a four-digit ACS 5-year vintage.
+func isYear(s string) bool {
+	y, err := strconv.Atoi(s)
+	return err == nil && len(s) == 4 && y >= firstYear
+}
+
+// Year returns the ACS 5-year vintage the client asks for now, e.g. "2022":
+// the pinned year, or the newest one discovered so far (DefaultYear before
+// any discovery succeeded). It calls no upstream.
+func (c *Client) Year() string {
+	if c.pinned != "" {
+		return c.pinned
+	}
+	if y := c.latest.Load(); y != nil {
+		return *y
+	}
+	return DefaultYear
+}
 
 // Vintage returns the vintage recorded with the data, e.g. "2022 ACS 5-year".
-func (c *Client) Vintage() string { return Vintage(c.year) }
+func (c *Client) Vintage() string { return Vintage(c.Year()) }
 
 // Vintage names the ACS 5-year release of year as shown in section metadata.
-func Vintage(year string) string { return year + " ACS 5-year" }
+func Vintage(year string) string { return year + vintageSuffix }
+
+const vintageSuffix = " ACS 5-year"
+
+// Supersedes reports whether the release the client asks for now is newer
+// than vintage, a value's vintage as Vintage writes it: the service then
+// refreshes the value. It is false for a vintage it does not recognize and,
+// following the newest release, while no discovery succeeded (falling back
+// to DefaultYear must not make newer stored values look old). Following
+// the newest release, it starts a discovery in the background when one is
+// due, so a service that serves every value from its store still learns
+// of a new release; it never waits for it. A pinned year supersedes only
+// older vintages: values of a newer one are served until their TTL ends.
+// See providers.Superseder.
+func (c *Client) Supersedes(vintage string) bool {
+	cur := c.pinned
+	if cur == "" {
+		c.discoverWhenDue()
+		y := c.latest.Load()
+		if y == nil {
+			return false
+		}
+		cur = *y
+	}
+	stored, ok := strings.CutSuffix(vintage, vintageSuffix)
+	return ok && isYear(stored) && cur > stored
+}

@@ -168,7 +168,8 @@ func TestNewValidatesOptions(t *testing.T) {
 		{"unknown option", "", map[string]string{"vintage": "2022"}, false},
 		{"two-digit year", "", map[string]string{"year": "22"}, false},
 		{"year before the 5-year series", "", map[string]string{"year": "2005"}, false},
-		{"year not a number", "", map[string]string{"year": "latest"}, false},
+		{"the newest release", "", map[string]string{"year": "latest"}, true},
+		{"year neither latest nor a number", "", map[string]string{"year": "newest"}, false},
 		{"relative base URL", "api.census.gov/data", nil, false},
 		{"ftp base URL", "ftp://api.census.gov/data", nil, false},
 	} {
@@ -414,8 +415,8 @@ func TestRefusedKeyIsAMisconfiguration(t *testing.T) {
 		providertest.RegisterACSWithKey(mt, base, "right-key", map[string]map[string]string{cook.GEOID(): cookData()})
 		_, err := newClient(t, mt, nil).Housing(context.Background(), cook)
 		check(t, err)
-		if n := mt.GetTotalCallCount(); n != 1 {
-			t.Errorf("%d requests, want 1: the redirect to the key page must not be followed", n)
+		if n := mt.GetTotalCallCount() - providertest.ACSDiscoveryCalls(mt, base); n != 1 {
+			t.Errorf("%d data requests, want 1: the redirect to the key page must not be followed", n)
 		}
 	})
 	t.Run("right key", func(t *testing.T) {

@@ -9,6 +9,11 @@
 //
 //	GET {year}/acs/acs5?get=NAME,<variables>&for=tract:<tract>&in=state:<st>%20county:<cty>[&key=<key>]
 //
+// and, to learn the newest release, the API's discovery document, which is
+// the base URL with ".json" appended (https://api.census.gov/data.json):
+//
+//	GET {base}.json
+//
 // The variables asked for are DemographicsVariables and HousingVariables
 // (ACS detailed tables B01002, B01003, B19013, B25002, B25003, B25010,
 // B25018, B25024, B25035, B25041, B25064, B25077). A request carries at most
@@ -17,9 +22,20 @@
 //
 // Options (config.yaml), the same for both modules:
 //
-//   - year: the ACS 5-year vintage, four digits, 2009 or later (default
-//     DefaultYear, 2022: the vintage the reference recordings were made
-//     with; later vintages are published and can be chosen here);
+//   - year: "latest" (the default) to follow the newest 5-year release the
+//     API publishes, or a vintage to pin, four digits, 2009 or later
+//     (e.g. "2023"). Following the newest, the client reads the discovery
+//     document (a DCAT-US catalogue of every dataset: it takes the largest
+//     c_vintage of the entries whose c_dataset is ["acs", "acs5"]; see
+//     NewestYear) when it first needs a year, and again a day later
+//     (DiscoveryTTL), in the background: only the first fetch after start
+//     waits for it. When discovery fails it is logged, retried an hour
+//     later (DiscoveryRetry), and the last release learned, or DefaultYear
+//     (2022) before any, is asked for. The document is public and asked
+//     for without the key. The client implements providers.Superseder, so
+//     the service refreshes values of an older release as soon as a newer
+//     one is learned; their vintage stays in meta.sections. Each of the two
+//     modules discovers on its own (two small daily requests);
 //   - api_key: the Census API key, sent as key= only when set. The upstream
 //     now refuses keyless requests, so production configs need one.
 //

@@ -52,30 +52,32 @@ func RequestURL(base, year string, vars []string, t providers.Tract, key string)
 }
 
 // fetch asks for vars of tract t, in as many requests as MaxVariables
-// requires, and returns the tract's row with the columns of all answers.
-func (c *Client) fetch(ctx context.Context, t providers.Tract, vars []string) (Row, error) {
+// requires, and returns the tract's row with the columns of all answers
+// and the year of the release they are from.
+func (c *Client) fetch(ctx context.Context, t providers.Tract, vars []string) (Row, string, error) {
 	if err := checkTract(t); err != nil {
-		return nil, err
+		return nil, "", err
 	}
+	year := c.year(ctx)
 	merged := Row{}
 	for start := 0; start < len(vars) || start == 0; start += MaxVariables - 1 {
 		end := min(start+MaxVariables-1, len(vars))
-		rows, err := c.get(ctx, RequestURL(c.base, c.year, vars[start:end], t, c.key))
+		rows, err := c.get(ctx, RequestURL(c.base, year, vars[start:end], t, c.key))
 		if err != nil {
 			if providers.CodeOf(err) == providers.CodeTractNotFound {
-				return nil, tractNotFound(t)
+				return nil, "", tractNotFound(t)
 			}
-			return nil, err
+			return nil, "", err
 		}
 		row, err := Select(rows, t)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		for k, v := range row {
 			merged[k] = v
 		}
 	}
-	return merged, nil
+	return merged, year, nil
 }
 
 // get sends one request and classifies its answer with ParseResponse.

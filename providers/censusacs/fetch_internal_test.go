@@ -34,7 +34,7 @@ func TestLongVariableListsAreSplit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			row, err := c.fetch(context.Background(), tr, vars)
+			row, _, err := c.fetch(context.Background(), tr, vars)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -93,21 +93,21 @@ var Bedrooms = map[string]string{
 // refused API key or an unpublished year, KindUpstream for upstream errors
 // and unreadable answers, KindTimeout and KindCanceled when ctx ends.
 func (c *Client) Demographics(ctx context.Context, t providers.Tract) (*providers.Demographics, error) {
-	row, err := c.fetch(ctx, t, DemographicsVariables)
+	row, year, err := c.fetch(ctx, t, DemographicsVariables)
 	if err != nil {
 		return nil, err
 	}
-	return DemographicsFrom(t, row, c.year)
+	return DemographicsFrom(t, row, year)
 }
 
 // Housing returns the ACS housing figures of tract t, without fair market
 // rents (another module adds those). Errors as for Demographics.
 func (c *Client) Housing(ctx context.Context, t providers.Tract) (*providers.Housing, error) {
-	row, err := c.fetch(ctx, t, HousingVariables)
+	row, year, err := c.fetch(ctx, t, HousingVariables)
 	if err != nil {
 		return nil, err
 	}
-	return HousingFrom(row, c.year)
+	return HousingFrom(row, year)
 }
 
 // DemographicsFrom builds the demographics of tract t from its decoded row

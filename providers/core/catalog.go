@@ -198,20 +198,24 @@ func CostOf(sections []string) int {
 
 // Module is a built provider module as Config.Add wires it: its name
 // (reported as the source of what it produced), the module itself, what
-// wraps its calls from outside (a breaker, metrics; nil for none) and how
-// long its values stay fresh.
+// wraps its calls from outside (a breaker, metrics; nil for none), how
+// long its values stay fresh and how an expired one is refreshed
+// (Section.Refresh; "" is RefreshBackground).
 type Module struct {
-	Name   string
-	Value  any
-	Around providers.Around
-	TTL    time.Duration
+	Name    string
+	Value   any
+	Around  providers.Around
+	TTL     time.Duration
+	Refresh string
 }
 
 // Add wires m into the configuration for role as the catalogue declares
 // it: the geocoders become the service's, every other role a section with
 // its natural key and fetch, every call of it run under m.Around. A module that reshaped its stored values
-// (providers.SectionUpgrader) has them read in the new shape. It fails when
-// the role is unknown or m does not implement the role's interface.
+// (providers.SectionUpgrader) has them read in the new shape; one that
+// moves on to newer data releases (providers.Superseder) has values of an
+// older release refreshed. It fails when the role is unknown, m does not
+// implement the role's interface, or m.Refresh is not a refresh mode.
 func (c *Config) Add(role providers.Role, m Module) error {
 	e, ok := EntryOf(role)
 	if !ok {
@@ -237,13 +241,19 @@ func (c *Config) Add(role providers.Role, m Module) error {
 	if e.Bind == nil {
 		return wrong
 	}
+	if m.Refresh != "" && m.Refresh != RefreshBackground && m.Refresh != RefreshSync {
+		return fmt.Errorf("module %s: refresh %q is neither %s nor %s", m.Name, m.Refresh, RefreshBackground, RefreshSync)
+	}
 	fetch, ok := e.Bind(m.Value)
 	if !ok {
 		return wrong
 	}
-	sec := &Section{Name: e.Section, Source: m.Name, TTL: m.TTL, Key: e.Key, Fetch: fetch.Around(m.Around)}
+	sec := &Section{Name: e.Section, Source: m.Name, TTL: m.TTL, Refresh: m.Refresh, Key: e.Key, Fetch: fetch.Around(m.Around)}
 	if u, ok := m.Value.(providers.SectionUpgrader); ok {
 		sec.Upgrade = u.UpgradeSection
+	}
+	if v, ok := m.Value.(providers.Superseder); ok {
+		sec.Supersedes = v.Supersedes
 	}
 	if c.Sections == nil {
 		c.Sections = map[string]*Section{}

@@ -19,10 +19,14 @@
 //   - Batch (batch.go): up to MaxBatch lookups at once, each as Lookup, with
 //     one geocoder call per distinct address.
 //   - Enrich and SectionOf (enrich.go): the sections of a record, each
-//     cached at its natural key in the store for its TTL, fetched through
-//     its module's breaker when missing or expired, served stale when the
-//     upstream fails, and remembered as missing when the upstream has no
-//     data there.
+//     cached at its natural key in the store for its TTL (or until its
+//     module serves a newer data release), fetched through its module's
+//     breaker when missing, and remembered as missing when the upstream
+//     has no data there. An expired value is served at once, as stale,
+//     while one refresh runs in the background (refresh.go: one per key,
+//     a bounded number at once, stopped by Close); a section set to
+//     refresh synchronously fetches first and serves it stale only when
+//     the upstream fails.
 //   - Import (importer.go): bulk loading of addresses with attributes, one
 //     batch geocoder call per chunk, saved exactly as Lookup saves.
 //

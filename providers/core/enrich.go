@@ -21,12 +21,23 @@ type Options struct {
 // key it is cached under (a tract for ACS, a point for flood, a point and a
 // radius for amenities), and how long a value stays fresh. Values are kept
 // in the store as JSON, so a restart serves what is still fresh without an
-// upstream call, and an expired value is served as stale when the upstream
-// fails. Build Sections in configuration; the Service owns them afterwards.
+// upstream call. An expired value is served as stale: at once while it is
+// refreshed in the background, or (RefreshSync) when fetching a new one
+// failed. Only a request for a value never stored waits on the upstream.
+// Build Sections in configuration; the Service owns them afterwards.
 type Section struct {
 	Name   string
 	Source string // module name, reported when the value does not say
 	TTL    time.Duration
+	// Refresh is RefreshBackground (also the zero value) or RefreshSync:
+	// whether a request finding an expired value is answered with it at
+	// once while one refresh runs in the background, or waits for a new
+	// value and gets the expired one only when that fails.
+	Refresh string
+	// Supersedes, when set, reports whether the module now serves a
+	// newer release than the vintage a value was stored with (see
+	// providers.Superseder): such a value is treated as expired.
+	Supersedes func(vintage string) bool
 	// Key returns the natural key of p's data, or ok=false when p lacks what
 	// the section needs (a reverse-geocoded point outside any tract, say).
 	Key func(p *providers.Property, o Options) (key string, ok bool)
@@ -72,7 +83,9 @@ type SectionResult struct {
 
 // Enrich fetches the named sections of p in parallel, each under its own
 // breaker and timeout. A failing section never fails the others: it comes
-// back with status unavailable (or stale, with the expired value).
+// back with status unavailable (or stale, with the expired value). An
+// expired value never makes the request wait unless its section refreshes
+// synchronously (RefreshSync).
 func (s *Service) Enrich(ctx context.Context, p *providers.Property, names []string, o Options) map[string]SectionResult {
 	if len(names) == 0 {
 		return nil
@@ -113,12 +126,20 @@ func (s *Service) Enrich(ctx context.Context, p *providers.Property, names []str
 // section, KindUnprocessable (section_not_applicable) when p lacks what the
 // section needs, else the upstream's error.
 func (s *Service) SectionOf(ctx context.Context, p *providers.Property, name string, o Options) (SectionResult, error) {
+	return s.sectionOf(ctx, p, name, o, false)
+}
+
+// sectionOf is SectionOf; with fetchExpired an expired value is fetched
+// anew before answering, as RefreshSync does, whatever the section's mode:
+// a module deriving its value from another section's (osm-walk from the
+// amenities) must not derive it from a stale one and store it as fresh.
+func (s *Service) sectionOf(ctx context.Context, p *providers.Property, name string, o Options, fetchExpired bool) (SectionResult, error) {
 	sec, ok := s.cfg.Sections[name]
 	if !ok {
 		err := providers.Errorf(providers.KindUnavailable, providers.CodeSectionNotConfigured, "the %s section is not configured", name)
 		return SectionResult{Meta: providers.SectionMeta{Status: StatusUnavailable, Error: err.Code}}, err
 	}
-	r, err := sec.get(ctx, p, o)
+	r, err := sec.get(ctx, p, o, fetchExpired)
 	if r.Data == nil {
 		return r, err
 	}
@@ -172,8 +193,19 @@ func (sec *Section) read(ctx context.Context, key string) (_ *providers.SectionR
 		// never written to.
 		cached.Data = sec.Upgrade(cached.Data)
 	}
-	return cached, tctx.Tier(), sec.svc.cfg.Now().Before(cached.ExpiresAt)
+	return cached, tctx.Tier(), sec.svc.cfg.Now().Before(cached.ExpiresAt) && !sec.superseded(cached)
 }
+
+// superseded reports whether r holds data of a release older than the one
+// its module serves now: it is then due for a refresh whatever its TTL.
+func (sec *Section) superseded(r *providers.SectionRecord) bool {
+	return sec.Supersedes != nil && r.Vintage != "" && !r.Missing && sec.Supersedes(r.Vintage)
+}
+
+// flightKey is the key one fetch of the section's value at key is shared
+// under: by concurrent requests, and by a background refresh and the
+// requests that need the value meanwhile.
+func (sec *Section) flightKey(key string) string { return "sec:" + sec.Name + ":" + key }
 
 // embedMember returns the JSON object obj with member set to val appended.
 func embedMember(obj json.RawMessage, member string, val json.RawMessage) json.RawMessage {
@@ -193,14 +225,13 @@ func embedMember(obj json.RawMessage, member string, val json.RawMessage) json.R
 	return append(out, '}')
 }
 
-func (sec *Section) get(ctx context.Context, p *providers.Property, o Options) (SectionResult, error) {
+func (sec *Section) get(ctx context.Context, p *providers.Property, o Options, fetchExpired bool) (SectionResult, error) {
 	key, ok := sec.Key(p, o)
 	if !ok {
 		err := providers.Errorf(providers.KindUnprocessable, providers.CodeSectionNotApplicable,
 			"the %s section needs data this property does not have", sec.Name)
 		return sec.unavailable(err), err
 	}
-	store := sec.svc.cfg.Store
 	cached, tier, fresh := sec.read(ctx, key)
 	if fresh {
 		served(ctx, providers.ReadSection, tier)
@@ -209,49 +240,20 @@ func (sec *Section) get(ctx context.Context, p *providers.Property, o Options) (
 		}
 		return sec.result(cached, StatusOK, CacheHit), nil
 	}
-	v, err := sec.svc.shared(ctx, "sec:"+sec.Name+":"+key, func(ctx context.Context) (any, error) {
-		// A flight that finished between our read and this one stored a
-		// fresh value: use it rather than call the upstream again.
-		if again, _, fresh := sec.read(ctx, key); fresh {
-			return flight{again, true}, nil
+	if cached != nil && sec.Refresh != RefreshSync && !fetchExpired {
+		// Expired: answer with what is stored, never wait for the
+		// upstream; one refresh runs in the background. The answer says
+		// how the last refresh ended, read before this one starts.
+		failure := sec.svc.bg.lastFailure(sec.flightKey(key))
+		sec.refreshLater(p, o, key)
+		served(ctx, providers.ReadSection, tier)
+		if cached.Missing {
+			return sec.missing(cached, CacheHit)
 		}
-		val, err := sec.Fetch(ctx, p, o)
-		if providers.KindOf(err) == providers.KindNotFound {
-			// The upstream has no data here: remember that for the TTL,
-			// as a value would be, instead of asking on every request.
-			pe := providers.As(err)
-			data, _ := json.Marshal(struct {
-				Code    string `json:"code"`
-				Message string `json:"message"`
-			}{pe.Code, pe.Message})
-			fetched := sec.svc.cfg.Now().UTC().Truncate(time.Millisecond) // as the store keeps it, so every tier renders one body and one ETag
-			rec := providers.SectionRecord{Section: sec.Name, Key: key, Data: data, Source: sec.Source,
-				FetchedAt: fetched, ExpiresAt: fetched.Add(sec.TTL), Missing: true}
-			if err := store.PutSection(ctx, rec); err != nil {
-				return nil, err
-			}
-			return flight{&rec, false}, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		data, err := json.Marshal(val)
-		if err != nil {
-			return nil, providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "could not encode a section")
-		}
-		source, vintage := sec.Source, ""
-		if pv, ok := val.(providers.Provenanced); ok {
-			if s, v := pv.Provenance(); s != "" {
-				source, vintage = s, v
-			}
-		}
-		fetched := sec.svc.cfg.Now().UTC().Truncate(time.Millisecond) // as the store keeps it, so every tier renders one body and one ETag
-		rec := providers.SectionRecord{Section: sec.Name, Key: key, Data: data, Source: source,
-			Vintage: vintage, FetchedAt: fetched, ExpiresAt: fetched.Add(sec.TTL)}
-		if err := store.PutSection(ctx, rec); err != nil {
-			return nil, err
-		}
-		return flight{&rec, false}, nil
+		return sec.stale(cached, failure), nil
+	}
+	v, err := sec.svc.shared(ctx, sec.flightKey(key), func(ctx context.Context) (any, error) {
+		return sec.fetchAndStore(ctx, p, o, key)
 	})
 	if err == nil {
 		f := v.(flight)
@@ -270,14 +272,107 @@ func (sec *Section) get(ctx context.Context, p *providers.Property, o Options) (
 		served(ctx, providers.ReadSection, providers.TierUpstream)
 		return sec.result(f.rec, StatusOK, CacheMiss), nil
 	}
-	sec.logFailure(err, cached != nil)
 	if cached != nil && providers.KindOf(err) != providers.KindCanceled {
 		served(ctx, providers.ReadSection, tier)
-		r := sec.result(cached, StatusStale, CacheHit)
-		r.Meta.Error = providers.CodeOf(err)
-		return r, nil
+		if cached.Missing {
+			// An expired no-data answer is no value to serve stale.
+			return sec.missing(cached, CacheHit)
+		}
+		return sec.stale(cached, providers.CodeOf(err)), nil
 	}
 	return sec.unavailable(err), err
+}
+
+// refreshLater refreshes the expired value of p at key in the background,
+// unless a refresh of it is running or due later (see refresher). The
+// refresh shares the flight of a synchronous fetch of the value, runs
+// under the module's own breaker and timeout, and, when it fails, keeps
+// the expired value and has it served stale with the error until it is
+// tried again.
+func (sec *Section) refreshLater(p *providers.Property, o Options, key string) {
+	s := sec.svc
+	fk := sec.flightKey(key)
+	pc := *p // the request's record may be reused once it is answered
+	s.bg.start(fk, s.cfg.Now(), func(ctx context.Context) {
+		_, err, _ := s.flight.Do(fk, func() (any, error) { return sec.fetchAndStore(ctx, &pc, o, key) })
+		if err == nil || providers.KindOf(err) == providers.KindCanceled {
+			return
+		}
+		wait := s.cfg.RefreshRetry
+		if ra := providers.As(err).RetryAfter; ra > 0 {
+			wait = ra
+		}
+		s.bg.failed(fk, providers.CodeOf(err), s.cfg.Now().Add(wait))
+	})
+}
+
+// fetchAndStore is one flight of the section's value at key: it asks the
+// module and stores the answer (a value, or the upstream's word that it
+// has no data there), unless a flight that finished since the caller's
+// read stored a fresh value. It runs once for everyone sharing the
+// flight, so a failure is logged once, however many requests wait on it.
+func (sec *Section) fetchAndStore(ctx context.Context, p *providers.Property, o Options, key string) (_ any, err error) {
+	// A flight that finished between our read and this one stored a
+	// fresh value: use it rather than call the upstream again.
+	again, _, fresh := sec.read(ctx, key)
+	if fresh {
+		return flight{again, true}, nil
+	}
+	defer func() {
+		if err != nil {
+			sec.logFailure(err, again != nil && !again.Missing)
+		} else {
+			sec.svc.bg.succeeded(sec.flightKey(key))
+		}
+	}()
+	store := sec.svc.cfg.Store
+	val, err := sec.Fetch(ctx, p, o)
+	if providers.KindOf(err) == providers.KindNotFound {
+		// The upstream has no data here: remember that for the TTL,
+		// as a value would be, instead of asking on every request.
+		pe := providers.As(err)
+		data, _ := json.Marshal(struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		}{pe.Code, pe.Message})
+		fetched := sec.svc.cfg.Now().UTC().Truncate(time.Millisecond) // as the store keeps it, so every tier renders one body and one ETag
+		rec := providers.SectionRecord{Section: sec.Name, Key: key, Data: data, Source: sec.Source,
+			FetchedAt: fetched, ExpiresAt: fetched.Add(sec.TTL), Missing: true}
+		if err := store.PutSection(ctx, rec); err != nil {
+			return nil, err
+		}
+		return flight{&rec, false}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(val)
+	if err != nil {
+		return nil, providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "could not encode a section")
+	}
+	source, vintage := sec.Source, ""
+	if pv, ok := val.(providers.Provenanced); ok {
+		if s, v := pv.Provenance(); s != "" {
+			source, vintage = s, v
+		}
+	}
+	fetched := sec.svc.cfg.Now().UTC().Truncate(time.Millisecond) // as the store keeps it, so every tier renders one body and one ETag
+	rec := providers.SectionRecord{Section: sec.Name, Key: key, Data: data, Source: source,
+		Vintage: vintage, FetchedAt: fetched, ExpiresAt: fetched.Add(sec.TTL)}
+	if err := store.PutSection(ctx, rec); err != nil {
+		return nil, err
+	}
+	return flight{&rec, false}, nil
+}
+
+// stale is the result of serving the expired value r: status stale, from
+// the store, with its age and, when set, the code of the error that kept
+// it from being refreshed.
+func (sec *Section) stale(r *providers.SectionRecord, code string) SectionResult {
+	res := sec.result(r, StatusStale, CacheHit)
+	age := max(0, int(sec.svc.cfg.Now().Sub(r.FetchedAt)/time.Second))
+	res.Meta.AgeSeconds, res.Meta.Error = &age, code
+	return res
 }
 
 func (sec *Section) result(r *providers.SectionRecord, status, cache string) SectionResult {
@@ -310,7 +405,8 @@ func (sec *Section) unavailable(err error) SectionResult {
 	return SectionResult{Meta: m}
 }
 
-// logFailure records why a section could not be fetched. A misconfigured
+// logFailure records why a section could not be fetched, once per failed
+// fetch (not per request that waited on it). A misconfigured
 // module (a missing or invalid API key) is an error an operator must fix;
 // other upstream failures are warnings, since breakers and stale values
 // absorb them.
@@ -331,7 +427,9 @@ func (sec *Section) logFailure(err error, stale bool) {
 // amenities provider, for modules that derive their answer from amenity
 // data (osm-walk): each call goes through that section as a request's does
 // (its cache tiers, its module's breaker, coalescing), so a walk score
-// makes no upstream call when the amenities are cached. The section is
+// makes no upstream call when the amenities are cached, except that expired
+// amenities are fetched anew first (served stale only when that fails), so
+// a score stored as fresh is not derived from stale amenities. The section is
 // looked up at call time, so the provider can be handed to a module built
 // before the amenities module is added; it answers KindUnavailable while
 // no amenities section is configured or the service is not built yet.
@@ -349,7 +447,7 @@ func (a sectionAmenities) Amenities(ctx context.Context, p providers.Point, radi
 	if sec == nil || sec.svc == nil {
 		return nil, providers.Errorf(providers.KindUnavailable, providers.CodeUpstreamUnavailable, "no amenities source is configured")
 	}
-	r, err := sec.svc.SectionOf(ctx, &providers.Property{Latitude: p.Lat, Longitude: p.Lng}, providers.SectionAmenities, Options{Radius: radius})
+	r, err := sec.svc.sectionOf(ctx, &providers.Property{Latitude: p.Lat, Longitude: p.Lng}, providers.SectionAmenities, Options{Radius: radius}, true)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,13 @@ import (
 const (
 	DefaultMissTTL       = time.Hour
 	DefaultReverseRadius = 50.0 // metres
+	// DefaultRefreshConcurrency bounds the background refreshes of
+	// expired sections in flight across the service.
+	DefaultRefreshConcurrency = 8
+	// DefaultRefreshRetry is how long a value whose background refresh
+	// failed is served stale before it is tried again, when the failure
+	// did not say (an open breaker says how long it stays open).
+	DefaultRefreshRetry = 30 * time.Second
 )
 
 // Config is what a Service is built from. Geocoder and Store are required.
@@ -49,6 +56,16 @@ type Config struct {
 	// Sections are the enrichment sections by name; see Section. Add
 	// fills them from built modules as the catalogue declares each.
 	Sections map[string]*Section
+	// RefreshConcurrency bounds the background refreshes of expired
+	// values in flight across the service (default
+	// DefaultRefreshConcurrency). When every slot is taken, an expired
+	// value is served stale without starting one; a later request for it
+	// does. Each refresh is paced by its module's outbound limits too.
+	RefreshConcurrency int
+	// RefreshRetry is how long after a failed background refresh the value
+	// is served stale without trying again, unless the failure carries a
+	// Retry-After (default DefaultRefreshRetry).
+	RefreshRetry time.Duration
 
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
@@ -75,9 +92,11 @@ type Leases interface {
 }
 
 // Service resolves and enriches property records. Safe for concurrent use.
+// Close stops its background refreshes.
 type Service struct {
 	cfg    Config
 	flight singleflight.Group
+	bg     refresher
 }
 
 // New returns a Service; it applies Config defaults.
@@ -97,7 +116,14 @@ func New(cfg Config) *Service {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.RefreshConcurrency <= 0 {
+		cfg.RefreshConcurrency = DefaultRefreshConcurrency
+	}
+	if cfg.RefreshRetry <= 0 {
+		cfg.RefreshRetry = DefaultRefreshRetry
+	}
 	s := &Service{cfg: cfg}
+	s.bg.init(cfg.RefreshConcurrency)
 	for _, sec := range cfg.Sections {
 		sec.svc = s
 		// A section embeds what its catalogue entry names, of what is

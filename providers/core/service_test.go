@@ -151,17 +151,26 @@ func (c *clock) Add(d time.Duration) {
 // and the given modules added by role through the catalogue.
 func newService(t *testing.T, st *memStore, geo *fakeGeocoder, clk *clock, mods map[providers.Role]any) *core.Service {
 	t.Helper()
-	cfg := core.Config{Store: st, Now: clk.Now}
+	return newServiceWith(t, core.Config{Store: st, Now: clk.Now}, geo, mods, core.Module{})
+}
+
+// newServiceWith is newService from cfg, every module added with the
+// Around and Refresh of like. The service is closed when the test ends.
+func newServiceWith(t *testing.T, cfg core.Config, geo *fakeGeocoder, mods map[providers.Role]any, like core.Module) *core.Service {
+	t.Helper()
 	if err := cfg.Add(providers.RoleGeocoder, core.Module{Name: "fake-geo", Value: geo}); err != nil {
 		t.Fatal(err)
 	}
 	for role, m := range mods {
 		e, _ := core.EntryOf(role)
-		if err := cfg.Add(role, core.Module{Name: "fake-" + string(role), Value: m, TTL: e.DefaultTTL}); err != nil {
+		mod := core.Module{Name: "fake-" + string(role), Value: m, TTL: e.DefaultTTL, Around: like.Around, Refresh: like.Refresh}
+		if err := cfg.Add(role, mod); err != nil {
 			t.Fatalf("Add %s: %v", role, err)
 		}
 	}
-	return core.New(cfg)
+	svc := core.New(cfg)
+	t.Cleanup(func() { svc.Close(context.Background()) })
+	return svc
 }
 
 func elmGeocoder() *fakeGeocoder {
@@ -210,7 +219,7 @@ func TestConcurrentFirstLookupsShareOneGeocoderCall(t *testing.T) {
 	}
 }
 
-func TestAnExpiredSectionIsServedStaleWhenItsUpstreamFails(t *testing.T) {
+func TestSyncRefreshServesAnExpiredSectionStaleWhenItsUpstreamFails(t *testing.T) {
 	clk := &clock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
 	units := int64(1800)
 	var fail atomic.Bool
@@ -222,7 +231,8 @@ func TestAnExpiredSectionIsServedStaleWhenItsUpstreamFails(t *testing.T) {
 		}
 		return &providers.Housing{TotalHousingUnits: &units, Source: "census-acs-housing", Vintage: "2022"}, nil
 	}}
-	svc := newService(t, newMemStore(), elmGeocoder(), clk, map[providers.Role]any{providers.RoleHousing: housing})
+	svc := newServiceWith(t, core.Config{Store: newMemStore(), Now: clk.Now}, elmGeocoder(),
+		map[providers.Role]any{providers.RoleHousing: housing}, core.Module{Refresh: core.RefreshSync})
 	p, _, err := svc.Lookup(context.Background(), providers.Address{Street: "12 Elm St", State: "IL"})
 	if err != nil {
 		t.Fatal(err)
@@ -237,8 +247,17 @@ func TestAnExpiredSectionIsServedStaleWhenItsUpstreamFails(t *testing.T) {
 	if err != nil || r.Meta.Status != core.StatusStale || r.Meta.Error != "upstream_error" || string(r.Data) != string(first.Data) {
 		t.Fatalf("expired value, upstream down: %+v %s %v; want the old value, stale, with the error", r.Meta, r.Data, err)
 	}
+	if r.Meta.AgeSeconds == nil || *r.Meta.AgeSeconds != 366*24*3600 {
+		t.Fatalf("stale value's age_seconds = %v, want %d (a year and a day)", r.Meta.AgeSeconds, 366*24*3600)
+	}
 	if calls.Load() != 2 {
 		t.Fatalf("upstream asked %d times, want 2 (the first fetch, the failed refresh)", calls.Load())
+	}
+	// The upstream is back: the request waits for the new value.
+	fail.Store(false)
+	r, err = svc.SectionOf(context.Background(), p, providers.SectionHousing, core.Options{})
+	if err != nil || r.Meta.Status != core.StatusOK || r.Meta.Cache != core.CacheMiss || r.Meta.AgeSeconds != nil || calls.Load() != 3 {
+		t.Fatalf("sync refresh with the upstream back: %+v %v, %d calls; want ok miss from a third call", r.Meta, err, calls.Load())
 	}
 }
 

@@ -47,7 +47,9 @@ func RegisterACS(mt *httpmock.MockTransport, baseURL string, tracts map[string]m
 // the HTML "Missing Key" page at {baseURL}/missing_key.html (registered
 // too, answered with HTTP 200), and a request with another key is answered
 // with HTTP 200 and the HTML "Invalid Key" page, ACSInvalidKeyPage. An
-// empty key accepts every request.
+// empty key accepts every request. It also registers the API's discovery
+// document (see RegisterACSDiscovery) listing the 5-year releases up to
+// ACSNewestYear.
 func RegisterACSWithKey(mt *httpmock.MockTransport, baseURL, key string, tracts map[string]map[string]string) {
 	register(mt, strings.TrimRight(baseURL, "/"), fakeupstream.ACS(key, tracts))
 }

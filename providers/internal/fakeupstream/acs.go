@@ -55,7 +55,9 @@ var acsVariableRE = regexp.MustCompile(`^[BC][0-9]{5}[A-Z]{0,2}_[0-9]{3}(E|M|EA|
 // at {base}/missing_key.html (a route too, answered with HTTP 200), and a
 // request with another key is answered with HTTP 200 and the HTML "Invalid
 // Key" page, ACSInvalidKeyPage. An empty key accepts every request. The
-// data route comes last.
+// API's discovery document (ACSDiscovery) lists the 5-year releases up to
+// ACSNewestYear, so a module following the newest release asks for the
+// year the recordings were made with. The data route comes last.
 func ACS(key string, tracts map[string]map[string]string) []Route {
 	data := func(req *http.Request) Reply {
 		q := req.URL.Query()
@@ -75,6 +77,7 @@ func ACS(key string, tracts map[string]map[string]string) []Route {
 		{Method: http.MethodGet, Path: acsMissingKeyPath, Serve: func(*http.Request) Reply {
 			return acsHTML(http.StatusOK, acsMissingKeyPage)
 		}},
+		ACSDiscovery(ACSNewestYear-2, ACSNewestYear-1, ACSNewestYear),
 		{Method: http.MethodGet, Pattern: ACSDataPattern, Serve: data},
 	}
 }

@@ -33,8 +33,9 @@
 //	hud        http://HOST/hud/fmr               fair_market_rent (hud-fmr)
 //
 // so the geocoder is called at /census/geocoder/geographies/address, the
-// NFHL at /fema/28/query, ACS at /acs/data/2022/acs/acs5, Walk Score at
-// /walkscore/score and HUD at /hud/fmr/data/<entityid>. ACS and Walk Score
+// NFHL at /fema/28/query, ACS at /acs/data/2022/acs/acs5 (and its
+// discovery document, listing releases up to 2022, at /acs/data.json),
+// Walk Score at /walkscore/score and HUD at /hud/fmr/data/<entityid>. ACS and Walk Score
 // accept any API key (ACS also none); HUD wants the bearer token HUDToken,
 // "sandbox-hud-token". A Walk Score request within WalkScoreRadius of a
 // place is scored as that place; the geocoder reverse-geocodes within 5 km

@@ -3,6 +3,7 @@ package sandbox_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"reflect"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/propertyd/propertyd/providers/census"
 	"github.com/propertyd/propertyd/providers/censusacs"
 	"github.com/propertyd/propertyd/providers/overpass"
+	"github.com/propertyd/propertyd/providers/providertest"
 	"github.com/propertyd/propertyd/providers/providertest/sandbox"
 )
 
@@ -146,6 +148,25 @@ func acsRow(p sandbox.Place, vars []string) censusacs.Row {
 		row[v] = &s
 	}
 	return row
+}
+
+// TestACSDiscoveryDocumentIsServed: the census-acs modules follow the
+// newest release by default, so the sandbox serves the API's discovery
+// document beside the data; it lists releases up to the sample data's.
+func TestACSDiscoveryDocumentIsServed(t *testing.T) {
+	srv, root := start(t, sandbox.Options{})
+	acs, err := censusacs.New(providers.Settings{BaseURL: sandbox.BaseURLs(root)[string(providers.RoleHousing)], Client: http.DefaultClient})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := place(t, "new-orleans-la")
+	h, err := acs.Housing(context.Background(), p.CensusTract())
+	if err != nil || h.Vintage != censusacs.Vintage(strconv.Itoa(providertest.ACSNewestYear)) {
+		t.Fatalf("housing %+v, %v; want the newest release the sandbox lists, %d", h, err, providertest.ACSNewestYear)
+	}
+	if got := srv.RouteCalls(sandbox.UpstreamACS)["GET /acs/data.json"]; got != 1 {
+		t.Fatalf("discovery document asked %d times, want 1", got)
+	}
 }
 
 func TestACSAnswersEveryPlace(t *testing.T) {
