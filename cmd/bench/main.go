@@ -23,7 +23,13 @@
 //     bytes propertyd sent for each scenario and does nothing else;
 //  4. drives both with fasthttp's client from this process, side by side
 //     in the same run, and measures latency-bound scenarios with the
-//     sandbox's added latency and call counts.
+//     sandbox's added latency and call counts;
+//  5. with -postgres (default $PROPERTYD_TEST_POSTGRES), measures the warm
+//     GET, the cold lookup and the search again on PostgreSQL, each in a
+//     schema of its own that it drops afterwards, and, with -redis too
+//     (default $PROPERTYD_TEST_REDIS), the herd spread over three
+//     instances sharing one schema and one Redis; without them, or when
+//     the server does not answer, those rows are listed as skipped.
 //
 // On a two-core machine the load generator, propertyd and the bare app share
 // the same two cores: throughput figures are what this machine gives with the
