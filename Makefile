@@ -28,11 +28,14 @@ demo:
 fleet:
 	bash cmd/sandbox/fleet.sh
 
-# The benchmark suite (about 5 minutes on 2 cores): prints the table and
+# The benchmark suite (about 5 minutes on 2 cores, more with the PostgreSQL
+# rows, which seed a million records there too): prints the table and
 # writes it into BENCHMARKS.md.
 bench:
 	go run ./cmd/bench -out BENCHMARKS.md
 
 # The same with tiny sizes (under a minute), to prove it runs; CI runs it.
+# The PostgreSQL and fleet rows run when PROPERTYD_TEST_POSTGRES and
+# PROPERTYD_TEST_REDIS are set (CI sets both) and are skipped otherwise.
 bench-smoke:
 	go run ./cmd/bench -smoke

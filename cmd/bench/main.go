@@ -5,7 +5,7 @@
 //
 //	go run ./cmd/bench [-smoke] [-duration 10s] [-rounds 2] [-rows 1000000] [-conns 32] [-open-conns 64]
 //	    [-latency 100ms] [-cache-mb 64] [-batch-concurrency N] [-propertyd BIN]
-//	    [-env KEY=VALUE] [-only warm,memory] [-out BENCHMARKS.md] [-keep]
+//	    [-postgres URL] [-redis URL] [-env KEY=VALUE] [-only warm,memory] [-out BENCHMARKS.md] [-keep]
 //
 // Run it from inside the module: it builds cmd/propertyd (unless -propertyd
 // names a binary). One run:
@@ -23,7 +23,13 @@
 //     bytes propertyd sent for each scenario and does nothing else;
 //  4. drives both with fasthttp's client from this process, side by side
 //     in the same run, and measures latency-bound scenarios with the
-//     sandbox's added latency and call counts.
+//     sandbox's added latency and call counts;
+//  5. with -postgres (default $PROPERTYD_TEST_POSTGRES), measures the warm
+//     GET, the cold lookup and the search again on PostgreSQL, each in a
+//     schema of its own that it drops afterwards, and, with -redis too
+//     (default $PROPERTYD_TEST_REDIS), the herd spread over three
+//     instances sharing one schema and one Redis; without them, or when
+//     the server does not answer, those rows are listed as skipped.
 //
 // On a two-core machine the load generator, propertyd and the bare app share
 // the same two cores: throughput figures are what this machine gives with the
@@ -47,6 +53,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/propertyd/propertyd/ratelimit/fleet"
+	"github.com/propertyd/propertyd/store/engine"
 )
 
 // options are the flags.
@@ -65,6 +74,8 @@ type options struct {
 	batchConc int // propertyd's batch_concurrency
 	fill      int // records read to fill the cache (0: enough to overflow it)
 	propertyd string
+	postgres  string          // URL of the PostgreSQL server of the pg-* and fleet rows ("": skip them)
+	redis     string          // URL of the Redis of the fleet row ("": skip it)
 	env       []string        // extra environment of propertyd, KEY=VALUE
 	only      map[string]bool // scenarios to run; nil: all
 	out       string
@@ -125,6 +136,8 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	fs.IntVar(&o.batchConc, "batch-concurrency", 0, "propertyd's batch_concurrency (0: propertyd's default)")
 	fs.IntVar(&o.fill, "fill", 0, "records read by id to fill the cache before measuring memory (0: enough to overflow cache-mb)")
 	fs.StringVar(&o.propertyd, "propertyd", "", "propertyd binary to measure (default: build ./cmd/propertyd)")
+	fs.StringVar(&o.postgres, "postgres", os.Getenv(postgresEnv), "PostgreSQL `URL` of the pg-* and fleet-herd rows, each in a schema of its own, dropped afterwards (default $"+postgresEnv+"; unset: those rows are skipped)")
+	fs.StringVar(&o.redis, "redis", os.Getenv(redisEnv), "Redis `URL` of the fleet-herd row, under a key prefix of the run's own (default $"+redisEnv+"; unset: the row is skipped)")
 	fs.Func("env", "extra `KEY=VALUE` in propertyd's environment, e.g. GOMEMLIMIT=200MiB or GOGC=50 (repeatable)", func(s string) error {
 		if k, _, ok := strings.Cut(s, "="); !ok || k == "" {
 			return fmt.Errorf("%q is not KEY=VALUE", s)
@@ -176,6 +189,13 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 		return options{}, errors.New("sizes and durations must be positive")
 	case o.latency <= 0:
 		return options{}, errors.New("-latency must be positive")
+	case o.postgres != "" && !engine.IsPostgres(o.postgres):
+		return options{}, errors.New("-postgres: want a postgres:// URL")
+	}
+	if o.redis != "" {
+		if err := fleet.CheckURL(o.redis); err != nil {
+			return options{}, fmt.Errorf("-redis: %w", err)
+		}
 	}
 	return o, nil
 }

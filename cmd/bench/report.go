@@ -23,10 +23,15 @@ type row struct {
 	// failure, when set, says what went wrong: the row then measured
 	// nothing trustworthy and the run fails.
 	failure string
+	// skipped, when set, says why the row was not measured (a server it
+	// needs is not configured or does not answer); the run does not fail.
+	skipped string
 }
 
 func (r row) metCell() string {
 	switch {
+	case r.skipped != "":
+		return "skipped: " + r.skipped
 	case r.failure != "":
 		return "ERROR: " + r.failure
 	case r.met:

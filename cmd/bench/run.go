@@ -19,7 +19,7 @@ import (
 const allSections = "flood,demographics,amenities,walkscore,housing"
 
 // scenarioNames are the scenarios in the order they run (and -only names).
-var scenarioNames = []string{"warm", "cold", "herd", "batch", "search", "memory", "startup"}
+var scenarioNames = []string{"warm", "cold", "herd", "batch", "search", "pg-warm", "pg-cold", "fleet-herd", "pg-search", "memory", "startup"}
 
 // herd is the number of concurrent identical cold lookups.
 const herd = 200
@@ -46,6 +46,7 @@ type bench struct {
 	startup  time.Duration // of the first start
 	startRSS int64         // resident memory right after it
 	starts   int           // propertyd processes started
+	pgNone   string        // why there is no PostgreSQL to measure ("": none known)
 }
 
 func (b *bench) logf(format string, args ...any) {
@@ -79,6 +80,7 @@ func run(ctx context.Context, o options, command string, out, errOut io.Writer) 
 	steps := map[string]func(context.Context) error{
 		"warm": b.warm, "cold": b.cold, "herd": b.herd, "batch": b.batch,
 		"search": b.search, "memory": b.memory, "startup": b.restart,
+		"pg-warm": b.pgWarm, "pg-cold": b.pgCold, "fleet-herd": b.fleetHerd, "pg-search": b.pgSearch,
 	}
 	for _, name := range scenarioNames {
 		if err := ctx.Err(); err != nil {
@@ -158,7 +160,7 @@ func (b *bench) setup(ctx context.Context) error {
 	b.logf("seeded %d records in %s", o.rows, time.Since(t0).Round(time.Millisecond))
 
 	b.places = sandbox.DefaultPlaces()
-	b.synth = syntheticPlaces(b.places, o.cold+2+o.batches*batchSize)
+	b.synth = syntheticPlaces(b.places, b.pgOffset()+o.cold+2)
 	b.sb = sandbox.New(append(slices.Clone(b.places), b.synth...), sandbox.Options{Seed: 1})
 	var err error
 	if b.sbRoot, err = b.sb.Start("127.0.0.1:0"); err != nil {
@@ -216,8 +218,13 @@ type record struct {
 // fetchRecord sends r to propertyd and checks for a 200 whose sections
 // (all of allSections when withSections) are ok.
 func (b *bench) fetchRecord(r request, withSections bool) (record, []byte, error) {
+	return fetchFrom(b.pc, r, withSections)
+}
+
+// fetchFrom is fetchRecord to the propertyd of c.
+func fetchFrom(c *client, r request, withSections bool) (record, []byte, error) {
 	var rec record
-	status, body, err := b.pc.do(r)
+	status, body, err := c.do(r)
 	if err != nil {
 		return rec, nil, err
 	}
@@ -241,13 +248,19 @@ func (b *bench) fetchRecord(r request, withSections bool) (record, []byte, error
 // throughput measures reqs against propertyd and the bare app in
 // alternating closed-loop runs and returns the two results.
 func (b *bench) throughput(prop, bare request) (p, bb result) {
+	return b.throughputOf(b.pc, b.bc, prop, bare)
+}
+
+// throughputOf is throughput against the propertyd of pc and the bare app
+// of bc.
+func (b *bench) throughputOf(pc, bc *client, prop, bare request) (p, bb result) {
 	warm := min(b.o.duration/4, time.Second)
-	b.bc.closedLoop([]request{bare}, b.o.conns, warm, false)
-	b.pc.closedLoop([]request{prop}, b.o.conns, warm, false)
+	bc.closedLoop([]request{bare}, b.o.conns, warm, false)
+	pc.closedLoop([]request{prop}, b.o.conns, warm, false)
 	var ps, bs []result
 	for range b.o.rounds {
-		bs = append(bs, b.bc.closedLoop([]request{bare}, b.o.conns, b.o.duration, false))
-		ps = append(ps, b.pc.closedLoop([]request{prop}, b.o.conns, b.o.duration, false))
+		bs = append(bs, bc.closedLoop([]request{bare}, b.o.conns, b.o.duration, false))
+		ps = append(ps, pc.closedLoop([]request{prop}, b.o.conns, b.o.duration, false))
 	}
 	return combine(ps), combine(bs)
 }
@@ -337,18 +350,9 @@ func (b *bench) warm(ctx context.Context) error {
 			return err
 		}
 	}
-	self, err := os.Executable()
-	if err != nil {
+	if b.bare, b.bc, err = b.startBare(dir, "bare.log"); err != nil {
 		return err
 	}
-	b.bare, err = startProc("bare fiber", self, filepath.Join(b.tmp, "bare.log"), nil, "-serve-bare", "127.0.0.1:0", "-bodies", dir)
-	if err != nil {
-		return err
-	}
-	if err := waitReady(b.bare, "http://"+b.bare.addr+"/get", 30*time.Second); err != nil {
-		return err
-	}
-	b.bc = newClient(b.bare.addr, "", 512)
 
 	// 1. GET by id: throughput, then p99 at half the bare app's throughput.
 	p, bb := b.throughput(byID, get("/get"))
@@ -403,6 +407,24 @@ func (b *bench) warm(ctx context.Context) error {
 	return nil
 }
 
+// startBare starts the bare Fiber baseline serving the bodies in dir, its
+// log in the file logName.
+func (b *bench) startBare(dir, logName string) (*proc, *client, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := startProc("bare fiber", self, filepath.Join(b.tmp, logName), nil, "-serve-bare", "127.0.0.1:0", "-bodies", dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := waitReady(p, "http://"+p.addr+"/get", 30*time.Second); err != nil {
+		p.stop() //nolint:errcheck // reporting the first failure
+		return nil, nil, err
+	}
+	return p, newClient(p.addr, "", 512), nil
+}
+
 // batchSetting names the batch_concurrency of the run when -batch-concurrency set it.
 func (b *bench) batchSetting() string {
 	if b.o.batchConc == 0 {
@@ -419,17 +441,28 @@ func (b *bench) slowUpstreams() {
 // cold looks up new addresses one at a time with every section while
 // every upstream answers after L.
 func (b *bench) cold(ctx context.Context) error {
+	r, err := b.coldRow(ctx, b.pc, b.synth[:b.o.cold])
+	if err != nil {
+		return err
+	}
+	b.add(r)
+	return nil
+}
+
+// coldRow looks up places one at a time with every section through c
+// while every upstream answers after L.
+func (b *bench) coldRow(ctx context.Context, c *client, places []sandbox.Place) (row, error) {
 	L := b.o.latency
 	b.slowUpstreams()
 	defer b.sb.ResetFaults()
 	var lat []time.Duration
 	fail := ""
-	for _, pl := range b.synth[:b.o.cold] {
+	for _, pl := range places {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return row{}, ctx.Err()
 		}
 		t0 := time.Now()
-		rec, _, err := b.fetchRecord(get(lookupPath(pl, allSections)), true)
+		rec, _, err := fetchFrom(c, get(lookupPath(pl, allSections)), true)
 		d := time.Since(t0)
 		if err == nil && (rec.Meta.Created == nil || !*rec.Meta.Created) {
 			err = fmt.Errorf("%s was not created by its first lookup", pl.ID)
@@ -449,15 +482,14 @@ func (b *bench) cold(ctx context.Context) error {
 	slices.Sort(lat)
 	p50 := percentile(lat, 50)
 	ratio := float64(p50) / float64(L)
-	b.add(row{
+	return row{
 		scenario: fmt.Sprintf("cold lookup with all five sections, every upstream at L = %s", L),
 		target:   "p50 <= 2.2 x L",
 		measured: fmt.Sprintf("p50 %s, p90 %s, max %s over %d new addresses", ms(p50), ms(percentile(lat, 90)), ms(lat[len(lat)-1]), len(lat)),
 		ratio:    fmt.Sprintf("%.2f x L", ratio),
 		met:      ratio <= 2.2,
 		failure:  fail,
-	})
-	return nil
+	}, nil
 }
 
 // callCounts returns the sandbox's call count of every upstream.
@@ -484,12 +516,23 @@ func formatCounts(m map[string]int) string {
 // herd sends 200 identical cold lookups at once and compares the upstream
 // calls with those of one lookup on its own.
 func (b *bench) herd(ctx context.Context) error {
-	lone, crowd := b.synth[b.o.cold], b.synth[b.o.cold+1]
+	r, err := b.herdRow(ctx, []*client{b.pc}, b.synth[b.o.cold], b.synth[b.o.cold+1])
+	if err != nil {
+		return err
+	}
+	b.add(r)
+	return nil
+}
+
+// herdRow looks up lone on its own through the first of cs, then sends
+// herd identical cold lookups of crowd at once, spread evenly over cs, and
+// compares the upstream calls of the two.
+func (b *bench) herdRow(ctx context.Context, cs []*client, lone, crowd sandbox.Place) (row, error) {
 	b.slowUpstreams()
 	defer b.sb.ResetFaults()
 	b.sb.ResetCalls()
-	if _, _, err := b.fetchRecord(get(lookupPath(lone, allSections)), true); err != nil {
-		return fmt.Errorf("lone cold lookup: %w", err)
+	if _, _, err := fetchFrom(cs[0], get(lookupPath(lone, allSections)), true); err != nil {
+		return row{}, fmt.Errorf("lone cold lookup: %w", err)
 	}
 	single := b.callCounts()
 
@@ -504,7 +547,7 @@ func (b *bench) herd(ctx context.Context) error {
 		go func() {
 			defer wg.Done()
 			<-start
-			rec, _, err := b.fetchRecord(r, true)
+			rec, _, err := fetchFrom(cs[i%len(cs)], r, true)
 			ids[i], errs[i] = rec.Data.ID, err
 		}()
 	}
@@ -529,15 +572,14 @@ func (b *bench) herd(ctx context.Context) error {
 	for up, n := range single {
 		same = same && got[up] == n
 	}
-	b.add(row{
+	return row{
 		scenario: fmt.Sprintf("%d concurrent identical cold lookups (all five sections, L = %s)", herd, b.o.latency),
 		target:   "exactly 1 call per upstream (per distinct upstream request)",
 		measured: fmt.Sprintf("%s; one lookup alone: %s; all %d answered in %s", formatCounts(got), formatCounts(single), herd, ms(took)),
 		ratio:    fmt.Sprintf("%d / %d calls", sum(got), sum(single)),
 		met:      same,
 		failure:  fail,
-	})
-	return nil
+	}, ctx.Err()
 }
 
 func sum(m map[string]int) int {
@@ -610,6 +652,16 @@ func (b *bench) batch(ctx context.Context) error {
 
 // search times zip + bedrooms searches, page 1 and page 100, one at a time.
 func (b *bench) search(ctx context.Context) error {
+	r, err := b.searchRow(ctx, b.pc)
+	if err != nil {
+		return err
+	}
+	b.add(r)
+	return nil
+}
+
+// searchRow times the searches of the search scenario through c.
+func (b *bench) searchRow(ctx context.Context, c *client) (row, error) {
 	var cells []string
 	met, fail := true, ""
 	var worst time.Duration
@@ -618,10 +670,10 @@ func (b *bench) search(ctx context.Context) error {
 		var lat []time.Duration
 		for range b.o.searches {
 			if ctx.Err() != nil {
-				return ctx.Err()
+				return row{}, ctx.Err()
 			}
 			t0 := time.Now()
-			status, body, err := b.pc.do(get(path))
+			status, body, err := c.do(get(path))
 			lat = append(lat, time.Since(t0))
 			var out struct {
 				Data []json.RawMessage `json:"data"`
@@ -648,15 +700,14 @@ func (b *bench) search(ctx context.Context) error {
 		worst = max(worst, p50)
 		cells = append(cells, fmt.Sprintf("page %d: p50 %s, p99 %s", page, ms(p50), ms(percentile(lat, 99))))
 	}
-	b.add(row{
+	return row{
 		scenario: fmt.Sprintf("search at %s stored records (zip + bedrooms, 25 per page)", thousands(int64(b.o.rows))),
 		target:   "p50 < 10 ms, page 1 and page 100",
 		measured: strings.Join(cells, "; "),
 		ratio:    fmt.Sprintf("%.2f x 10 ms", float64(worst)/float64(10*time.Millisecond)),
 		met:      met,
 		failure:  fail,
-	})
-	return nil
+	}, nil
 }
 
 // memory reads records by id until the cache overflows, then reads
