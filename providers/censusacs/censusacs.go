@@ -83,8 +83,10 @@ type Client struct {
 
 	latest atomic.Pointer[string] // newest year discovered; nil before the first discovery succeeds
 	mu     sync.Mutex
-	next   time.Time     // when the next discovery is due
-	ends   chan struct{} // closed when the discovery running ends; nil when none runs
+	next   time.Time // when the next discovery is due
+	// nextDue mirrors next in unix nanoseconds, for a lock-free check.
+	nextDue atomic.Int64
+	ends    chan struct{} // closed when the discovery running ends; nil when none runs
 }
 
 // New returns a Client for s. An empty s.BaseURL means DefaultBaseURL and a
@@ -167,7 +169,7 @@ const vintageSuffix = " ACS 5-year"
 func (c *Client) Supersedes(vintage string) bool {
 	cur := c.pinned
 	if cur == "" {
-		c.discoverWhenDue()
+		c.discoverIfDue()
 		y := c.latest.Load()
 		if y == nil {
 			return false

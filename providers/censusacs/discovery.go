@@ -110,6 +110,23 @@ func (c *Client) year(ctx context.Context) string {
 // discoverWhenDue starts a discovery in the background when one is due
 // and none runs, and returns a channel closed when the running one ends
 // (nil when none runs).
+// setNext records when the next discovery is due; c.mu is held.
+func (c *Client) setNext(t time.Time) {
+	c.next = t
+	c.nextDue.Store(t.UnixNano())
+}
+
+// discoverIfDue starts a discovery when one is due, without waiting for it.
+// It runs on every read of a stored value (Supersedes), so while none is
+// due it answers from an atomic, without taking c.mu: a mutex there made
+// every warm request of demographics and housing queue on one lock.
+func (c *Client) discoverIfDue() {
+	if c.now().UnixNano() < c.nextDue.Load() {
+		return
+	}
+	c.discoverWhenDue()
+}
+
 func (c *Client) discoverWhenDue() <-chan struct{} {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -132,12 +149,12 @@ func (c *Client) discover(ends chan struct{}) {
 	defer close(ends)
 	c.ends = nil
 	if err != nil {
-		c.next = now.Add(DiscoveryRetry)
+		c.setNext(now.Add(DiscoveryRetry))
 		c.log.Warn("census ACS: could not discover the newest 5-year release; asking for the last one known",
 			"year", c.Year(), "retry_in", DiscoveryRetry.String(), "error", err.Error())
 		return
 	}
-	c.next = now.Add(DiscoveryTTL)
+	c.setNext(now.Add(DiscoveryTTL))
 	if old := c.latest.Load(); old == nil || *old != year {
 		c.latest.Store(&year)
 		c.log.Info("census ACS: newest 5-year release", "year", year)
