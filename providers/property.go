@@ -1,8 +1,8 @@
 package providers
 
 import (
-	"fmt"
 	"math"
+	"strconv"
 	"time"
 )
 
@@ -59,7 +59,13 @@ type Point struct {
 // Key returns the point rounded to five decimals (about 1 m), the natural
 // cache key for point-based data such as flood zones and amenities.
 func (p Point) Key() string {
-	return fmt.Sprintf("%.5f,%.5f", p.Lat, p.Lng)
+	// strconv on a stack buffer: fmt.Sprintf was 5% of a warm lookup with
+	// every section (three point keys each). The text is the same.
+	var b [48]byte
+	k := strconv.AppendFloat(b[:0], p.Lat, 'f', 5, 64)
+	k = append(k, ',')
+	k = strconv.AppendFloat(k, p.Lng, 'f', 5, 64)
+	return string(k)
 }
 
 // DistanceMeters returns the great-circle distance between p and q.
