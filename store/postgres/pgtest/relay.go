@@ -8,11 +8,12 @@ import (
 	"testing"
 )
 
-// Relay forwards TCP connections from a local address to the test server.
+// Relay forwards TCP connections from a local address to a test server.
 // Stop drops them all and stops listening, Start listens again on the same
-// address: the database going away under a running store, and coming back,
-// without touching the shared server. Its methods are safe for concurrent
-// use.
+// address: a server going away under running code, and coming back,
+// without touching the shared server. Any TCP server will do; the Redis
+// kit (ratelimit/fleet/fleettest) uses it too. Its methods are safe for
+// concurrent use.
 type Relay struct {
 	t      testing.TB
 	addr   string
@@ -23,9 +24,16 @@ type Relay struct {
 	conns []net.Conn
 }
 
-// Relayed returns a Relay to the server of u (listening) and u with its
-// host replaced by the relay's address.
+// Relayed returns a Relay to the PostgreSQL server of u (listening) and u
+// with its host replaced by the relay's address.
 func Relayed(t testing.TB, u string) (string, *Relay) {
+	t.Helper()
+	return RelayedURL(t, u, "5432")
+}
+
+// RelayedURL is Relayed for the server of any URL, defaultPort used when
+// the URL names none.
+func RelayedURL(t testing.TB, u, defaultPort string) (string, *Relay) {
 	t.Helper()
 	pu, err := url.Parse(u)
 	if err != nil {
@@ -33,7 +41,7 @@ func Relayed(t testing.TB, u string) (string, *Relay) {
 	}
 	target := pu.Host
 	if pu.Port() == "" {
-		target = net.JoinHostPort(pu.Hostname(), "5432")
+		target = net.JoinHostPort(pu.Hostname(), defaultPort)
 	}
 	r := &Relay{t: t, addr: "127.0.0.1:0", target: target}
 	r.Start()
@@ -64,6 +72,12 @@ func (r *Relay) Start() {
 				continue
 			}
 			r.mu.Lock()
+			if r.ln != ln { // stopped while dialling: this connection is cut too
+				r.mu.Unlock()
+				c.Close()
+				s.Close()
+				continue
+			}
 			r.conns = append(r.conns, c, s)
 			r.mu.Unlock()
 			go func() { io.Copy(s, c); s.Close() }()
