@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"github.com/propertyd/propertyd/store/internal/storetest"
 	"path/filepath"
 	"testing"
 	"time"
@@ -49,36 +50,9 @@ func wantKind(t testing.TB, err error, kind providers.Kind, code string) {
 	}
 }
 
-// whiteHouse is a fully populated record, every field set.
-func whiteHouse() providers.Property {
-	return providers.Property{
-		StreetAddress: "1600 PENNSYLVANIA AVE NW",
-		Unit:          "",
-		City:          "WASHINGTON",
-		State:         "DC",
-		ZipCode:       "20500",
-		County:        "District of Columbia",
-		FIPSCode:      "11001",
-		CensusTract:   "006202",
-		Latitude:      38.897663,
-		Longitude:     -77.036574,
-		PropertyType:  ptr("single_family"),
-		Bedrooms:      ptr(16),
-		Source:        "census",
-	}
-}
+// whiteHouse and newAt are the behaviour table's records.
+var (
+	whiteHouse = storetest.WhiteHouse
+	newAt      = storetest.NewAt
+)
 
-// newAt returns a record at lat/lng in the given zip, with a canonical
-// address derived from name.
-func newAt(name string, lat, lng float64) providers.NewProperty {
-	return providers.NewProperty{
-		Property: providers.Property{
-			StreetAddress: name, City: "SPRINGFIELD", State: "IL", ZipCode: "62701",
-			Latitude: lat, Longitude: lng, Source: "census",
-		},
-		Canonical: name + ", SPRINGFIELD, IL, 62701",
-		Keys:      []string{name + "|springfield|il|62701"},
-	}
-}
-
-func ptr[T any](v T) *T { return &v }

@@ -20,7 +20,7 @@ func init() {
 func testReopenedDatabaseKeepsEverything(t *testing.T, open Opener) {
 	ctx := context.Background()
 	db := open(t, nil)
-	saved, _, err := db.Save(ctx, providers.NewProperty{Property: whiteHouse(), Canonical: "WH", Keys: []string{"wh key"}})
+	saved, _, err := db.Save(ctx, providers.NewProperty{Property: WhiteHouse(), Canonical: "WH", Keys: []string{"wh key"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func testReopenedDatabaseKeepsEverything(t *testing.T, open Opener) {
 		if got, err := db.Section(ctx, "flood", "38.89766,-77.03657"); err != nil || string(got.Data) != `{"zone":"X"}` {
 			t.Fatalf("reopen %d: Section = %+v, %v", round, got, err)
 		}
-		if _, created, err := db.Save(ctx, providers.NewProperty{Property: whiteHouse(), Canonical: "WH"}); err != nil || created {
+		if _, created, err := db.Save(ctx, providers.NewProperty{Property: WhiteHouse(), Canonical: "WH"}); err != nil || created {
 			t.Fatalf("reopen %d: Save of the stored address created=%v, %v; the unique constraint must survive", round, created, err)
 		}
 		if err := db.Ping(ctx); err != nil {
@@ -68,7 +68,7 @@ func testAnotherHandleSeesEveryWrite(t *testing.T, open Opener) {
 	ctx := context.Background()
 	c := newClock()
 	a, b := open(t, c.Now), open(t, c.Now)
-	saved, _, err := a.Save(ctx, newAt("9 SHARED WAY", 39.8, -89.65))
+	saved, _, err := a.Save(ctx, NewAt("9 SHARED WAY", 39.8, -89.65))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func testAnotherHandleSeesEveryWrite(t *testing.T, open Opener) {
 	if err != nil || !reflect.DeepEqual(got, saved) {
 		t.Fatalf("the other instance reads %+v, %v; want %+v", got, err, saved)
 	}
-	again, created, err := b.Save(ctx, newAt("9 SHARED WAY", 39.8, -89.65))
+	again, created, err := b.Save(ctx, NewAt("9 SHARED WAY", 39.8, -89.65))
 	if err != nil || created || again.ID != saved.ID {
 		t.Fatalf("the other instance's Save of the same address = id %v created %v, %v; want id %d, not created", again, created, err, saved.ID)
 	}

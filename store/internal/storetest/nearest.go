@@ -28,7 +28,7 @@ func saveAt(t *testing.T, db interface {
 	Save(context.Context, providers.NewProperty) (*providers.Property, bool, error)
 }, name string, pt providers.Point) *providers.Property {
 	t.Helper()
-	p, _, err := db.Save(context.Background(), newAt(name, pt.Lat, pt.Lng))
+	p, _, err := db.Save(context.Background(), NewAt(name, pt.Lat, pt.Lng))
 	if err != nil {
 		t.Fatal(err)
 	}

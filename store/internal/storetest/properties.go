@@ -30,7 +30,7 @@ func testSaveThenReadReturnsEveryFieldAsSaved(t *testing.T, open Opener) {
 	ctx := context.Background()
 	c := newClock()
 	db := open(t, c.Now)
-	want := whiteHouse()
+	want := WhiteHouse()
 
 	saved, created, err := db.Save(ctx, providers.NewProperty{
 		Property:  want,
@@ -70,7 +70,7 @@ func testSaveThenReadReturnsEveryFieldAsSaved(t *testing.T, open Opener) {
 func testUnknownAttributesStayUnknown(t *testing.T, open Opener) {
 	ctx := context.Background()
 	db := open(t, nil)
-	p := whiteHouse()
+	p := WhiteHouse()
 	p.PropertyType, p.Bedrooms = nil, nil
 	saved, _, err := db.Save(ctx, providers.NewProperty{Property: p, Canonical: "X"})
 	if err != nil {
@@ -98,12 +98,12 @@ func testSaveSameAddressTwiceReturnsTheFirstRecord(t *testing.T, open Opener) {
 	ctx := context.Background()
 	c := newClock()
 	db := open(t, c.Now)
-	first, created, err := db.Save(ctx, newAt("1 MAIN ST", 39.8, -89.65))
+	first, created, err := db.Save(ctx, NewAt("1 MAIN ST", 39.8, -89.65))
 	if err != nil || !created {
 		t.Fatalf("first Save: created %v, err %v", created, err)
 	}
 	c.Advance(time.Hour)
-	again := newAt("1 MAIN ST", 39.9, -89.7) // a slightly different geocode of the same address
+	again := NewAt("1 MAIN ST", 39.9, -89.7) // a slightly different geocode of the same address
 	again.Keys = []string{"1 main street|springfield|il|"}
 	second, created, err := db.Save(ctx, again)
 	if err != nil {
@@ -127,9 +127,9 @@ func testSaveSameAddressTwiceReturnsTheFirstRecord(t *testing.T, open Opener) {
 func testSameAddressWithDifferentUnitsAreTwoRecords(t *testing.T, open Opener) {
 	ctx := context.Background()
 	db := open(t, nil)
-	a := newAt("10 ELM ST", 39.8, -89.65)
+	a := NewAt("10 ELM ST", 39.8, -89.65)
 	a.Property.Unit, a.Keys = "APT 1", []string{"10 elm st apt 1"}
-	b := newAt("10 ELM ST", 39.8, -89.65)
+	b := NewAt("10 ELM ST", 39.8, -89.65)
 	b.Property.Unit, b.Keys = "APT 2", []string{"10 elm st apt 2"}
 	ra, ca, err := db.Save(ctx, a)
 	if err != nil {
@@ -176,9 +176,9 @@ func testReverseGeocodedRecordsAreAlwaysNew(t *testing.T, open Opener) {
 func testKeyFollowsTheNewestSave(t *testing.T, open Opener) {
 	ctx := context.Background()
 	db := open(t, nil)
-	a := newAt("5 OAK AVE", 39.8, -89.65)
+	a := NewAt("5 OAK AVE", 39.8, -89.65)
 	a.Keys = []string{"5 oak"}
-	b := newAt("5 OAK CT", 39.81, -89.66)
+	b := NewAt("5 OAK CT", 39.81, -89.66)
 	b.Keys = []string{"5 oak"}
 	if _, _, err := db.Save(ctx, a); err != nil {
 		t.Fatal(err)
@@ -212,7 +212,7 @@ func testConcurrentSavesOfOneAddressMakeOneRecord(t *testing.T, open Opener) {
 			if i%2 == 1 {
 				h = other
 			}
-			np := newAt("77 RACE ST", 39.8, -89.65)
+			np := NewAt("77 RACE ST", 39.8, -89.65)
 			np.Keys = []string{fmt.Sprintf("77 race st #%d", i)}
 			p, c, err := h.Save(ctx, np)
 			errs[i], created[i] = err, c
@@ -255,7 +255,7 @@ func testSaveRejectsCoordinatesOutOfRange(t *testing.T, open Opener) {
 		lat, lng float64
 		param    string
 	}{{91, 0, "latitude"}, {-90.5, 0, "latitude"}, {0, 180.01, "longitude"}, {0, -181, "longitude"}} {
-		np := newAt("BAD", tc.lat, tc.lng)
+		np := NewAt("BAD", tc.lat, tc.lng)
 		_, _, err := db.Save(ctx, np)
 		wantKind(t, err, providers.KindInvalid, "invalid_parameter")
 		if pe := providers.As(err); len(pe.Params) != 1 || pe.Params[0].Parameter != tc.param {
@@ -308,7 +308,7 @@ func testUpsertAttributes(t *testing.T, open Opener) {
 	ctx := context.Background()
 	c := newClock()
 	db := open(t, c.Now)
-	p := whiteHouse()
+	p := WhiteHouse()
 	p.PropertyType, p.Bedrooms = nil, nil
 	saved, _, err := db.Save(ctx, providers.NewProperty{Property: p, Canonical: "WH"})
 	if err != nil {
@@ -339,7 +339,7 @@ func testUpsertAttributes(t *testing.T, open Opener) {
 
 func testCanceledContextFailsEveryMethod(t *testing.T, open Opener) {
 	db := open(t, nil)
-	saved, _, err := db.Save(context.Background(), newAt("1 MAIN ST", 39.8, -89.65))
+	saved, _, err := db.Save(context.Background(), NewAt("1 MAIN ST", 39.8, -89.65))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +349,7 @@ func testCanceledContextFailsEveryMethod(t *testing.T, open Opener) {
 		"Property":      func() error { _, err := db.Property(ctx, saved.ID); return err },
 		"PropertyByKey": func() error { _, err := db.PropertyByKey(ctx, "1 MAIN ST|springfield|il|62701"); return err },
 		"Nearest":       func() error { _, err := db.Nearest(ctx, saved.Point(), 100); return err },
-		"Save":          func() error { _, _, err := db.Save(ctx, newAt("2 MAIN ST", 39.8, -89.65)); return err },
+		"Save":          func() error { _, _, err := db.Save(ctx, NewAt("2 MAIN ST", 39.8, -89.65)); return err },
 		"Search": func() error {
 			_, _, err := db.Search(ctx, providers.SearchFilter{Page: 1, PerPage: 10})
 			return err

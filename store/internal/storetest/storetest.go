@@ -107,8 +107,8 @@ func total(t testing.TB, db Store, f providers.SearchFilter) int {
 	return n
 }
 
-// whiteHouse is a fully populated record, every field set.
-func whiteHouse() providers.Property {
+// WhiteHouse is a fully populated record, every field set.
+func WhiteHouse() providers.Property {
 	return providers.Property{
 		StreetAddress: "1600 PENNSYLVANIA AVE NW",
 		Unit:          "",
@@ -126,9 +126,9 @@ func whiteHouse() providers.Property {
 	}
 }
 
-// newAt returns a record at lat/lng in the given zip, with a canonical
+// NewAt returns a record at lat/lng in the given zip, with a canonical
 // address derived from name.
-func newAt(name string, lat, lng float64) providers.NewProperty {
+func NewAt(name string, lat, lng float64) providers.NewProperty {
 	return providers.NewProperty{
 		Property: providers.Property{
 			StreetAddress: name, City: "SPRINGFIELD", State: "IL", ZipCode: "62701",
