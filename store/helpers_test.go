@@ -55,4 +55,3 @@ var (
 	whiteHouse = storetest.WhiteHouse
 	newAt      = storetest.NewAt
 )
-
