@@ -9,30 +9,47 @@ import (
 )
 
 // Store puts a Cache in front of a providers.Store: records by id, lookup
-// keys to ids, and section values. Searches and nearest-neighbour queries go
-// straight to the store (their results change with every insert). Values
-// handed out are copies, so callers may not corrupt the cache. Safe for
+// keys to ids, and section values, each a Tier over the store's own read.
+// Searches and nearest-neighbour queries go straight to the store (their
+// results change with every insert). Records handed out are copies, so
+// callers may not corrupt the cache; section values are shared, never
+// written to once stored (see providers.SectionRecord). Safe for
 // concurrent use.
 type Store struct {
 	providers.Store
-	c   *Cache
-	ttl time.Duration
+	c        *Cache
+	ttl      time.Duration
+	inner    providers.Reads
+	props    *Tier[int64, *providers.Property]
+	sections *Tier[providers.SectionID, *providers.SectionRecord]
 }
 
-var _ providers.Store = (*Store)(nil)
+var _ providers.Tiered = (*Store)(nil)
 
 // NewStore wraps inner with c; ttl bounds how long a cached record may be
 // served without reading the database (0: until evicted).
 func NewStore(inner providers.Store, c *Cache, ttl time.Duration) *Store {
-	return &Store{Store: inner, c: c, ttl: ttl}
+	reads := providers.DatabaseReads(inner)
+	return &Store{Store: inner, c: c, ttl: ttl, inner: reads,
+		props: &Tier[int64, *providers.Property]{Inner: reads.Property, Cache: c, TTL: ttl,
+			Key: idKey, Cost: propertyBytes, Copy: copyProperty},
+		sections: &Tier[providers.SectionID, *providers.SectionRecord]{Inner: reads.Section, Cache: c, TTL: ttl,
+			Key: sectionKey, Cost: sectionBytes},
+	}
 }
 
 // Cache returns the cache in front of the store.
 func (s *Store) Cache() *Cache { return s.c }
 
-func idKey(id int64) string         { return "p:" + strconv.FormatInt(id, 10) }
-func aliasKey(key string) string    { return "k:" + key }
-func sectionKey(s, k string) string { return "s:" + s + ":" + k }
+// Reads returns the store's reads through memory.
+func (s *Store) Reads() providers.Reads {
+	return providers.Reads{Property: s.props, ByKey: byKey{s}, Section: s.sections}
+}
+
+func idKey(id int64) string                                  { return "p:" + strconv.FormatInt(id, 10) }
+func aliasKey(key string) string                             { return "k:" + key }
+func sectionKey(id providers.SectionID) string               { return "s:" + id.Section + ":" + id.Key }
+func copyProperty(p *providers.Property) *providers.Property { cp := *p; return &cp }
 
 // propertyBytes estimates the memory a cached record holds.
 // The constant is measured: a cached record with short strings holds about
@@ -41,36 +58,39 @@ func propertyBytes(p *providers.Property) int64 {
 	return int64(400 + len(p.StreetAddress) + len(p.Unit) + len(p.City) + len(p.County) + len(p.Source))
 }
 
-// Property returns the record with id, from memory when it is there. It
-// reports the tier that answered to a providers.TierTracker.
-func (s *Store) Property(ctx context.Context, id int64) (*providers.Property, error) {
-	if v, ok := s.c.Get(idKey(id)); ok {
-		p := *v.(*providers.Property)
-		providers.ServedFrom(ctx, providers.TierMemory)
-		return &p, nil
+func sectionBytes(r *providers.SectionRecord) int64 { return int64(160 + len(r.Data) + len(r.Key)) }
+
+// byKey resolves lookup keys through memory (key to id, then the record
+// by id), then the database.
+type byKey struct{ s *Store }
+
+func (b byKey) Get(ctx context.Context, key string) (*providers.Property, string, error) {
+	if v, ok := b.s.c.Get(aliasKey(key)); ok {
+		return b.s.props.Get(ctx, v.(int64))
 	}
-	p, err := s.Store.Property(ctx, id)
+	return b.Reload(ctx, key)
+}
+
+func (b byKey) Reload(ctx context.Context, key string) (*providers.Property, string, error) {
+	p, tier, err := b.s.inner.ByKey.Get(ctx, key)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	providers.ServedFrom(ctx, providers.TierDatabase)
-	s.putProperty(p)
-	return p, nil
+	b.s.c.Set(aliasKey(key), p.ID, int64(len(key)+48), b.s.ttl)
+	b.s.props.Put(p.ID, p)
+	return p, tier, nil
+}
+
+// Property returns the record with id, from memory when it is there.
+func (s *Store) Property(ctx context.Context, id int64) (*providers.Property, error) {
+	p, _, err := s.props.Get(ctx, id)
+	return p, err
 }
 
 // PropertyByKey resolves a lookup key through memory, then the database.
 func (s *Store) PropertyByKey(ctx context.Context, key string) (*providers.Property, error) {
-	if v, ok := s.c.Get(aliasKey(key)); ok {
-		return s.Property(ctx, v.(int64))
-	}
-	p, err := s.Store.PropertyByKey(ctx, key)
-	if err != nil {
-		return nil, err
-	}
-	providers.ServedFrom(ctx, providers.TierDatabase)
-	s.c.Set(aliasKey(key), p.ID, int64(len(key)+48), s.ttl)
-	s.putProperty(p)
-	return p, nil
+	p, _, err := byKey{s}.Get(ctx, key)
+	return p, err
 }
 
 // Save writes through to the store and caches the result and its keys.
@@ -79,34 +99,18 @@ func (s *Store) Save(ctx context.Context, np providers.NewProperty) (*providers.
 	if err != nil {
 		return nil, false, err
 	}
-	s.putProperty(p)
+	s.props.Put(p.ID, p)
 	for _, k := range np.Keys {
 		s.c.Set(aliasKey(k), p.ID, int64(len(k)+48), s.ttl)
 	}
 	return p, created, nil
 }
 
-func (s *Store) putProperty(p *providers.Property) {
-	cp := *p
-	s.c.Set(idKey(p.ID), &cp, propertyBytes(p), s.ttl)
-}
-
 // Section returns a section value, from memory when it is there. Expired
-// values are returned too; the caller decides whether they are stale. It
-// reports the tier that answered to a providers.TierTracker.
+// values are returned too; the caller decides whether they are stale.
 func (s *Store) Section(ctx context.Context, section, key string) (*providers.SectionRecord, error) {
-	if v, ok := s.c.Get(sectionKey(section, key)); ok {
-		r := *v.(*providers.SectionRecord)
-		providers.ServedFrom(ctx, providers.TierMemory)
-		return &r, nil
-	}
-	r, err := s.Store.Section(ctx, section, key)
-	if err != nil {
-		return nil, err
-	}
-	providers.ServedFrom(ctx, providers.TierDatabase)
-	s.putSection(r)
-	return r, nil
+	r, _, err := s.sections.Get(ctx, providers.SectionID{Section: section, Key: key})
+	return r, err
 }
 
 // PutSection writes through to the store and caches the value.
@@ -114,11 +118,6 @@ func (s *Store) PutSection(ctx context.Context, r providers.SectionRecord) error
 	if err := s.Store.PutSection(ctx, r); err != nil {
 		return err
 	}
-	s.putSection(&r)
+	s.sections.Put(providers.SectionID{Section: r.Section, Key: r.Key}, &r)
 	return nil
-}
-
-func (s *Store) putSection(r *providers.SectionRecord) {
-	cp := *r
-	s.c.Set(sectionKey(r.Section, r.Key), &cp, int64(160+len(r.Data)+len(r.Key)), s.ttl)
 }

@@ -8,15 +8,14 @@ import (
 	"github.com/propertyd/propertyd/providers"
 )
 
-// readTier performs read under a tracked context and returns the tier the
-// store reported.
-func readTier(t *testing.T, read func(ctx context.Context) error) string {
+// readTier performs read and returns the tier that answered it.
+func readTier(t *testing.T, read func(ctx context.Context) (string, error)) string {
 	t.Helper()
-	ctx := providers.TrackTier(context.Background())
-	if err := read(ctx); err != nil {
+	tier, err := read(context.Background())
+	if err != nil {
 		t.Fatalf("read: %v", err)
 	}
-	return ctx.Tier()
+	return tier
 }
 
 func TestStoreReportsTheTierThatAnsweredEachRead(t *testing.T) {
@@ -28,9 +27,19 @@ func TestStoreReportsTheTierThatAnsweredEachRead(t *testing.T) {
 	inner.keys["k7"] = 7
 	inner.sections["flood|1,2"] = providers.SectionRecord{Section: "flood", Key: "1,2", Data: []byte(`{}`), ExpiresAt: time.Now().Add(time.Hour)}
 
-	byID := func(ctx context.Context) error { _, err := s.Property(ctx, 7); return err }
-	byKey := func(ctx context.Context) error { _, err := s.PropertyByKey(ctx, "k7"); return err }
-	section := func(ctx context.Context) error { _, err := s.Section(ctx, "flood", "1,2"); return err }
+	reads := providers.ReadsOf(s)
+	byID := func(ctx context.Context) (string, error) {
+		_, tier, err := reads.Property.Get(ctx, 7)
+		return tier, err
+	}
+	byKey := func(ctx context.Context) (string, error) {
+		_, tier, err := reads.ByKey.Get(ctx, "k7")
+		return tier, err
+	}
+	section := func(ctx context.Context) (string, error) {
+		_, tier, err := reads.Section.Get(ctx, providers.SectionID{Section: "flood", Key: "1,2"})
+		return tier, err
+	}
 
 	if got := readTier(t, byKey); got != providers.TierDatabase {
 		t.Fatalf("first read by key answered from %q, want sqlite", got)
@@ -52,12 +61,18 @@ func TestStoreReportsTheTierThatAnsweredEachRead(t *testing.T) {
 		t.Fatalf("database reads: %d by id, %d by key, %d sections; want 0, 1, 1", inner.byID, inner.byKey, inner.sectionReads)
 	}
 	// A miss reports nothing: no tier served it.
-	tracked := providers.TrackTier(ctx)
-	if _, err := s.Property(tracked, 99); providers.KindOf(err) != providers.KindNotFound {
-		t.Fatalf("unknown id: %v", err)
+	if _, tier, err := reads.Property.Get(ctx, 99); providers.KindOf(err) != providers.KindNotFound || tier != "" {
+		t.Fatalf("unknown id: tier %q, %v", tier, err)
 	}
-	if tracked.Tier() != "" {
-		t.Fatalf("a miss reported tier %q", tracked.Tier())
+	// Reload goes past memory to the database, and keeps what it read.
+	inner.sections["flood|1,2"] = providers.SectionRecord{Section: "flood", Key: "1,2", Data: []byte(`{"zone":"AE"}`), ExpiresAt: time.Now().Add(time.Hour)}
+	r, tier, err := providers.Reload(ctx, reads.Section, providers.SectionID{Section: "flood", Key: "1,2"})
+	if err != nil || tier != providers.TierDatabase || string(r.Data) != `{"zone":"AE"}` {
+		t.Fatalf("Reload = %+v, %q, %v; want the database's newer value", r, tier, err)
+	}
+	s.Cache().Wait()
+	if r, tier, _ := reads.Section.Get(ctx, providers.SectionID{Section: "flood", Key: "1,2"}); tier != providers.TierMemory || string(r.Data) != `{"zone":"AE"}` {
+		t.Fatalf("read after Reload = %s from %q; want the reloaded value from memory", r.Data, tier)
 	}
 }
 
@@ -66,7 +81,10 @@ func TestStoreWithoutMemoryReportsTheDatabase(t *testing.T) {
 	inner.props[1] = providers.Property{ID: 1}
 	s := NewStore(inner, nil, 0)
 	for i := 0; i < 2; i++ {
-		if got := readTier(t, func(ctx context.Context) error { _, err := s.Property(ctx, 1); return err }); got != providers.TierDatabase {
+		if got := readTier(t, func(ctx context.Context) (string, error) {
+			_, tier, err := providers.ReadsOf(s).Property.Get(ctx, 1)
+			return tier, err
+		}); got != providers.TierDatabase {
 			t.Fatalf("read %d with the cache off answered from %q, want sqlite", i, got)
 		}
 	}

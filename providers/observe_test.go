@@ -88,30 +88,3 @@ func TestUnobservedWorkCountsNothingAndNeverPanics(t *testing.T) {
 		t.Fatal("a nil observation reported counts")
 	}
 }
-
-func TestTrackTierReportsTheLastTierThatAnswered(t *testing.T) {
-	ctx := providers.TrackTier(context.Background())
-	if got := ctx.Tier(); got != "" {
-		t.Fatalf("tier before any read = %q, want empty", got)
-	}
-	providers.ServedFrom(ctx, providers.TierMemory)
-	providers.ServedFrom(ctx, providers.TierDatabase)
-	if got := ctx.Tier(); got != providers.TierDatabase {
-		t.Fatalf("tier = %q, want the last reported (sqlite)", got)
-	}
-	// Sibling reads each track their own tier.
-	a := providers.TrackTier(context.Background())
-	b := providers.TrackTier(a)
-	providers.ServedFrom(b, providers.TierMemory)
-	if a.Tier() != "" || b.Tier() != providers.TierMemory {
-		t.Fatalf("nested tracking leaked: outer %q, inner %q", a.Tier(), b.Tier())
-	}
-	// A context derived from the tracker still reports to it.
-	derived, cancel := context.WithCancel(a)
-	defer cancel()
-	providers.ServedFrom(derived, providers.TierUpstream)
-	if a.Tier() != providers.TierUpstream {
-		t.Fatalf("a read through a derived context reported %q", a.Tier())
-	}
-	providers.ServedFrom(context.Background(), providers.TierMemory) // untracked: no effect, no panic
-}

@@ -52,7 +52,9 @@ type PropertyStore interface {
 	Search(ctx context.Context, f SearchFilter) ([]Property, int, error)
 }
 
-// SectionRecord is one cached enrichment section value, as JSON.
+// SectionRecord is one cached enrichment section value, as JSON. A record
+// read from a Source may be shared with the tier that holds it: never
+// write to one, copy it.
 type SectionRecord struct {
 	Section   string // e.g. "flood"
 	Key       string // natural key of the data, e.g. a tract GEOID or a point

@@ -93,27 +93,28 @@ func (s *Service) Enrich(ctx context.Context, p *providers.Property, names []str
 	out := make(map[string]SectionResult, len(names))
 	// Fresh cached values are read inline: a goroutine per section cost
 	// more than reading it when the value is in memory (most requests).
-	var misses []string
+	// What was read for the others is handed on, so no value is read twice.
+	var misses []sectionRead
 	for _, name := range names {
-		if r, ok := s.freshSection(ctx, p, name, o); ok {
+		if r, rd, ok := s.freshSection(ctx, p, name, o); ok {
 			out[name] = r
 		} else {
-			misses = append(misses, name)
+			misses = append(misses, rd)
 		}
 	}
 	if len(misses) == 1 {
-		out[misses[0]], _ = s.SectionOf(ctx, p, misses[0], o)
+		out[misses[0].name], _ = s.sectionOf(ctx, p, misses[0].name, o, false, &misses[0])
 		return out
 	}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	for _, name := range misses {
+	for i := range misses {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r, _ := s.SectionOf(ctx, p, name, o)
+			r, _ := s.sectionOf(ctx, p, misses[i].name, o, false, &misses[i])
 			mu.Lock()
-			out[name] = r
+			out[misses[i].name] = r
 			mu.Unlock()
 		}()
 	}
@@ -126,20 +127,21 @@ func (s *Service) Enrich(ctx context.Context, p *providers.Property, names []str
 // section, KindUnprocessable (section_not_applicable) when p lacks what the
 // section needs, else the upstream's error.
 func (s *Service) SectionOf(ctx context.Context, p *providers.Property, name string, o Options) (SectionResult, error) {
-	return s.sectionOf(ctx, p, name, o, false)
+	return s.sectionOf(ctx, p, name, o, false, nil)
 }
 
 // sectionOf is SectionOf; with fetchExpired an expired value is fetched
 // anew before answering, as RefreshSync does, whatever the section's mode:
 // a module deriving its value from another section's (osm-walk from the
 // amenities) must not derive it from a stale one and store it as fresh.
-func (s *Service) sectionOf(ctx context.Context, p *providers.Property, name string, o Options, fetchExpired bool) (SectionResult, error) {
+// rd, when set, is what the caller already read of the section.
+func (s *Service) sectionOf(ctx context.Context, p *providers.Property, name string, o Options, fetchExpired bool, rd *sectionRead) (SectionResult, error) {
 	sec, ok := s.cfg.Sections[name]
 	if !ok {
 		err := providers.Errorf(providers.KindUnavailable, providers.CodeSectionNotConfigured, "the %s section is not configured", name)
 		return SectionResult{Meta: providers.SectionMeta{Status: StatusUnavailable, Error: err.Code}}, err
 	}
-	r, err := sec.get(ctx, p, o, fetchExpired)
+	r, err := sec.get(ctx, p, o, fetchExpired, rd)
 	if r.Data == nil {
 		return r, err
 	}
@@ -151,49 +153,84 @@ func (s *Service) sectionOf(ctx context.Context, p *providers.Property, name str
 	return r, err
 }
 
+// sectionRead is one read of a section's value: the section, the natural
+// key (ok false when the property lacks what the section needs), what the
+// store held (nil: nothing, or the store failed, which is served like a
+// miss), the tier that answered, whether the value is fresh, and the
+// count of ended flights noted before the read (see flightsEnded).
+type sectionRead struct {
+	name  string
+	key   string
+	ok    bool
+	rec   *providers.SectionRecord
+	tier  string
+	fresh bool
+	seen  uint64
+}
+
 // freshSection is SectionOf when the section and every section it embeds
-// have a fresh cached value; ok is false otherwise, and nothing was counted.
-func (s *Service) freshSection(ctx context.Context, p *providers.Property, name string, o Options) (r SectionResult, ok bool) {
+// have a fresh cached value; ok is false otherwise, nothing was counted,
+// and rd is what was read of the section itself.
+func (s *Service) freshSection(ctx context.Context, p *providers.Property, name string, o Options) (r SectionResult, rd sectionRead, ok bool) {
+	rd.name = name
 	sec, ok := s.cfg.Sections[name]
 	if !ok {
-		return SectionResult{}, false
+		return SectionResult{}, rd, false
 	}
-	key, ok := sec.Key(p, o)
-	if !ok {
-		return SectionResult{}, false
+	if rd = sec.read(ctx, p, o); !rd.fresh || rd.rec.Missing {
+		return SectionResult{}, rd, false
 	}
-	cached, tier, fresh := sec.read(ctx, key)
-	if !fresh || cached.Missing {
-		return SectionResult{}, false
-	}
-	r = sec.result(cached, StatusOK, CacheHit)
+	r = sec.result(rd.rec, StatusOK, CacheHit)
 	for member, other := range sec.Embed {
-		sub, ok := s.freshSection(ctx, p, other, o)
+		sub, _, ok := s.freshSection(ctx, p, other, o)
 		if !ok {
-			return SectionResult{}, false
+			return SectionResult{}, rd, false
 		}
 		r.Data = embedMember(r.Data, member, sub.Data)
 	}
-	served(ctx, providers.ReadSection, tier)
-	return r, true
+	served(ctx, providers.ReadSection, rd.tier)
+	return r, rd, true
 }
 
-// read returns the stored value of the section at key, or nil when there is
-// none or the store failed (a read error is served like a miss), the tier
-// that answered, and whether the value is still fresh. A value in an older
-// shape comes back upgraded (see Section.Upgrade).
-func (sec *Section) read(ctx context.Context, key string) (_ *providers.SectionRecord, tier string, fresh bool) {
-	tctx := providers.TrackTier(ctx)
-	cached, err := sec.svc.cfg.Store.Section(tctx, sec.Name, key)
+// read reads the section's value for p. A value in an older shape comes
+// back upgraded (see Section.Upgrade), in a copy: stored values are shared.
+func (sec *Section) read(ctx context.Context, p *providers.Property, o Options) sectionRead {
+	rd := sectionRead{name: sec.Name}
+	if rd.key, rd.ok = sec.Key(p, o); !rd.ok {
+		return rd
+	}
+	rd.seen = sec.svc.ended.before(rd.key)
+	rd.rec, rd.tier, rd.fresh = sec.check(sec.svc.reads.Section.Get(ctx, providers.SectionID{Section: sec.Name, Key: rd.key}))
+	return rd
+}
+
+// reread is read in a flight that must recheck (see Service.flightFunc).
+func (sec *Section) reread(ctx context.Context, key string) (*providers.SectionRecord, bool) {
+	rec, _, fresh := sec.check(reread(ctx, sec.svc, sec.svc.reads.Section, providers.SectionID{Section: sec.Name, Key: key}))
+	return rec, fresh
+}
+
+// check turns a read of the section's value into what the section serves:
+// nil when there is none or the store failed, the upgraded value, and
+// whether it is fresh.
+func (sec *Section) check(rec *providers.SectionRecord, tier string, err error) (*providers.SectionRecord, string, bool) {
 	if err != nil {
 		return nil, "", false
 	}
 	if sec.Upgrade != nil {
-		// The store hands out a copy of the record; its Data is replaced,
-		// never written to.
-		cached.Data = sec.Upgrade(cached.Data)
+		if data := sec.Upgrade(rec.Data); !sameBytes(data, rec.Data) {
+			cp := *rec
+			cp.Data = data
+			rec = &cp
+		}
 	}
-	return cached, tctx.Tier(), sec.svc.cfg.Now().Before(cached.ExpiresAt) && !sec.superseded(cached)
+	return rec, tier, sec.svc.cfg.Now().Before(rec.ExpiresAt) && !sec.superseded(rec)
+}
+
+// sameBytes reports whether a and b are the same slice, not equal ones:
+// an Upgrade returns a current value as is.
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // superseded reports whether r holds data of a release older than the one
@@ -225,15 +262,18 @@ func embedMember(obj json.RawMessage, member string, val json.RawMessage) json.R
 	return append(out, '}')
 }
 
-func (sec *Section) get(ctx context.Context, p *providers.Property, o Options, fetchExpired bool) (SectionResult, error) {
-	key, ok := sec.Key(p, o)
-	if !ok {
+func (sec *Section) get(ctx context.Context, p *providers.Property, o Options, fetchExpired bool, rd *sectionRead) (SectionResult, error) {
+	if rd == nil {
+		r := sec.read(ctx, p, o)
+		rd = &r
+	}
+	if !rd.ok {
 		err := providers.Errorf(providers.KindUnprocessable, providers.CodeSectionNotApplicable,
 			"the %s section needs data this property does not have", sec.Name)
 		return sec.unavailable(err), err
 	}
-	cached, tier, fresh := sec.read(ctx, key)
-	if fresh {
+	key, cached, tier := rd.key, rd.rec, rd.tier
+	if rd.fresh {
 		served(ctx, providers.ReadSection, tier)
 		if cached.Missing {
 			return sec.missing(cached, CacheHit)
@@ -245,15 +285,15 @@ func (sec *Section) get(ctx context.Context, p *providers.Property, o Options, f
 		// upstream; one refresh runs in the background. The answer says
 		// how the last refresh ended, read before this one starts.
 		failure := sec.svc.bg.lastFailure(sec.flightKey(key))
-		sec.refreshLater(p, o, key)
+		sec.refreshLater(p, o, rd)
 		served(ctx, providers.ReadSection, tier)
 		if cached.Missing {
 			return sec.missing(cached, CacheHit)
 		}
 		return sec.stale(cached, failure), nil
 	}
-	v, err := sec.svc.shared(ctx, sec.flightKey(key), func(ctx context.Context) (any, error) {
-		return sec.fetchAndStore(ctx, p, o, key)
+	v, err := sec.svc.shared(ctx, sec.flightKey(key), key, rd.seen, func(ctx context.Context, recheck bool) (any, error) {
+		return sec.fetchAndStore(ctx, p, o, key, cached, recheck)
 	})
 	if err == nil {
 		f := v.(flight)
@@ -289,12 +329,16 @@ func (sec *Section) get(ctx context.Context, p *providers.Property, o Options, f
 // under the module's own breaker and timeout, and, when it fails, keeps
 // the expired value and has it served stale with the error until it is
 // tried again.
-func (sec *Section) refreshLater(p *providers.Property, o Options, key string) {
+func (sec *Section) refreshLater(p *providers.Property, o Options, rd *sectionRead) {
+	key, seen := rd.key, rd.seen
 	s := sec.svc
 	fk := sec.flightKey(key)
 	pc := *p // the request's record may be reused once it is answered
+	expired := rd.rec
 	s.bg.start(fk, s.cfg.Now(), func(ctx context.Context) {
-		_, err, _ := s.flight.Do(fk, func() (any, error) { return sec.fetchAndStore(ctx, &pc, o, key) })
+		_, err, _ := s.flight.Do(fk, s.flightFunc(ctx, fk, key, seen, func(ctx context.Context, recheck bool) (any, error) {
+			return sec.fetchAndStore(ctx, &pc, o, key, expired, recheck)
+		}))
 		if err == nil || providers.KindOf(err) == providers.KindCanceled {
 			return
 		}
@@ -308,15 +352,19 @@ func (sec *Section) refreshLater(p *providers.Property, o Options, key string) {
 
 // fetchAndStore is one flight of the section's value at key: it asks the
 // module and stores the answer (a value, or the upstream's word that it
-// has no data there), unless a flight that finished since the caller's
-// read stored a fresh value. It runs once for everyone sharing the
-// flight, so a failure is logged once, however many requests wait on it.
-func (sec *Section) fetchAndStore(ctx context.Context, p *providers.Property, o Options, key string) (_ any, err error) {
-	// A flight that finished between our read and this one stored a
-	// fresh value: use it rather than call the upstream again.
-	again, _, fresh := sec.read(ctx, key)
-	if fresh {
-		return flight{again, true}, nil
+// has no data there), unless, read again when the flight must recheck,
+// the store holds a fresh value (a flight that ended since the caller's
+// read, or another instance, stored it). It runs once for everyone
+// sharing the flight, so a failure is logged once, however many requests
+// wait on it. had is what the caller read (nil: nothing), which a failure
+// leaves to be served stale.
+func (sec *Section) fetchAndStore(ctx context.Context, p *providers.Property, o Options, key string, had *providers.SectionRecord, recheck bool) (_ any, err error) {
+	again := had
+	if recheck {
+		var fresh bool
+		if again, fresh = sec.reread(ctx, key); fresh {
+			return flight{again, true}, nil
+		}
 	}
 	defer func() {
 		if err != nil {
@@ -447,7 +495,7 @@ func (a sectionAmenities) Amenities(ctx context.Context, p providers.Point, radi
 	if sec == nil || sec.svc == nil {
 		return nil, providers.Errorf(providers.KindUnavailable, providers.CodeUpstreamUnavailable, "no amenities source is configured")
 	}
-	r, err := sec.svc.sectionOf(ctx, &providers.Property{Latitude: p.Lat, Longitude: p.Lng}, providers.SectionAmenities, Options{Radius: radius}, true)
+	r, err := sec.svc.sectionOf(ctx, &providers.Property{Latitude: p.Lat, Longitude: p.Lng}, providers.SectionAmenities, Options{Radius: radius}, true, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,9 @@ package core
 import (
 	"context"
 	"encoding/json"
+	"hash/maphash"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
@@ -82,8 +84,8 @@ type Config struct {
 //
 // Lease blocks until this instance holds key's lease or ctx ends, and
 // returns the function that gives it back. An instance that waited then
-// finds the holder's result in the store (every shared call re-reads it
-// first) and makes no call. Lease must not fail a request for want of its
+// finds the holder's result in the store (with Leases, every shared call
+// reads the store again first, past memory) and makes no call. Lease must not fail a request for want of its
 // own backing service: when it cannot coordinate it returns at once as
 // held. Its only error is ctx's. Implementations must be safe for
 // concurrent use.
@@ -95,7 +97,9 @@ type Leases interface {
 // Close stops its background refreshes.
 type Service struct {
 	cfg    Config
+	reads  providers.Reads // the store's reads, through its tiers
 	flight singleflight.Group
+	ended  flightsEnded
 	bg     refresher
 }
 
@@ -122,7 +126,8 @@ func New(cfg Config) *Service {
 	if cfg.RefreshRetry <= 0 {
 		cfg.RefreshRetry = DefaultRefreshRetry
 	}
-	s := &Service{cfg: cfg}
+	s := &Service{cfg: cfg, reads: providers.ReadsOf(cfg.Store)}
+	s.ended.init()
 	s.bg.init(cfg.RefreshConcurrency)
 	for _, sec := range cfg.Sections {
 		sec.svc = s
@@ -153,10 +158,9 @@ type Source struct {
 
 // Get returns the record with id: KindNotFound (property_not_found).
 func (s *Service) Get(ctx context.Context, id int64) (*providers.Property, error) {
-	tctx := providers.TrackTier(ctx)
-	p, err := s.cfg.Store.Property(tctx, id)
+	p, tier, err := s.reads.Property.Get(ctx, id)
 	if err == nil {
-		served(ctx, providers.ReadRecord, tctx.Tier())
+		served(ctx, providers.ReadRecord, tier)
 	}
 	return p, err
 }
@@ -186,34 +190,35 @@ func (s *Service) Lookup(ctx context.Context, a providers.Address) (*providers.P
 
 func (s *Service) lookupNormalized(ctx context.Context, n address.Normalized) (*providers.Property, Source, error) {
 	key := n.Key()
-	tctx := providers.TrackTier(ctx)
-	if p, err := s.cfg.Store.PropertyByKey(tctx, key); err == nil {
-		served(ctx, providers.ReadRecord, tctx.Tier())
+	seen := s.ended.before(key)
+	if p, tier, err := s.reads.ByKey.Get(ctx, key); err == nil {
+		served(ctx, providers.ReadRecord, tier)
 		return p, Source{Geocoder: p.Source}, nil
 	} else if providers.KindOf(err) != providers.KindNotFound {
 		return nil, Source{}, err
 	}
 	sent := n.Building()
-	if s.missed(ctx, sent) {
-		return nil, Source{}, providers.ErrNoMatch
-	}
 	// ran is set when this lookup's own function ran the call, not one it
 	// joined: only that lookup created the record (the flight's goroutine
 	// writes it before the result is sent, which this one then receives).
 	ran := false
-	geocode := func(ctx context.Context) (any, error) { ran = true; return s.geocode(ctx, n) }
-	v, err := s.shared(ctx, "geo:"+key, geocode)
+	geocode := func(ctx context.Context, recheck bool) (any, error) { ran = true; return s.geocode(ctx, n, recheck) }
+	v, err := s.shared(ctx, "geo:"+key, key, seen, geocode)
 	if g, ok := v.(geocoded); ok && g.sent != sent && providers.CodeOf(err) == providers.ErrNoMatch.Code {
 		// The flight this lookup joined asked with another spelling of the
 		// address, which the geocoder could not match; ours may match
 		// (it has the apostrophe the other left out), so it is asked too.
-		v, err = s.shared(ctx, "geo:"+key+missKey(sent), geocode)
+		v, err = s.shared(ctx, "geo:"+key+missKey(sent), key, seen, geocode)
 	}
 	if err != nil {
 		return nil, Source{}, err
 	}
 	r := v.(geocoded)
-	served(ctx, providers.ReadRecord, providers.TierUpstream)
+	tier := providers.TierUpstream
+	if !r.called {
+		tier = providers.TierDatabase
+	}
+	served(ctx, providers.ReadRecord, tier)
 	return r.p, Source{Geocoder: r.p.Source, Created: r.created && ran}, nil
 }
 
@@ -223,20 +228,22 @@ func (s *Service) lookupNormalized(ctx context.Context, n address.Normalized) (*
 type geocoded struct {
 	p       *providers.Property
 	created bool
+	called  bool // the geocoder was asked (not a record or miss stored meanwhile)
 	sent    providers.Address
 }
 
 // geocode sends n's building as written to the geocoder and saves the
-// record of its match. A no-match is remembered for the building sent.
-func (s *Service) geocode(ctx context.Context, n address.Normalized) (geocoded, error) {
+// record of its match, unless the spelling sent is a remembered miss. A
+// no-match is remembered for the building sent. With recheck (see shared)
+// the record is read again first, since a flight that ended after the
+// caller's read may have saved it.
+func (s *Service) geocode(ctx context.Context, n address.Normalized, recheck bool) (geocoded, error) {
 	key, sent := n.Key(), n.Building()
-	// A flight that finished between our read and this one saved the
-	// record: use it rather than geocode again.
-	if p, err := s.cfg.Store.PropertyByKey(ctx, key); err == nil {
-		return geocoded{p: p, sent: sent}, nil
+	if recheck {
+		if p, _, err := reread(ctx, s, s.reads.ByKey, key); err == nil {
+			return geocoded{p: p, sent: sent}, nil
+		}
 	}
-	// Likewise a miss another flight (on this instance or another one
-	// sharing the store) found meanwhile is not asked again.
 	if s.missed(ctx, sent) {
 		return geocoded{sent: sent}, providers.ErrNoMatch
 	}
@@ -245,13 +252,13 @@ func (s *Service) geocode(ctx context.Context, n address.Normalized) (geocoded, 
 		if providers.CodeOf(err) == providers.ErrNoMatch.Code {
 			s.rememberMiss(ctx, sent)
 		}
-		return geocoded{sent: sent}, err
+		return geocoded{sent: sent, called: true}, err
 	}
 	p, created, err := s.cfg.Store.Save(ctx, NewRecord(loc, n, s.cfg.GeocoderName, s.cfg.Now()))
 	if err != nil {
-		return geocoded{sent: sent}, err
+		return geocoded{sent: sent, called: true}, err
 	}
-	return geocoded{p: p, created: created, sent: sent}, nil
+	return geocoded{p: p, created: created, called: true, sent: sent}, nil
 }
 
 // missKey tells apart, in memory, the buildings a, exactly as sent to the
@@ -278,12 +285,13 @@ func missStoreKey(a providers.Address) string {
 
 // missed reports whether the geocoder was asked for the building a, as
 // spelt, within MissTTL and matched nothing. A store that fails to answer
-// is taken as no: the geocoder is asked.
+// is taken as no: the geocoder is asked. It is read once per flight (see
+// geocode), as another instance may have remembered it meanwhile.
 func (s *Service) missed(ctx context.Context, a providers.Address) bool {
 	if s.cfg.MissTTL < 0 {
 		return false
 	}
-	r, err := s.cfg.Store.Section(ctx, missSection, missStoreKey(a))
+	r, _, err := reread(ctx, s, s.reads.Section, providers.SectionID{Section: missSection, Key: missStoreKey(a)})
 	return err == nil && r.Missing && s.cfg.Now().Before(r.ExpiresAt)
 }
 
@@ -350,9 +358,10 @@ func (s *Service) Reverse(ctx context.Context, p providers.Point) (*providers.Pr
 	if err := ValidatePoint(p); err != nil {
 		return nil, Source{}, err
 	}
-	tctx := providers.TrackTier(ctx)
-	if rec, err := s.cfg.Store.Nearest(tctx, p, s.cfg.ReverseRadius); err == nil {
-		served(ctx, providers.ReadRecord, tctx.Tier())
+	pk := p.Key()
+	seen := s.ended.before(pk)
+	if rec, err := s.cfg.Store.Nearest(ctx, p, s.cfg.ReverseRadius); err == nil {
+		served(ctx, providers.ReadRecord, providers.TierDatabase)
 		return rec, Source{Geocoder: rec.Source}, nil
 	} else if providers.KindOf(err) != providers.KindNotFound {
 		return nil, Source{}, err
@@ -366,11 +375,14 @@ func (s *Service) Reverse(ctx context.Context, p providers.Point) (*providers.Pr
 		tier    string // where rec came from
 	}
 	ran := false // as in Lookup: only the caller whose call ran created the record
-	v, err := s.shared(ctx, "rev:"+p.Key(), func(ctx context.Context) (any, error) {
+	v, err := s.shared(ctx, "rev:"+pk, pk, seen, func(ctx context.Context, recheck bool) (any, error) {
 		ran = true
-		// A concurrent caller may have created a record nearby meanwhile.
-		if rec, err := s.cfg.Store.Nearest(ctx, p, s.cfg.ReverseRadius); err == nil {
-			return result{rec, false, providers.TierDatabase}, nil
+		// A flight that ended since the read may have created a record
+		// nearby.
+		if recheck {
+			if rec, err := s.cfg.Store.Nearest(ctx, p, s.cfg.ReverseRadius); err == nil {
+				return result{rec, false, providers.TierDatabase}, nil
+			}
 		}
 		loc, err := s.cfg.Reverse.Reverse(ctx, p)
 		if err != nil {
@@ -423,21 +435,10 @@ func served(ctx context.Context, kind, tier string) {
 // call runs detached from any one caller's cancellation (its own deadline
 // comes from the breaker's timeout), so a client that goes away does not
 // fail the others; each caller still stops waiting when its own ctx ends.
-// With Leases, the flight first takes key's lease, so that one instance of
-// the fleet calls at a time; fn re-reads the store first, so a flight that
-// waited for another instance's uses its result.
-func (s *Service) shared(ctx context.Context, key string, fn func(context.Context) (any, error)) (any, error) {
-	ch := s.flight.DoChan(key, func() (any, error) {
-		ctx := context.WithoutCancel(ctx)
-		if s.cfg.Leases != nil {
-			release, err := s.cfg.Leases.Lease(ctx, key)
-			if err != nil {
-				return nil, providers.As(err)
-			}
-			defer release()
-		}
-		return fn(ctx)
-	})
+// See flightFunc for the lease and the recheck; stripe and seen are the
+// caller's (flightsEnded.before), noted before its read missed.
+func (s *Service) shared(ctx context.Context, key, stripe string, seen uint64, fn func(ctx context.Context, recheck bool) (any, error)) (any, error) {
+	ch := s.flight.DoChan(key, s.flightFunc(context.WithoutCancel(ctx), key, stripe, seen, fn))
 	select {
 	case r := <-ch:
 		return r.Val, r.Err
@@ -445,3 +446,67 @@ func (s *Service) shared(ctx context.Context, key string, fn func(context.Contex
 		return nil, providers.As(ctx.Err())
 	}
 }
+
+// flightFunc is the function one flight of key runs: fn, under key's lease
+// when the service has Leases, so that one instance of the fleet calls at
+// a time. fn is told to recheck, reading the store again before calling
+// anyone, when a write it cannot see in the caller's read may have
+// happened: always in a fleet (another instance may have written while
+// this one waited for the lease, or just before), and in one instance
+// only when a flight of the caller's stripe ended since the caller's read
+// (a flight that finished between the read and this one). So a cold key
+// on one instance costs one read, and a fleet two. The stripe's count is
+// moved once the flight has written.
+func (s *Service) flightFunc(ctx context.Context, key, stripe string, seen uint64, fn func(ctx context.Context, recheck bool) (any, error)) func() (any, error) {
+	return func() (any, error) {
+		recheck := s.cfg.Leases != nil || s.ended.moved(stripe, seen)
+		if s.cfg.Leases != nil {
+			release, err := s.cfg.Leases.Lease(ctx, key)
+			if err != nil {
+				return nil, providers.As(err)
+			}
+			defer release()
+		}
+		defer s.ended.end(stripe)
+		return fn(ctx, recheck)
+	}
+}
+
+// reread reads key from src again in a flight that must recheck: past
+// memory in a fleet, where another instance may have written the database
+// behind this one's memory, and through it on one instance, whose every
+// write went through memory.
+func reread[K comparable, V any](ctx context.Context, s *Service, src providers.Source[K, V], key K) (V, string, error) {
+	if s.cfg.Leases != nil {
+		return providers.Reload(ctx, src, key)
+	}
+	return src.Get(ctx, key)
+}
+
+// flightsEnded counts the flights that ended, per stripe of natural keys
+// (a lookup key, a point, a section's key): a caller notes its stripe's
+// count before its read (before), and the flight it starts reads again
+// only when the count moved since (moved), since only then can a flight
+// that wrote what the read missed have ended in between. Keys share a
+// stripe by hash; a shared stripe costs a needless read, never a missed
+// write.
+type flightsEnded struct {
+	seed maphash.Seed
+	n    [64]atomic.Uint64
+}
+
+func (f *flightsEnded) init() { f.seed = maphash.MakeSeed() }
+
+func (f *flightsEnded) stripe(key string) *atomic.Uint64 {
+	return &f.n[maphash.String(f.seed, key)%uint64(len(f.n))]
+}
+
+// before returns key's stripe count, to note before reading key.
+func (f *flightsEnded) before(key string) uint64 { return f.stripe(key).Load() }
+
+// moved reports whether a flight of key's stripe ended since before
+// returned seen.
+func (f *flightsEnded) moved(key string, seen uint64) bool { return f.stripe(key).Load() != seen }
+
+// end counts a flight of key's stripe that ended, after its writes.
+func (f *flightsEnded) end(key string) { f.stripe(key).Add(1) }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/propertyd/propertyd/cache"
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/core"
 )
@@ -23,13 +24,24 @@ type memStore struct {
 	canon    map[string]int64
 	sections map[string]providers.SectionRecord
 	puts     atomic.Int32
+	// reads counts reads by key of records, and of section values by
+	// section name.
+	reads map[string]int
 }
 
 var _ providers.Store = (*memStore)(nil)
 
 func newMemStore() *memStore {
 	return &memStore{props: map[int64]providers.Property{}, keys: map[string]int64{}, canon: map[string]int64{},
-		sections: map[string]providers.SectionRecord{}}
+		sections: map[string]providers.SectionRecord{}, reads: map[string]int{}}
+}
+
+// readsOf returns how many times what was named was read: "key" for
+// records by lookup key, else a section's name.
+func (s *memStore) readsOf(what string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.reads[what]
 }
 
 func (s *memStore) Property(_ context.Context, id int64) (*providers.Property, error) {
@@ -44,6 +56,7 @@ func (s *memStore) Property(_ context.Context, id int64) (*providers.Property, e
 
 func (s *memStore) PropertyByKey(ctx context.Context, key string) (*providers.Property, error) {
 	s.mu.Lock()
+	s.reads["key"]++
 	id, ok := s.keys[key]
 	s.mu.Unlock()
 	if !ok {
@@ -81,6 +94,7 @@ func (s *memStore) Search(context.Context, providers.SearchFilter) ([]providers.
 func (s *memStore) Section(_ context.Context, section, key string) (*providers.SectionRecord, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.reads[section]++
 	r, ok := s.sections[section+"|"+key]
 	if !ok {
 		return nil, providers.NotFound("section_not_found", "no stored value")
@@ -349,5 +363,103 @@ func TestAModuleThatDoesNotServeItsRoleIsRefused(t *testing.T) {
 	}
 	if err := cfg.Add("bogus", core.Module{Name: "x", Value: fakeRents{}}); err == nil {
 		t.Fatal("an unknown role was wired")
+	}
+}
+
+func TestAColdLookupAndAColdSectionReadTheStoreOnce(t *testing.T) {
+	var calls atomic.Int32
+	units := int64(7)
+	housing := fakeHousing{fn: func(context.Context, providers.Tract) (*providers.Housing, error) {
+		calls.Add(1)
+		return &providers.Housing{TotalHousingUnits: &units}, nil
+	}}
+	st := newMemStore()
+	geo := elmGeocoder()
+	svc := newService(t, st, geo, &clock{now: time.Now()}, map[providers.Role]any{providers.RoleHousing: housing})
+	p, src, err := svc.Lookup(context.Background(), providers.Address{Street: "12 Elm St", State: "IL"})
+	if err != nil || !src.Created {
+		t.Fatalf("cold lookup: %v, %+v", err, src)
+	}
+	// One read of the key, one of the remembered misses of the spelling,
+	// then the geocoder: nothing is read twice.
+	if st.readsOf("key") != 1 || st.readsOf("geocoder_miss") != 1 || geo.calls.Load() != 1 {
+		t.Fatalf("cold lookup read the key %d times and the misses %d times, with %d geocoder calls; want 1, 1, 1",
+			st.readsOf("key"), st.readsOf("geocoder_miss"), geo.calls.Load())
+	}
+	r := svc.Enrich(context.Background(), p, []string{providers.SectionHousing}, core.Options{})[providers.SectionHousing]
+	if r.Meta.Status != core.StatusOK || r.Meta.Cache != core.CacheMiss || calls.Load() != 1 {
+		t.Fatalf("cold section: %+v after %d calls", r.Meta, calls.Load())
+	}
+	if n := st.readsOf(providers.SectionHousing); n != 1 {
+		t.Fatalf("a cold section read the store %d times, want 1", n)
+	}
+}
+
+// keyLocks is Leases within one process: a mutex per key, as a fleet's
+// instances would hold a lease in Redis.
+type keyLocks struct {
+	mu    sync.Mutex
+	locks map[string]*sync.Mutex
+}
+
+func (l *keyLocks) Lease(_ context.Context, key string) (func(), error) {
+	l.mu.Lock()
+	if l.locks == nil {
+		l.locks = map[string]*sync.Mutex{}
+	}
+	m := l.locks[key]
+	if m == nil {
+		m = &sync.Mutex{}
+		l.locks[key] = m
+	}
+	l.mu.Unlock()
+	m.Lock()
+	return m.Unlock, nil
+}
+
+func TestAnInstanceSeesPastItsMemoryWhatAnotherRefreshed(t *testing.T) {
+	clk := &clock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	var calls atomic.Int32
+	housing := fakeHousing{fn: func(context.Context, providers.Tract) (*providers.Housing, error) {
+		n := int64(calls.Add(1))
+		return &providers.Housing{TotalHousingUnits: &n}, nil
+	}}
+	db := newMemStore()
+	leases := &keyLocks{}
+	// Two instances share the database and the leases; each has its own
+	// memory in front.
+	instance := func() (*core.Service, *cache.Cache) {
+		c, err := cache.New(1 << 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(c.Close)
+		cfg := core.Config{Store: cache.NewStore(db, c, 0), Now: clk.Now, Leases: leases}
+		return newServiceWith(t, cfg, elmGeocoder(), map[providers.Role]any{providers.RoleHousing: housing},
+			core.Module{Refresh: core.RefreshSync}), c
+	}
+	a, memA := instance()
+	b, _ := instance()
+	p, _, err := a.Lookup(context.Background(), providers.Address{Street: "12 Elm St", State: "IL"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := a.SectionOf(context.Background(), p, providers.SectionHousing, core.Options{}); r.Meta.Status != core.StatusOK {
+		t.Fatalf("first fetch: %+v", r.Meta)
+	}
+	memA.Wait() // a's memory holds the value from now on
+	clk.Add(366 * 24 * time.Hour)
+	// b refreshes the expired value: the database has the new one, a's
+	// memory still the old.
+	if r, _ := b.SectionOf(context.Background(), p, providers.SectionHousing, core.Options{}); r.Meta.Cache != core.CacheMiss || calls.Load() != 2 {
+		t.Fatalf("refresh on b: %+v after %d calls", r.Meta, calls.Load())
+	}
+	r, err := a.SectionOf(context.Background(), p, providers.SectionHousing, core.Options{})
+	if err != nil || r.Meta.Status != core.StatusOK || calls.Load() != 2 {
+		t.Fatalf("a after b's refresh: %+v %v after %d calls; want b's value with no call", r.Meta, err, calls.Load())
+	}
+	var got providers.Housing
+	if err := json.Unmarshal(r.Data, &got); err != nil || got.TotalHousingUnits == nil || *got.TotalHousingUnits != 2 {
+		t.Fatalf("a served %s, want b's value (2 units)", r.Data)
 	}
 }
