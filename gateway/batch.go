@@ -273,10 +273,10 @@ func (g *Gateway) batch(c *fiber.Ctx) error {
 		if o.FromDatabase {
 			src = "database"
 		}
-		extra := []field{{"index", i}, {"client_id", clientIDs[i]}, {"source", src}}
+		extra := []field{{name: "index", value: i}, {name: "client_id", value: clientIDs[i]}, {name: "source", value: src}}
 		if len(inc) > 0 {
 			extra = append(extra, sectionFields(inc, secs[j])...)
-			extra = append(extra, field{"sections", sectionMetas(inc, secs[j])})
+			extra = append(extra, field{name: "sections", value: sectionMetas(inc, secs[j])})
 		}
 		b, err := recordWith(p, extra...)
 		if err != nil {

@@ -81,6 +81,7 @@ type Gateway struct {
 	limiter Limiter
 	keys    []Key
 	allowed map[string]bool // enrichment sections served
+	public  []string        // the catalogue's public sections, in its order
 	handler fasthttp.RequestHandler
 }
 
@@ -98,7 +99,7 @@ func New(cfg Config) *Gateway {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	g := &Gateway{cfg: cfg, keys: cfg.Keys, allowed: map[string]bool{}}
+	g := &Gateway{cfg: cfg, keys: cfg.Keys, allowed: map[string]bool{}, public: core.PublicSections()}
 	g.limiter = cfg.Limiter
 	if g.limiter == nil {
 		limits := map[string]ratelimit.Limit{}

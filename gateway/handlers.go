@@ -252,8 +252,8 @@ func (g *Gateway) readyz(c *fiber.Ctx) error {
 }
 
 // enrichAll enriches several records concurrently.
-func (g *Gateway) enrichAll(ctx context.Context, ps []*providers.Property, inc []string) []map[string]core.SectionResult {
-	out := make([]map[string]core.SectionResult, len(ps))
+func (g *Gateway) enrichAll(ctx context.Context, ps []*providers.Property, inc []string) [][]core.SectionResult {
+	out := make([][]core.SectionResult, len(ps))
 	if len(inc) == 0 {
 		return out
 	}

@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"math/bits"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,22 +21,18 @@ const maxParamLen = 200
 // and be at most maxParamLen bytes. Values are copied, so they outlive the
 // request. All problems are reported at once.
 func queryParams(c *fiber.Ctx, allowed ...string) (map[string]string, error) {
-	out := map[string]string{}
+	out := make(map[string]string, len(allowed))
 	var errs []providers.ParamError
-	seen := map[string]bool{}
+	var seen uint64 // bit i: allowed[i] was given (no endpoint allows 64)
 	c.Context().QueryArgs().VisitAll(func(k, v []byte) {
-		name := string(k)
-		ok := false
-		for _, a := range allowed {
-			if a == name {
-				ok = true
-				break
-			}
+		i := slices.IndexFunc(allowed, func(a string) bool { return a == string(k) })
+		if i < 0 {
+			errs = append(errs, providers.ParamError{Parameter: printable(string(k)), Message: "unknown parameter (allowed: " + strings.Join(allowed, ", ") + ")"})
+			return
 		}
+		name := allowed[i]
 		switch {
-		case !ok:
-			errs = append(errs, providers.ParamError{Parameter: printable(name), Message: "unknown parameter (allowed: " + strings.Join(allowed, ", ") + ")"})
-		case seen[name]:
+		case seen&(1<<i) != 0:
 			errs = append(errs, providers.ParamError{Parameter: name, Message: "given more than once"})
 		case len(v) > maxParamLen:
 			errs = append(errs, providers.ParamError{Parameter: name, Message: "longer than " + strconv.Itoa(maxParamLen) + " bytes"})
@@ -43,7 +41,7 @@ func queryParams(c *fiber.Ctx, allowed ...string) (map[string]string, error) {
 		default:
 			out[name] = string(v)
 		}
-		seen[name] = true
+		seen |= 1 << i
 	})
 	if len(errs) > 0 {
 		return nil, invalid(errs...)
@@ -61,8 +59,10 @@ func invalid(errs ...providers.ParamError) *providers.Error {
 }
 
 func hasControl(b []byte) bool {
-	for _, r := range string(b) {
-		if r < 0x20 || r == 0x7f {
+	// C0 controls and DEL are single bytes in UTF-8, and no byte of a
+	// longer sequence is below 0x80, so bytes can be checked one by one.
+	for _, c := range b {
+		if c < 0x20 || c == 0x7f {
 			return true
 		}
 	}
@@ -95,18 +95,24 @@ func splitComma(s string) []string {
 // which blanks and duplicates are ignored; an unknown name is invalid and
 // the error lists the allowed ones. The result is in canonical order.
 func (g *Gateway) parseIncludes(raw string) ([]string, error) {
-	want := map[string]bool{}
-	for _, name := range splitComma(raw) {
-		name = strings.ToLower(name)
-		if !g.allowed[name] {
+	var want uint64 // bit i: g.public[i] is included
+	for name := range strings.SplitSeq(raw, ",") {
+		if name = strings.ToLower(strings.TrimSpace(name)); name == "" {
+			continue
+		}
+		i := slices.Index(g.public, name)
+		if i < 0 || !g.allowed[name] {
 			return nil, invalid(providers.ParamError{Parameter: "include",
 				Message: "unknown section " + strconv.Quote(printable(name)) + " (allowed: " + strings.Join(g.sectionList(), ", ") + ")"})
 		}
-		want[name] = true
+		want |= 1 << i
 	}
-	var out []string
-	for _, name := range core.PublicSections() {
-		if want[name] {
+	if want == 0 {
+		return nil, nil
+	}
+	out := make([]string, 0, bits.OnesCount64(want))
+	for i, name := range g.public {
+		if want&(1<<i) != 0 {
 			out = append(out, name)
 		}
 	}

@@ -3,7 +3,6 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
-	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -130,10 +129,14 @@ func appendJSONFloat(b []byte, f float64) []byte {
 	return b
 }
 
-// field is one extra member appended to a JSON object.
+// field is one extra member appended to a JSON object: value through
+// encoding/json, or, when value is nil, raw as is (null when nil too).
+// raw spares a section's JSON, on every response, the allocation of
+// boxing it in an interface.
 type field struct {
 	name  string
 	value any
+	raw   json.RawMessage
 }
 
 // recordWith renders p and appends the extra members, in order; a
@@ -153,19 +156,21 @@ func appendRecordWith(dst []byte, p *providers.Property, extra ...field) ([]byte
 		dst = append(dst, ',')
 		dst = appendJSONString(dst, f.name)
 		dst = append(dst, ':')
-		switch x := f.value.(type) {
-		case json.RawMessage:
-			if x == nil {
-				dst = append(dst, "null"...)
-			} else {
-				dst = append(dst, x...)
-			}
-		default:
-			vb, err := json.Marshal(x)
+		raw, isRaw := f.raw, f.value == nil
+		if r, ok := f.value.(json.RawMessage); ok {
+			raw, isRaw = r, true
+		}
+		switch {
+		case !isRaw:
+			vb, err := json.Marshal(f.value)
 			if err != nil {
 				return nil, err
 			}
 			dst = append(dst, vb...)
+		case raw == nil:
+			dst = append(dst, "null"...)
+		default:
+			dst = append(dst, raw...)
 		}
 	}
 	return append(dst, '}'), nil
@@ -175,14 +180,14 @@ func appendRecordWith(dst []byte, p *providers.Property, extra ...field) ([]byte
 // the members their catalogue entry renames in the include form (flood's
 // zone and risk_level read zone_code and flood_risk_level beside the
 // property's own fields).
-func sectionFields(names []string, secs map[string]core.SectionResult) []field {
+func sectionFields(names []string, secs []core.SectionResult) []field {
 	out := make([]field, 0, len(names))
-	for _, name := range names {
-		data := secs[name].Data
+	for i, name := range names {
+		data := secs[i].Data
 		if e, ok := core.SectionEntry(name); ok && len(e.Renames) > 0 && data != nil {
 			data = renameKeys(data, e.Renames...)
 		}
-		out = append(out, field{name, data})
+		out = append(out, field{name: name, raw: data})
 	}
 	return out
 }
@@ -190,27 +195,61 @@ func sectionFields(names []string, secs map[string]core.SectionResult) []field {
 // renameKeys renames members of a flat, compact JSON object as
 // encoding/json writes it, given as from, to pairs, keeping the order of the
 // members. In compact JSON a name preceded by '{' or ',' and followed by ':'
-// can only be a member name (a quote inside a string value is escaped), so a
-// byte replacement is exact; it replaced decoding the object into a map and
+// can only be a member name (a quote inside a string value is escaped), so
+// finding the bytes is exact; it replaced decoding the object into a map and
 // encoding it again on every response (11% of a warm lookup with sections).
+// The result is one new slice, or obj itself when nothing is renamed: obj
+// (a cached section value) is never written to.
 func renameKeys(obj json.RawMessage, pairs ...string) json.RawMessage {
-	out := []byte(obj)
+	type edit struct {
+		at, n int
+		to    string
+	}
+	var buf [4]edit
+	edits, grow := buf[:0], 0
 	for i := 0; i+1 < len(pairs); i += 2 {
-		from, to := `"`+pairs[i]+`":`, `"`+pairs[i+1]+`":`
-		for _, lead := range []string{"{", ","} {
-			out = bytes.Replace(out, []byte(lead+from), []byte(lead+to), 1) // always a copy
+		if at := memberAt(obj, pairs[i]); at >= 0 {
+			edits = append(edits, edit{at, len(pairs[i]), pairs[i+1]})
+			grow += len(pairs[i+1]) - len(pairs[i])
 		}
 	}
-	return out
+	if len(edits) == 0 {
+		return obj
+	}
+	slices.SortFunc(edits, func(a, b edit) int { return a.at - b.at })
+	out, last := make([]byte, 0, len(obj)+grow), 0
+	for _, e := range edits {
+		out = append(append(out, obj[last:e.at]...), e.to...)
+		last = e.at + e.n
+	}
+	return append(out, obj[last:]...)
 }
 
-func sectionMetas(names []string, secs map[string]core.SectionResult) map[string]providers.SectionMeta {
+// memberAt returns where the member name first appears as a member name
+// of the compact object obj (after '{"' or ',"', before '":'), or -1.
+func memberAt(obj []byte, name string) int {
+	for off := 0; off < len(obj); {
+		i := bytes.Index(obj[off:], []byte(name))
+		if i < 0 {
+			return -1
+		}
+		at, end := off+i, off+i+len(name)
+		if at >= 2 && obj[at-1] == '"' && (obj[at-2] == '{' || obj[at-2] == ',') &&
+			end+1 < len(obj) && obj[end] == '"' && obj[end+1] == ':' {
+			return at
+		}
+		off = at + 1
+	}
+	return -1
+}
+
+func sectionMetas(names []string, secs []core.SectionResult) map[string]providers.SectionMeta {
 	if len(names) == 0 {
 		return nil
 	}
 	out := make(map[string]providers.SectionMeta, len(names))
-	for _, name := range names {
-		out[name] = secs[name].Meta
+	for i, name := range names {
+		out[name] = secs[i].Meta
 	}
 	return out
 }
@@ -248,7 +287,13 @@ func appendMeta(b []byte, meta any) ([]byte, error) {
 		}
 		if len(m.Sections) > 0 {
 			b = append(b, `,"sections":{`...)
-			for i, name := range slices.Sorted(maps.Keys(m.Sections)) {
+			var buf [16]string // sorted without allocating, as encoding/json orders a map
+			names := buf[:0]
+			for name := range m.Sections {
+				names = append(names, name)
+			}
+			slices.Sort(names)
+			for i, name := range names {
 				if i > 0 {
 					b = append(b, ',')
 				}

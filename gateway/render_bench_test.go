@@ -92,12 +92,12 @@ var benchSectionNames = []string{
 }
 
 // benchSectionResults is the Enrich result of every section, all cached.
-func benchSectionResults() map[string]core.SectionResult {
+func benchSectionResults() []core.SectionResult {
 	fetched := time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
 	expires := fetched.Add(30 * 24 * time.Hour)
-	out := map[string]core.SectionResult{}
-	for _, name := range benchSectionNames {
-		out[name] = core.SectionResult{Data: benchSectionData[name], Meta: providers.SectionMeta{
+	out := make([]core.SectionResult, len(benchSectionNames))
+	for i, name := range benchSectionNames {
+		out[i] = core.SectionResult{Data: benchSectionData[name], Meta: providers.SectionMeta{
 			Status: core.StatusOK, Source: "bench", FetchedAt: &fetched, ExpiresAt: &expires, Cache: core.CacheHit,
 		}}
 	}
@@ -105,7 +105,7 @@ func benchSectionResults() map[string]core.SectionResult {
 }
 
 // renderRecord is what respondRecord does to produce a body.
-func renderRecord(p *providers.Property, inc []string, secs map[string]core.SectionResult) ([]byte, error) {
+func renderRecord(p *providers.Property, inc []string, secs []core.SectionResult) ([]byte, error) {
 	data, err := recordWith(p, sectionFields(inc, secs)...)
 	if err != nil {
 		return nil, err

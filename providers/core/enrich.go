@@ -82,44 +82,55 @@ type SectionResult struct {
 }
 
 // Enrich fetches the named sections of p in parallel, each under its own
-// breaker and timeout. A failing section never fails the others: it comes
-// back with status unavailable (or stale, with the expired value). An
-// expired value never makes the request wait unless its section refreshes
-// synchronously (RefreshSync).
-func (s *Service) Enrich(ctx context.Context, p *providers.Property, names []string, o Options) map[string]SectionResult {
+// breaker and timeout, and returns their results in the order of names. A
+// failing section never fails the others: it comes back with status
+// unavailable (or stale, with the expired value). An expired value never
+// makes the request wait unless its section refreshes synchronously
+// (RefreshSync).
+func (s *Service) Enrich(ctx context.Context, p *providers.Property, names []string, o Options) []SectionResult {
 	if len(names) == 0 {
 		return nil
 	}
-	out := make(map[string]SectionResult, len(names))
+	out := make([]SectionResult, len(names))
 	// Fresh cached values are read inline: a goroutine per section cost
 	// more than reading it when the value is in memory (most requests).
-	// What was read for the others is handed on, so no value is read twice.
-	var misses []sectionRead
-	for _, name := range names {
-		if r, rd, ok := s.freshSection(ctx, p, name, o); ok {
-			out[name] = r
-		} else {
-			misses = append(misses, rd)
+	// What was read of the others is handed on, so no value is read twice.
+	var misses []int
+	var reads []sectionRead
+	for i, name := range names {
+		r, rd, ok := s.freshSection(ctx, p, name, o)
+		if ok {
+			out[i] = r
+			continue
 		}
+		if reads == nil {
+			reads = make([]sectionRead, len(names))
+		}
+		misses, reads[i] = append(misses, i), rd
 	}
-	if len(misses) == 1 {
-		out[misses[0].name], _ = s.sectionOf(ctx, p, misses[0].name, o, false, &misses[0])
-		return out
+	switch len(misses) {
+	case 0:
+	case 1:
+		i := misses[0]
+		out[i], _ = s.sectionOf(ctx, p, names[i], o, false, &reads[i])
+	default:
+		s.fetchSections(ctx, p, o, names, misses, reads, out)
 	}
-	var mu sync.Mutex
+	return out
+}
+
+// fetchSections fills out[i] for each i of misses, concurrently: each
+// waits on its own upstream.
+func (s *Service) fetchSections(ctx context.Context, p *providers.Property, o Options, names []string, misses []int, reads []sectionRead, out []SectionResult) {
 	var wg sync.WaitGroup
-	for i := range misses {
+	for _, i := range misses {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r, _ := s.sectionOf(ctx, p, misses[i].name, o, false, &misses[i])
-			mu.Lock()
-			out[misses[i].name] = r
-			mu.Unlock()
+			out[i], _ = s.sectionOf(ctx, p, names[i], o, false, &reads[i])
 		}()
 	}
 	wg.Wait()
-	return out
 }
 
 // SectionOf returns one section of p. The error is non-nil exactly when the
@@ -424,13 +435,13 @@ func (sec *Section) stale(r *providers.SectionRecord, code string) SectionResult
 }
 
 func (sec *Section) result(r *providers.SectionRecord, status, cache string) SectionResult {
-	fetched, expires := r.FetchedAt.UTC(), r.ExpiresAt.UTC()
+	times := &[2]time.Time{r.FetchedAt.UTC(), r.ExpiresAt.UTC()} // one allocation for both
 	src := r.Source
 	if src == "" {
 		src = sec.Source
 	}
 	return SectionResult{Data: r.Data, Meta: providers.SectionMeta{
-		Status: status, Source: src, Vintage: r.Vintage, FetchedAt: &fetched, ExpiresAt: &expires, Cache: cache,
+		Status: status, Source: src, Vintage: r.Vintage, FetchedAt: &times[0], ExpiresAt: &times[1], Cache: cache,
 	}}
 }
 

@@ -251,7 +251,7 @@ func TestSyncRefreshServesAnExpiredSectionStaleWhenItsUpstreamFails(t *testing.T
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := svc.Enrich(context.Background(), p, []string{providers.SectionHousing}, core.Options{})[providers.SectionHousing]
+	first := svc.Enrich(context.Background(), p, []string{providers.SectionHousing}, core.Options{})[0]
 	if first.Meta.Status != core.StatusOK || first.Meta.Cache != core.CacheMiss || first.Meta.Vintage != "2022" {
 		t.Fatalf("first fetch: %+v", first.Meta)
 	}
@@ -386,7 +386,7 @@ func TestAColdLookupAndAColdSectionReadTheStoreOnce(t *testing.T) {
 		t.Fatalf("cold lookup read the key %d times and the misses %d times, with %d geocoder calls; want 1, 1, 1",
 			st.readsOf("key"), st.readsOf("geocoder_miss"), geo.calls.Load())
 	}
-	r := svc.Enrich(context.Background(), p, []string{providers.SectionHousing}, core.Options{})[providers.SectionHousing]
+	r := svc.Enrich(context.Background(), p, []string{providers.SectionHousing}, core.Options{})[0]
 	if r.Meta.Status != core.StatusOK || r.Meta.Cache != core.CacheMiss || calls.Load() != 1 {
 		t.Fatalf("cold section: %+v after %d calls", r.Meta, calls.Load())
 	}
