@@ -1,15 +1,14 @@
 // Package fleet is what several propertyd instances share through Redis:
-// today the API keys' budgets (Budgets) and the upstreams' outbound rates
-// (Rate); it is where later shared state (coalescing leases) belongs, so
-// that one connection, one health state, one warning and one metric cover
-// all of it. It is the only package that imports go-redis, and it hands no
-// Redis types to callers. It sits below ratelimit because what it shares
-// are limits: the inbound budgets, the outbound rates, and (later) the one
-// upstream call per key across the fleet.
+// the API keys' budgets (Budgets), the upstreams' outbound rates (Rate) and
+// concurrency caps (Slots), and the leases that make one upstream call per
+// key across the fleet (Leases), so that one connection, one health state,
+// one warning and one metric cover all of it. It is the only package that
+// imports go-redis, and it hands no Redis types to callers. It sits below
+// ratelimit because what it shares are limits.
 //
 // Redis is a help, never a dependency of serving: when it cannot be reached
-// every limit falls back to this instance's own buckets, with the same
-// limits, a warning is logged once, and a probe with a backoff finds Redis
+// every limit falls back to this instance's own buckets and semaphores, with
+// the same limits, a warning is logged once, and a probe with a backoff finds Redis
 // again, after which the limits are shared again by themselves.
 //
 // Budgets are kept by GCRA (the generic cell rate algorithm), the token
