@@ -75,7 +75,9 @@ func (m *Main) outbound(role providers.Role, pc *ProviderConfig) *ratelimit.Outb
 		o.Share(m.fleet.Rate(string(role), l))
 	}
 	if m.fleet != nil && pc.RateLimit.Concurrency > 0 {
-		o.ShareSlots(m.fleet.Slots(string(role), pc.RateLimit.Concurrency, fleet.SlotOptions{}))
+		o.ShareSlots(m.fleet.Slots(string(role), pc.RateLimit.Concurrency, fleet.SlotOptions{
+			OnCount: func(waiting, holding int) { m.metrics.SetUpstreamSlots(string(role), waiting, holding) },
+		}))
 	}
 	return o
 }

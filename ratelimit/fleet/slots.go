@@ -50,6 +50,11 @@ type SlotOptions struct {
 	// Poll and MaxPoll bound a waiter's backoff (DefaultSlotPoll and
 	// DefaultSlotMaxPoll when zero).
 	Poll, MaxPoll time.Duration
+	// OnCount, when set, is told how many of this instance's callers wait
+	// for a shared slot and how many hold one, at every change (in order:
+	// it is called under a lock, so it must be quick). The metrics gauges
+	// hang here.
+	OnCount func(waiting, holding int)
 }
 
 // Slots is one upstream's concurrency cap kept in Redis: every instance
@@ -75,8 +80,11 @@ type Slots struct {
 	poll  time.Duration
 	max   time.Duration
 
-	mu   sync.Mutex
-	wake chan struct{} // closed, and replaced, when this instance frees a slot
+	mu      sync.Mutex
+	wake    chan struct{} // closed, and replaced, when this instance frees a slot
+	waiting int           // this instance's callers in line
+	holding int           // this instance's calls holding a slot
+	onCount func(waiting, holding int)
 }
 
 var _ ratelimit.SharedSlots = (*Slots)(nil)
@@ -87,7 +95,10 @@ func (c *Client) Slots(name string, limit int, o SlotOptions) *Slots {
 	k := c.key("slots", name)
 	s := &Slots{
 		c: c, name: name, keys: []string{k, k + ":line", k + ":asked"}, limit: limit,
-		lease: o.Lease, poll: o.Poll, max: o.MaxPoll, wake: make(chan struct{}),
+		lease: o.Lease, poll: o.Poll, max: o.MaxPoll, wake: make(chan struct{}), onCount: o.OnCount,
+	}
+	if s.onCount == nil {
+		s.onCount = func(int, int) {}
 	}
 	if s.lease <= 0 {
 		s.lease = DefaultSlotLease
@@ -168,6 +179,8 @@ func (s *Slots) Take(ctx context.Context) (release func(), shared bool, err erro
 	}
 	token := newToken()
 	wait := s.poll
+	s.count(1, 0)
+	defer s.count(-1, 0)
 	for {
 		if err := ctx.Err(); err != nil {
 			s.leave(token)
@@ -193,6 +206,7 @@ func (s *Slots) Take(ctx context.Context) (release func(), shared bool, err erro
 			return nil, false, nil
 		}
 		if got == 1 {
+			s.count(0, 1)
 			return s.hold(token), true, nil
 		}
 		t := time.NewTimer(wait)
@@ -221,6 +235,7 @@ func (s *Slots) hold(token string) func() {
 		once.Do(func() {
 			stop()
 			s.leave(token)
+			s.count(0, -1)
 		})
 	}
 }
@@ -240,4 +255,14 @@ func (s *Slots) leave(token string) {
 	close(s.wake)
 	s.wake = make(chan struct{})
 	s.mu.Unlock()
+}
+
+// count moves this instance's numbers of waiters and holders by dw and dh
+// and reports them.
+func (s *Slots) count(dw, dh int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.waiting += dw
+	s.holding += dh
+	s.onCount(s.waiting, s.holding)
 }

@@ -62,8 +62,17 @@ func through(out *ratelimit.Outbound, up *upstream, d, wait time.Duration) error
 func TestSharedConcurrencyCapHoldsForTheFleet(t *testing.T) {
 	u, prefix := fleettest.URL(t), fleettest.Prefix(t)
 	var outs []*ratelimit.Outbound
-	for range 3 {
-		outs = append(outs, outbound(open(t, u, prefix, fleet.Options{}), 2, fleet.SlotOptions{}))
+	var counts [3]struct {
+		mu                      sync.Mutex
+		waiting, holding, waits int
+	}
+	for i := range 3 {
+		outs = append(outs, outbound(open(t, u, prefix, fleet.Options{}), 2, fleet.SlotOptions{OnCount: func(w, h int) {
+			c := &counts[i]
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			c.waiting, c.holding, c.waits = w, h, max(c.waits, w)
+		}}))
 	}
 	var up upstream
 	var wg sync.WaitGroup
@@ -84,6 +93,15 @@ func TestSharedConcurrencyCapHoldsForTheFleet(t *testing.T) {
 	}
 	if keys := fleettest.Keys(t, u, prefix); len(keys) != 0 {
 		t.Fatalf("slots all given back, yet Redis keeps %v", keys)
+	}
+	for i := range counts {
+		c := &counts[i]
+		c.mu.Lock()
+		if c.waiting != 0 || c.holding != 0 || c.waits == 0 {
+			t.Errorf("instance %d reported %d waiting and %d holding once done (at most %d waiting); want 0, 0 and some waiting under load",
+				i, c.waiting, c.holding, c.waits)
+		}
+		c.mu.Unlock()
 	}
 }
 
