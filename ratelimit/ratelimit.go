@@ -5,8 +5,8 @@
 //
 // The buckets here are this process's own. A limiter that keeps budgets
 // elsewhere (shared by several instances) returns the same Decision, holding
-// its charge through a Hold, and paces outbound calls through a SharedRate;
-// this package knows neither where nor how.
+// its charge through a Hold, paces outbound calls through a SharedRate and
+// caps them through SharedSlots; this package knows neither where nor how.
 //
 // Time is always passed in, so tests use fixed instants instead of sleeping.
 package ratelimit
@@ -180,6 +180,7 @@ type Outbound struct {
 	lim    *rate.Limiter
 	sem    chan struct{}
 	shared SharedRate
+	slots  SharedSlots
 }
 
 // SharedRate is an upstream's rate kept beyond this process, so that every
@@ -195,11 +196,35 @@ type SharedRate interface {
 }
 
 // Share makes o pace by s while s can be reached, and by its own bucket
-// (the same Limit) when it cannot. The concurrency cap stays o's own. It
+// (the same Limit) when it cannot. The concurrency cap is ShareSlots'. It
 // does nothing on an Outbound without a rate. Call it before o is used.
 func (o *Outbound) Share(s SharedRate) {
 	if o.lim != nil {
 		o.shared = s
+	}
+}
+
+// SharedSlots is an upstream's concurrency cap kept beyond this process, so
+// that every instance calling the upstream takes its calls' slots from one
+// set. Implementations are safe for concurrent use.
+type SharedSlots interface {
+	// Take returns once one of the shared slots is the caller's, with the
+	// release that gives it back, or with an error wrapping ctx.Err() (or
+	// context.DeadlineExceeded) when ctx ends first. shared is false, and
+	// nothing is held, when the shared slots cannot be reached, before or
+	// while waiting: the caller then caps by its own semaphore.
+	Take(ctx context.Context) (release func(), shared bool, err error)
+}
+
+// ShareSlots makes o's concurrency cap hold for every instance sharing s
+// while s can be reached, and for this instance alone (the same cap) when it
+// cannot. o's own semaphore is still taken first: it is the cap while s is
+// away, and it lets no more than the cap of this instance's callers wait on
+// s at once. It does nothing on an Outbound without a concurrency cap. Call
+// it before o is used.
+func (o *Outbound) ShareSlots(s SharedSlots) {
+	if o.sem != nil {
+		o.slots = s
 	}
 }
 
@@ -232,6 +257,17 @@ func (o *Outbound) Acquire(ctx context.Context) (release func(), err error) {
 			release = func() { <-o.sem }
 		case <-ctx.Done():
 			return func() {}, ctx.Err()
+		}
+		if o.slots != nil {
+			free, shared, err := o.slots.Take(ctx)
+			if err != nil {
+				release()
+				return func() {}, err
+			}
+			if shared {
+				local := release
+				release = func() { free(); local() }
+			}
 		}
 	}
 	if o.lim == nil {

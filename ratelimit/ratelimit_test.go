@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -281,6 +282,71 @@ func TestOutboundPacesBySharedRateWhenItAnswers(t *testing.T) {
 	// Without a rate there is nothing to share.
 	free := NewOutbound(Limit{}, 0)
 	free.Share(fakeShared{wait: func(context.Context) (bool, error) { t.Fatal("asked"); return true, nil }})
+	if _, err := free.Acquire(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fakeSlots is a SharedSlots with a function field.
+type fakeSlots struct {
+	take func(ctx context.Context) (func(), bool, error)
+}
+
+var _ SharedSlots = fakeSlots{}
+
+func (f fakeSlots) Take(ctx context.Context) (func(), bool, error) { return f.take(ctx) }
+
+// An Outbound sharing its concurrency cap holds its own slot and a shared
+// one while the shared slots answer, and frees both; while they do not,
+// its own semaphore caps alone; a wait cut short gives its own slot back.
+func TestOutboundSharesItsConcurrencyCap(t *testing.T) {
+	o := NewOutbound(Limit{}, 1)
+	var held, freed atomic.Int64
+	reachable := true
+	var fail error
+	o.ShareSlots(fakeSlots{take: func(context.Context) (func(), bool, error) {
+		if fail != nil {
+			return nil, true, fail
+		}
+		if !reachable {
+			return nil, false, nil
+		}
+		held.Add(1)
+		return func() { freed.Add(1) }, true, nil
+	}})
+	release, err := o.Acquire(context.Background())
+	if err != nil || held.Load() != 1 {
+		t.Fatalf("acquire: %v, %d shared slots taken", err, held.Load())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	if _, err := o.Acquire(ctx); err == nil {
+		t.Fatal("the instance's own cap of 1 let a second call wait on the shared slots")
+	}
+	release()
+	if freed.Load() != 1 {
+		t.Fatal("the shared slot was not freed with the call")
+	}
+	reachable = false
+	release, err = o.Acquire(context.Background())
+	if err != nil {
+		t.Fatalf("with the shared slots away: %v, want the instance's own cap", err)
+	}
+	release()
+	fail = context.DeadlineExceeded
+	if _, err := o.Acquire(context.Background()); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a shared wait past the deadline: %v", err)
+	}
+	fail = nil
+	reachable = true
+	release, err = o.Acquire(context.Background())
+	if err != nil {
+		t.Fatalf("the own slot of a failed wait was not given back: %v", err)
+	}
+	release()
+	// Without a cap there is nothing to share.
+	free := NewOutbound(Limit{}, 0)
+	free.ShareSlots(fakeSlots{take: func(context.Context) (func(), bool, error) { t.Fatal("asked"); return nil, true, nil }})
 	if _, err := free.Acquire(context.Background()); err != nil {
 		t.Fatal(err)
 	}

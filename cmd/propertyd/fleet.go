@@ -16,9 +16,10 @@ import (
 const redisURLEnv = "PROPERTYD_REDIS_URL"
 
 // RedisConfig points the instances of a fleet at the Redis they share, so
-// that each key's budget and each upstream's rate hold for the fleet as a
-// whole instead of once per instance, and concurrent first requests for one
-// address (or tract, or point) make one upstream call for the fleet.
+// that each key's budget and each upstream's rate and concurrency cap hold
+// for the fleet as a whole instead of once per instance, and concurrent
+// first requests for one address (or tract, or point) make one upstream
+// call for the fleet.
 type RedisConfig struct {
 	// URL is redis://[:password@]host:port/db (rediss:// for TLS); empty
 	// means no Redis: every limit is this instance's own.
@@ -63,14 +64,20 @@ func (m *Main) openFleet(ctx context.Context) error {
 	return nil
 }
 
-// outbound is the pacing of the upstream of role: its rate shared by the
-// fleet when a Redis is configured (a bucket per role, as each role has its
-// own rate_limit), its concurrency cap always this instance's own.
+// outbound is the pacing of the upstream of role: its rate and its
+// concurrency cap shared by the fleet when a Redis is configured (one
+// bucket and one set of slots per role, as each role has its own
+// rate_limit), this instance's own otherwise and while Redis is away.
 func (m *Main) outbound(role providers.Role, pc *ProviderConfig) *ratelimit.Outbound {
 	l := ratelimit.Limit{Rate: pc.RateLimit.Rate, Burst: pc.RateLimit.Burst}
 	o := ratelimit.NewOutbound(l, pc.RateLimit.Concurrency)
 	if m.fleet != nil && l.Rate > 0 {
 		o.Share(m.fleet.Rate(string(role), l))
+	}
+	if m.fleet != nil && pc.RateLimit.Concurrency > 0 {
+		o.ShareSlots(m.fleet.Slots(string(role), pc.RateLimit.Concurrency, fleet.SlotOptions{
+			OnCount: func(waiting, holding int) { m.metrics.SetUpstreamSlots(string(role), waiting, holding) },
+		}))
 	}
 	return o
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -154,4 +155,63 @@ func sumCounts(m map[string]int) int {
 		n += c
 	}
 	return n
+}
+
+// inFlight answers like next after a delay and keeps the most requests to
+// hosts containing host that were in flight at once.
+type inFlight struct {
+	next  http.RoundTripper
+	host  string
+	delay time.Duration
+
+	mu        sync.Mutex
+	now, most int
+}
+
+func (f *inFlight) RoundTrip(r *http.Request) (*http.Response, error) {
+	if !strings.Contains(r.URL.Host, f.host) {
+		return f.next.RoundTrip(r)
+	}
+	f.mu.Lock()
+	f.now++
+	f.most = max(f.most, f.now)
+	f.mu.Unlock()
+	time.Sleep(f.delay)
+	f.mu.Lock()
+	f.now--
+	f.mu.Unlock()
+	return f.next.RoundTrip(r)
+}
+
+// Three instances sharing a Redis hold an upstream's rate_limit.concurrency
+// between them: 30 concurrent lookups of different addresses (each its own
+// geocoder call) over three instances capped at 2 have at most 2 geocoder
+// calls in flight at once, not 6.
+func TestFleetCapsConcurrentUpstreamCalls(t *testing.T) {
+	u, prefix := fleettest.URL(t), fleettest.Prefix(t)
+	up := &inFlight{next: upstreams(), host: "geocoding.geo.census.gov", delay: 50 * time.Millisecond}
+	var mains []*Main
+	for i := range 3 {
+		cfg := testConfig(t, filepath.Join(t.TempDir(), fmt.Sprintf("p%d.db", i)))
+		cfg.Redis = RedisConfig{URL: u, Prefix: prefix}
+		cfg.Keys[0].Burst, cfg.Keys[0].Rate = 1000, 1000 // the budget is not what this test is about
+		cfg.Providers["geocoder"].RateLimit = OutboundConfig{Concurrency: 2}
+		m, _ := startLogged(t, cfg, up)
+		mains = append(mains, m)
+	}
+	var wg sync.WaitGroup
+	for i := range 30 {
+		wg.Go(func() {
+			path := fmt.Sprintf("/v1/properties/lookup?street=%d+Main+Street&city=Richmond&state=VA", 100+i)
+			if st, body, _ := getJSON(t, mains[i%3], path); st != 200 && st != 404 {
+				t.Errorf("lookup %d on instance %d: %d %v", i, i%3, st, body)
+			}
+		})
+	}
+	wg.Wait()
+	up.mu.Lock()
+	defer up.mu.Unlock()
+	if up.most != 2 {
+		t.Fatalf("three instances with the geocoder's concurrency at 2 had %d geocoder calls in flight at once; want 2 for the fleet", up.most)
+	}
 }

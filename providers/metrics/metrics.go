@@ -54,6 +54,7 @@ type Metrics struct {
 	rateLimited     *prometheus.CounterVec
 	batchSize       prometheus.Histogram
 	redisUp         *prometheus.GaugeVec // no labels: shown only once set, so only when Redis is configured
+	upstreamSlots   *prometheus.GaugeVec
 
 	// Every request records under a route and status, and a read under a
 	// kind and tier: the children for those labels are looked up once and
@@ -127,9 +128,13 @@ func New() *Metrics {
 			Name: "propertyd_redis_up",
 			Help: "Whether the Redis the instances share answers (1) or not (0: key budgets and upstream rates are per instance). Absent when no Redis is configured.",
 		}, nil),
+		upstreamSlots: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "propertyd_upstream_slots",
+			Help: "Calls of this instance waiting for (state=waiting) or holding (state=holding) one of the concurrency slots the fleet shares in Redis, by role. Absent without a Redis or a concurrency cap.",
+		}, []string{"role", "state"}),
 	}
 	m.reg.MustRegister(m.requests, m.requestSeconds, m.upstreamCalls, m.upstreamErrors, m.upstreamSeconds,
-		m.upstreamTries, m.breakerState, m.cacheReads, m.rateLimited, m.batchSize, m.redisUp,
+		m.upstreamTries, m.breakerState, m.cacheReads, m.rateLimited, m.batchSize, m.redisUp, m.upstreamSlots,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Every tier and kind shows from the start, at zero, so rates and ratios
 	// work before the first miss.
@@ -254,6 +259,18 @@ func (m *Metrics) SetRedisUp(up bool) {
 		v = 1
 	}
 	m.redisUp.WithLabelValues().Set(v)
+}
+
+// SetUpstreamSlots records how many calls of this instance to the upstream
+// of role wait for a concurrency slot the fleet shares and how many hold
+// one. Summed over the instances, holding is the fleet's calls in flight
+// under the shared cap, and waiting how far the cap holds them back.
+func (m *Metrics) SetUpstreamSlots(role string, waiting, holding int) {
+	if m == nil {
+		return
+	}
+	m.upstreamSlots.WithLabelValues(role, "waiting").Set(float64(waiting))
+	m.upstreamSlots.WithLabelValues(role, "holding").Set(float64(holding))
 }
 
 // BatchSize records the number of addresses in an accepted batch.

@@ -157,3 +157,15 @@ func TestRedisUpIsShownOnlyOnceSet(t *testing.T) {
 	var none *metrics.Metrics
 	none.SetRedisUp(true) // a nil Metrics records nothing
 }
+
+// propertyd_upstream_slots shows, per role, this instance's calls waiting
+// for and holding the fleet's concurrency slots.
+func TestUpstreamSlotsAreShownPerRole(t *testing.T) {
+	m := metrics.New()
+	m.SetUpstreamSlots("geocoder", 3, 2)
+	got := scrape(t, m)
+	want(t, got, `propertyd_upstream_slots{role="geocoder",state="waiting"}`, 3)
+	want(t, got, `propertyd_upstream_slots{role="geocoder",state="holding"}`, 2)
+	var none *metrics.Metrics
+	none.SetUpstreamSlots("geocoder", 1, 1) // a nil Metrics records nothing
+}

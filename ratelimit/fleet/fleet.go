@@ -1,15 +1,14 @@
 // Package fleet is what several propertyd instances share through Redis:
-// today the API keys' budgets (Budgets) and the upstreams' outbound rates
-// (Rate); it is where later shared state (coalescing leases) belongs, so
-// that one connection, one health state, one warning and one metric cover
-// all of it. It is the only package that imports go-redis, and it hands no
-// Redis types to callers. It sits below ratelimit because what it shares
-// are limits: the inbound budgets, the outbound rates, and (later) the one
-// upstream call per key across the fleet.
+// the API keys' budgets (Budgets), the upstreams' outbound rates (Rate) and
+// concurrency caps (Slots), and the leases that make one upstream call per
+// key across the fleet (Leases), so that one connection, one health state,
+// one warning and one metric cover all of it. It is the only package that
+// imports go-redis, and it hands no Redis types to callers. It sits below
+// ratelimit because what it shares are limits.
 //
 // Redis is a help, never a dependency of serving: when it cannot be reached
-// every limit falls back to this instance's own buckets, with the same
-// limits, a warning is logged once, and a probe with a backoff finds Redis
+// every limit falls back to this instance's own buckets and semaphores, with
+// the same limits, a warning is logged once, and a probe with a backoff finds Redis
 // again, after which the limits are shared again by themselves.
 //
 // Budgets are kept by GCRA (the generic cell rate algorithm), the token
@@ -21,6 +20,8 @@ package fleet
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -218,6 +219,70 @@ func (c *Client) failed(err error) {
 		"error", err.Error())
 	c.onState(false)
 	c.startProbe()
+}
+
+// blame sorts out a Redis call that failed with err under the caller's ctx.
+// When ctx has ended (its deadline may fire on the connection just before
+// ctx's own) the failure says nothing of Redis: blame returns the caller's
+// error and Redis stays up. Otherwise it marks Redis failed (see failed)
+// and returns nil, and the caller falls back to its own limits.
+func (c *Client) blame(ctx context.Context, err error) (callerErr error) {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
+		return context.DeadlineExceeded
+	}
+	c.failed(err)
+	return nil
+}
+
+// renewEvery calls renew every period, each call bounded by the Client's
+// timeout, until the returned stop is called, the Client is closed, or
+// renew reports that nothing is left to renew (what it kept alive lapsed
+// and is another's now). A renewal that fails marks Redis down (once per
+// outage) and is tried again next period: what it keeps alive lapses if
+// Redis stays away, which is the point of a lease. stop waits for the
+// renewal to end and may be called once.
+func (c *Client) renewEvery(period time.Duration, renew func(ctx context.Context) (held bool, err error)) (stop func()) {
+	quit := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-c.done:
+				return
+			case <-t.C:
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+			held, err := renew(ctx)
+			cancel()
+			if err != nil {
+				c.failed(err)
+				continue
+			}
+			if !held {
+				return
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-stopped
+	}
+}
+
+// newToken is a random holder token: a lease or a slot is given back only
+// by the one that took it.
+func newToken() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // startProbe pings Redis after each Backoff until it answers (then the

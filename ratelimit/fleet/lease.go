@@ -2,8 +2,6 @@ package fleet
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"sync"
 	"time"
 
@@ -83,9 +81,7 @@ return 0`)
 func (l *Leases) Lease(ctx context.Context, key string) (release func(), err error) {
 	c := l.c
 	rk := c.key("lease", key)
-	b := make([]byte, 16)
-	rand.Read(b)
-	token := hex.EncodeToString(b)
+	token := newToken()
 	for {
 		if !c.Up() {
 			return func() {}, nil
@@ -94,15 +90,9 @@ func (l *Leases) Lease(ctx context.Context, key string) (release func(), err err
 		ok, err := c.rdb.SetNX(cctx, rk, token, l.ttl).Result()
 		cancel()
 		if err != nil {
-			// A call cut short by the caller's own deadline says nothing of
-			// Redis (the connection's deadline may fire just before ctx's).
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
+			if cerr := c.blame(ctx, err); cerr != nil {
+				return nil, cerr
 			}
-			if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
-				return nil, context.DeadlineExceeded
-			}
-			c.failed(err)
 			return func() {}, nil
 		}
 		if ok {
@@ -120,48 +110,22 @@ func (l *Leases) Lease(ctx context.Context, key string) (release func(), err err
 // cannot be deleted expires by itself.
 func (l *Leases) hold(rk, token string) func() {
 	c := l.c
-	stop := make(chan struct{})
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		t := time.NewTicker(l.ttl / 3)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
+	stop := c.renewEvery(l.ttl/3, func(ctx context.Context) (bool, error) {
+		n, err := renewScript.Run(ctx, c.rdb, []string{rk}, token, l.ttl.Milliseconds()).Int()
+		return n == 1, err
+	})
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			stop()
+			if !c.Up() {
 				return
-			case <-c.done:
-				return
-			case <-t.C:
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
-			n, err := renewScript.Run(ctx, c.rdb, []string{rk}, token, l.ttl.Milliseconds()).Int()
-			cancel()
-			if err != nil {
-				c.failed(err) // once per outage; the lease lapses if Redis stays away
-				continue
+			defer cancel()
+			if err := releaseScript.Run(ctx, c.rdb, []string{rk}, token).Err(); err != nil {
+				c.failed(err)
 			}
-			if n == 0 { // lapsed and taken over, or deleted: nothing left to renew
-				return
-			}
-		}
-	}()
-	var once sync.Once
-	return func() { once.Do(func() { l.release(rk, token, stop, stopped) }) }
-}
-
-// release stops the renewal of the lease rk and deletes it if it still
-// holds token.
-func (l *Leases) release(rk, token string, stop, stopped chan struct{}) {
-	c := l.c
-	close(stop)
-	<-stopped
-	if !c.Up() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
-	defer cancel()
-	if err := releaseScript.Run(ctx, c.rdb, []string{rk}, token).Err(); err != nil {
-		c.failed(err)
+		})
 	}
 }
