@@ -121,3 +121,20 @@ func (s *Store) PutSection(ctx context.Context, r providers.SectionRecord) error
 	s.sections.Put(providers.SectionID{Section: r.Section, Key: r.Key}, &r)
 	return nil
 }
+
+var _ providers.SectionCopier = (*Store)(nil)
+
+// CopySections writes recs through to the store in one transaction when it
+// can (providers.SectionCopier), else one by one, keeping only values
+// absent or fetched later than the stored ones. The values are not put in
+// memory: a whole state's tracts would push out what requests use, and
+// most of them may never be asked for; any of their keys held in memory
+// is dropped instead, so the next read finds the new value in the
+// database.
+func (s *Store) CopySections(ctx context.Context, recs []providers.SectionRecord) (int, error) {
+	n, err := providers.CopySections(ctx, s.Store, recs)
+	for _, r := range recs {
+		s.c.Del(sectionKey(providers.SectionID{Section: r.Section, Key: r.Key}))
+	}
+	return n, err
+}

@@ -171,3 +171,41 @@ func BenchmarkCachedPropertyByID(b *testing.B) {
 		}
 	})
 }
+
+// TestBulkSectionWritesDropWhatMemoryHeld: a state's tracts written in bulk
+// are read from the store next, never an older value memory still held,
+// and are not pushed into memory themselves.
+func TestBulkSectionWritesDropWhatMemoryHeld(t *testing.T) {
+	s, inner := newTestStore(t)
+	ctx := context.Background()
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	old := providers.SectionRecord{Section: "housing", Key: "06001000100", Data: []byte(`{"v":"old"}`), FetchedAt: t0, ExpiresAt: t0.Add(time.Hour)}
+	if err := s.PutSection(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	s.c.Wait()
+	if _, err := s.Section(ctx, "housing", old.Key); err != nil {
+		t.Fatal(err)
+	}
+	reads := inner.sectionReads
+	fresh := old
+	fresh.Data, fresh.FetchedAt = []byte(`{"v":"new"}`), t0.Add(time.Minute)
+	added := providers.SectionRecord{Section: "housing", Key: "06001000200", Data: []byte(`{"v":2}`), FetchedAt: t0.Add(time.Minute)}
+	n, err := s.CopySections(ctx, []providers.SectionRecord{fresh, added})
+	if err != nil || n != 2 {
+		t.Fatalf("CopySections = %d, %v; want 2", n, err)
+	}
+	s.c.Wait()
+	got, err := s.Section(ctx, "housing", old.Key)
+	if err != nil || string(got.Data) != `{"v":"new"}` {
+		t.Fatalf("after the bulk write: %+v, %v; want the new value", got, err)
+	}
+	if _, err := s.Section(ctx, "housing", added.Key); err != nil {
+		t.Fatal(err)
+	}
+	// Without bulk writes of its own the inner store is read once per value
+	// to keep newer ones, then each value once from the store, not memory.
+	if n := inner.sectionReads - reads; n != 4 {
+		t.Fatalf("%d store reads, want 4 (2 by the write, 2 by the reads after it)", n)
+	}
+}

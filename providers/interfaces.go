@@ -80,6 +80,28 @@ type HousingProvider interface {
 	Housing(ctx context.Context, t Tract) (*Housing, error)
 }
 
+// StateDemographicsProvider is implemented by a demographics module whose
+// upstream answers every tract of a state in one call. The service then
+// asks it once per state instead of once per tract (see core.Region), so
+// an import over thousands of tracts costs a call per state, not per tract.
+//
+// StateDemographics returns the demographics of every tract of the state
+// with two-digit FIPS code state, keyed by the tract's 11-digit GEOID. A
+// tract the answer lacks is one the upstream has no figures for (what
+// Demographics answers KindNotFound, tract_not_found); a state with no
+// tracts at all is an empty map, not an error. Other errors as for
+// Demographics. Implementations are safe for concurrent use.
+type StateDemographicsProvider interface {
+	StateDemographics(ctx context.Context, state string) (map[string]*Demographics, error)
+}
+
+// StateHousingProvider is StateDemographicsProvider for the housing
+// figures: StateHousing returns those of every tract of a state, keyed by
+// GEOID, as Housing would return them one by one.
+type StateHousingProvider interface {
+	StateHousing(ctx context.Context, state string) (map[string]*Housing, error)
+}
+
 // FairMarketRentProvider reports HUD fair market rents for a county, given
 // its five-digit FIPS code.
 type FairMarketRentProvider interface {

@@ -91,6 +91,39 @@ type SectionStore interface {
 	PutSection(ctx context.Context, r SectionRecord) error
 }
 
+// SectionCopier is implemented by stores that write many section values
+// in one transaction: a whole state's tracts (thousands of values) loaded
+// at once would otherwise cost a transaction each. CopySections writes the
+// values of recs that are absent or fetched later than the stored ones
+// (so writing the same values twice changes nothing and an older value
+// never replaces a newer one) and returns how many it wrote. It fails with
+// KindInvalid as PutSection does, writing nothing. Both database engines
+// and the cache in front of them implement it.
+type SectionCopier interface {
+	CopySections(ctx context.Context, recs []SectionRecord) (int, error)
+}
+
+// CopySections writes recs to st as SectionCopier does: in one transaction
+// when st is a SectionCopier, else one PutSection each for the values
+// absent or fetched later than the stored ones (a store without bulk
+// writes, such as a test's, behaves the same, only slower).
+func CopySections(ctx context.Context, st SectionStore, recs []SectionRecord) (int, error) {
+	if c, ok := st.(SectionCopier); ok {
+		return c.CopySections(ctx, recs)
+	}
+	n := 0
+	for _, r := range recs {
+		if old, err := st.Section(ctx, r.Section, r.Key); err == nil && !old.FetchedAt.Before(r.FetchedAt) {
+			continue
+		}
+		if err := st.PutSection(ctx, r); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
 // Store is everything propertyd persists. The gateway and the providers see
 // only this interface, so a second backend (PostgreSQL for several instances)
 // can be added without touching them.

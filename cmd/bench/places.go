@@ -60,3 +60,43 @@ func lookupPath(p sandbox.Place, include string) string {
 	}
 	return "/v1/properties/lookup?" + q.Encode()
 }
+
+// The ACS-by-state scenario: acsAddresses new addresses, acsPerTract to a
+// tract, in two states no other scenario looks anything up in (the other
+// places are all in the sample places' states), so its first lookups find
+// neither state loaded.
+const (
+	acsAddresses = 1000
+	acsPerTract  = 5
+)
+
+// acsStateSeeds are the two states of the scenario: a street, city, ZIP,
+// county and point in each.
+var acsStateSeeds = []sandbox.Place{
+	{Street: "E BROAD ST", City: "COLUMBUS", State: "OH", Zip: "43215", Lat: 39.9630, Lng: -82.9980,
+		CountyName: "Franklin County", StateFIPS: "39", CountyFIPS: "049", Block: "1001"},
+	{Street: "SW MAIN ST", City: "PORTLAND", State: "OR", Zip: "97204", Lat: 45.5150, Lng: -122.6790,
+		CountyName: "Multnomah County", StateFIPS: "41", CountyFIPS: "051", Block: "1001"},
+}
+
+// acsStatePlaces returns the addresses of the ACS-by-state scenario:
+// acsAddresses of them, acsPerTract to each tract, the tracts alternating
+// between the acsStateSeeds states, every tract holding the ACS figures
+// of the first sample place.
+func acsStatePlaces(base []sandbox.Place) []sandbox.Place {
+	out := make([]sandbox.Place, 0, acsAddresses)
+	for i := range acsAddresses {
+		tract := i / acsPerTract
+		b := acsStateSeeds[tract%len(acsStateSeeds)]
+		out = append(out, sandbox.Place{
+			ID:     fmt.Sprintf("acs-%s-%d", strings.ToLower(b.State), i),
+			Street: fmt.Sprintf("%d %s", 100+i, b.Street),
+			City:   b.City, State: b.State, Zip: b.Zip,
+			Lat: b.Lat + 0.0001*float64(i%50), Lng: b.Lng + 0.0001*float64(i/50),
+			CountyName: b.CountyName, StateFIPS: b.StateFIPS, CountyFIPS: b.CountyFIPS,
+			Tract: fmt.Sprintf("8%05d", tract), Block: b.Block,
+			ACS: maps.Clone(base[0].ACS),
+		})
+	}
+	return out
+}

@@ -69,8 +69,10 @@ func TestDemographicsOfAnOlderACSReleaseAreRefreshed(t *testing.T) {
 			if !sawStale {
 				t.Fatal("the 2023 value replaced the 2022 one without the 2022 one being served stale first")
 			}
-			if n := providertest.ACSDiscoveryCalls(mt, censusacs.DefaultBaseURL); n != 1 {
-				t.Fatalf("discovery asked %d times, want 1", n)
+			// Each ACS module discovers on its own; housing's loads Virginia
+			// beside the demographics, so it may have asked too.
+			if n := providertest.ACSDiscoveryCalls(mt, censusacs.DefaultBaseURL); n < 1 || n > 2 {
+				t.Fatalf("discovery asked %d times, want once per ACS module", n)
 			}
 			return
 		default:

@@ -63,6 +63,23 @@ be run again. Run it before the instances start writing to the destination.
 A progress bar is drawn on a terminal. No configuration file is read.
 
 exit codes: 0 ok, 1 failure (a database cannot be opened or written), 2 usage`},
+	"data": {"data load acs [-states CA,TX|all] [-config PATH]", `Manage the data propertyd keeps. Subcommands:
+
+  load acs   store the ACS figures of every tract of some states ahead
+
+Run 'propertyd data load acs --help' for its flags.`},
+	"data load acs": {"data load acs [-states CA,TX|all] [-config PATH]", `Store the demographics and housing figures of every census tract of the
+listed states (default all: the 50 states, DC and Puerto Rico) in the
+database, one census ACS call per state and table set (about 104 for the
+country), through the configured modules with their retries and outbound
+rate limits. Lookups in those states then make no ACS call until the
+values expire (the modules' ttl) or a newer ACS release is published. A
+state loaded within its TTL is not asked again, so running it twice
+changes nothing and an interrupted load is finished by running it again.
+A progress bar is drawn on a terminal; what was stored goes to stdout.
+
+exit codes: 0 ok, 1 failure (database, upstream), 2 usage (a bad -states
+value: nothing is loaded), 3 invalid config or no ACS module configured`},
 	"import": {"import [-config PATH] [-failures FILE] [-batch-timeout D] FILE.csv", `Bulk-load addresses and their attributes from a CSV file into the database,
 geocoding new addresses through the geocoder's batch endpoint (one call per
 10,000 rows). The first row names the columns, in any order, case-insensitive:

@@ -31,6 +31,7 @@ func isTerminal(w io.Writer) bool {
 type progressBar struct {
 	w     io.Writer
 	total int
+	unit  string // what is counted; "rows" unless set
 	every time.Duration
 	now   func() time.Time
 	last  time.Time
@@ -39,7 +40,7 @@ type progressBar struct {
 
 // newProgressBar returns a bar counting up to total rows on w.
 func newProgressBar(w io.Writer, total int) *progressBar {
-	return &progressBar{w: w, total: total, every: 100 * time.Millisecond, now: time.Now}
+	return &progressBar{w: w, total: total, unit: "rows", every: 100 * time.Millisecond, now: time.Now}
 }
 
 // update redraws the bar with done rows and what is happening now, unless
@@ -55,15 +56,15 @@ func (p *progressBar) update(done int, phase string, force bool) {
 	}
 	p.last, p.drawn = now, true
 	if p.total <= 0 {
-		fmt.Fprintf(p.w, "\r\033[K%s rows  %s", core.Thousands(done), phase)
+		fmt.Fprintf(p.w, "\r\033[K%s %s  %s", core.Thousands(done), p.unit, phase)
 		return
 	}
 	const width = 20
 	done = min(done, p.total)
 	filled := done * width / p.total
-	fmt.Fprintf(p.w, "\r\033[K[%s%s] %3d%%  %s/%s rows  %s",
+	fmt.Fprintf(p.w, "\r\033[K[%s%s] %3d%%  %s/%s %s  %s",
 		strings.Repeat("#", filled), strings.Repeat("-", width-filled), done*100/p.total,
-		core.Thousands(done), core.Thousands(p.total), phase)
+		core.Thousands(done), core.Thousands(p.total), p.unit, phase)
 }
 
 // finish clears the bar's line, so the summary starts on a clean one.

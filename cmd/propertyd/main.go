@@ -5,7 +5,7 @@
 // Usage:
 //
 //	propertyd [serve] [-config config.yaml]
-//	propertyd check-config | keys new | migrate | import FILE.csv | copy | help [command]
+//	propertyd check-config | keys new | migrate | import FILE.csv | copy | data load acs | help [command]
 //
 // The config file is also taken from $PROPERTYD_CONFIG.
 package main
@@ -60,6 +60,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return importCmd(args, stdout, stderr)
 	case "copy":
 		return copyCmd(args, stdout, stderr)
+	case "data":
+		return dataCmd(args, stdout, stderr)
 	case "help":
 		return help(args, stdout, stderr)
 	default:
@@ -79,6 +81,7 @@ commands:
   migrate          create or upgrade the database schema and print its version
   import FILE.csv  bulk-load addresses and their attributes from a CSV file
   copy             copy records and sections from one database to another (SQLite, PostgreSQL)
+  data load acs    preload the ACS figures of every tract of some states (-states CA,TX) or all
   help [command]   show this help, or a command's (same as: propertyd <command> --help)
 
 flags:

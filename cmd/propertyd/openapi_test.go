@@ -47,8 +47,11 @@ var (
 		Lat: 37.5420, Lng: -77.4320, CountyName: "Richmond city", StateFIPS: "51", CountyFIPS: "760", Tract: "020100", Block: "1010"}
 	oaPlaceCapitol = providertest.CensusPlace{Street: "1000 BANK ST", City: "RICHMOND", State: "VA", Zip: "23219",
 		Lat: 37.5390, Lng: -77.4350, CountyName: "Richmond city", StateFIPS: "51", CountyFIPS: "760", Tract: "020200", Block: "1011"}
-	oaPlaceGrove = providertest.CensusPlace{Street: "3000 GROVE AVE", City: "RICHMOND", State: "VA", Zip: "23221",
-		Lat: 37.5530, Lng: -77.4850, CountyName: "Richmond city", StateFIPS: "51", CountyFIPS: "760", Tract: "040300", Block: "3004"}
+	// Grove Ave is in Maryland here: the ACS sections load Virginia's
+	// tracts whole at their first need, so only a tract of a state not
+	// loaded yet makes a call that can fail.
+	oaPlaceGrove = providertest.CensusPlace{Street: "3000 GROVE AVE", City: "BALTIMORE", State: "MD", Zip: "21216",
+		Lat: 39.3100, Lng: -76.6700, CountyName: "Baltimore city", StateFIPS: "24", CountyFIPS: "510", Tract: "150300", Block: "3004"}
 	oaPlacePatterson = providertest.CensusPlace{Street: "5000 PATTERSON AVE", City: "RICHMOND", State: "VA", Zip: "23226",
 		Lat: 37.5800, Lng: -77.5100, CountyName: "Richmond city", StateFIPS: "51", CountyFIPS: "760", Tract: "010300", Block: "2002"}
 )

@@ -604,3 +604,27 @@ func TestZipCodeAndCity(t *testing.T) {
 		t.Errorf("City(%q) = %q, want %q", " st.  louis ", got, "ST LOUIS")
 	}
 }
+
+// TestStateFIPSCoversEveryState: every place a lookup accepts has the FIPS
+// code its GEOIDs start with, so a load by state can name any of them.
+func TestStateFIPSCoversEveryState(t *testing.T) {
+	for _, c := range []struct{ code, fips string }{{"CA", "06"}, {"tx", "48"}, {"DC", "11"}, {"PR", "72"}, {"WY", "56"}} {
+		if got, ok := address.StateFIPS(c.code); !ok || got != c.fips {
+			t.Errorf("StateFIPS(%q) = %q, %v; want %q", c.code, got, ok, c.fips)
+		}
+	}
+	for _, bad := range []string{"", "XX", "C", "CAL", "California", "C'", "06"} {
+		if got, ok := address.StateFIPS(bad); ok {
+			t.Errorf("StateFIPS(%q) = %q; want no state", bad, got)
+		}
+	}
+	states := address.States()
+	if len(states) != 56 {
+		t.Errorf("States() lists %d places, want 56 (50 states, DC, 5 territories)", len(states))
+	}
+	for _, s := range states {
+		if _, ok := address.StateFIPS(s); !ok {
+			t.Errorf("States() lists %q, which has no FIPS code", s)
+		}
+	}
+}

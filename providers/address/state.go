@@ -1,6 +1,9 @@
 package address
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // stateNames maps each accepted two-letter USPS code to the name of its
 // state, DC or inhabited territory. Military codes (AA, AE, AP) and the
@@ -22,6 +25,41 @@ var stateNames = map[string]string{
 	"WV": "WEST VIRGINIA", "WI": "WISCONSIN", "WY": "WYOMING",
 	"AS": "AMERICAN SAMOA", "GU": "GUAM", "MP": "NORTHERN MARIANA ISLANDS",
 	"PR": "PUERTO RICO", "VI": "VIRGIN ISLANDS",
+}
+
+// stateFIPS maps each code of stateNames to its two-digit FIPS state code,
+// the first two digits of every county and tract GEOID there.
+var stateFIPS = map[string]string{
+	"AL": "01", "AK": "02", "AZ": "04", "AR": "05", "CA": "06", "CO": "08", "CT": "09", "DE": "10",
+	"DC": "11", "FL": "12", "GA": "13", "HI": "15", "ID": "16", "IL": "17", "IN": "18", "IA": "19",
+	"KS": "20", "KY": "21", "LA": "22", "ME": "23", "MD": "24", "MA": "25", "MI": "26", "MN": "27",
+	"MS": "28", "MO": "29", "MT": "30", "NE": "31", "NV": "32", "NH": "33", "NJ": "34", "NM": "35",
+	"NY": "36", "NC": "37", "ND": "38", "OH": "39", "OK": "40", "OR": "41", "PA": "42", "RI": "44",
+	"SC": "45", "SD": "46", "TN": "47", "TX": "48", "UT": "49", "VT": "50", "VA": "51", "WA": "53",
+	"WV": "54", "WI": "55", "WY": "56",
+	"AS": "60", "GU": "66", "MP": "69", "PR": "72", "VI": "78",
+}
+
+// StateFIPS returns the two-digit FIPS code of the state, DC or inhabited
+// territory whose USPS code (any case) is code, and ok=false for any other
+// string: upstreams that answer by state (the ACS) name states by it.
+func StateFIPS(code string) (fips string, ok bool) {
+	if !IsState(code) {
+		return "", false
+	}
+	fips, ok = stateFIPS[upperASCII2(code)]
+	return fips, ok
+}
+
+// States returns the USPS code of every state, DC and inhabited territory
+// IsState accepts, in FIPS order.
+func States() []string {
+	out := make([]string, 0, len(stateFIPS))
+	for code := range stateFIPS {
+		out = append(out, code)
+	}
+	slices.SortFunc(out, func(a, b string) int { return strings.Compare(stateFIPS[a], stateFIPS[b]) })
+	return out
 }
 
 // stateByName maps codes and names squeezed to their letters ("NEWYORK") to

@@ -9,6 +9,17 @@
 //
 //	GET {year}/acs/acs5?get=NAME,<variables>&for=tract:<tract>&in=state:<st>%20county:<cty>[&key=<key>]
 //
+// for one tract, and for every tract of a state at once (StateDemographics,
+// StateHousing: the service asks by state, see providers.
+// StateDemographicsProvider), the same query with the tract wildcard and
+// the state alone, as the upstream documents tract queries within a state:
+//
+//	GET {year}/acs/acs5?get=NAME,<variables>&for=tract:*&in=state:<st>[&key=<key>]
+//
+// Its answer is the same table with one row per tract (about 9,100 for
+// California, under 3 MB); each row is decoded as a single tract's is, and
+// a state without tracts (HTTP 204) is no tract rather than an error.
+//
 // and, to learn the newest release, the API's discovery document, which is
 // the base URL with ".json" appended (https://api.census.gov/data.json):
 //

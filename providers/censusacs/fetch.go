@@ -37,18 +37,34 @@ const KeyMessage = "census ACS API key is missing or invalid"
 // commas and colons literal, the two in= geographies separated by %20. The
 // key parameter is added only when key is not empty.
 func RequestURL(base, year string, vars []string, t providers.Tract, key string) string {
+	return queryURL(base, year, vars, "tract:"+url.QueryEscape(t.Tract),
+		"state:"+url.QueryEscape(t.State)+"%20county:"+url.QueryEscape(t.County), key)
+}
+
+// queryURL is the URL asking base for NAME and vars of the geographies
+// forGeo within inGeo (both already escaped) in the release of year.
+func queryURL(base, year string, vars []string, forGeo, inGeo, key string) string {
 	var b strings.Builder
 	b.WriteString(strings.TrimRight(base, "/"))
 	b.WriteString("/" + url.PathEscape(year) + "/acs/acs5?get=NAME")
 	for _, v := range vars {
 		b.WriteString("," + url.QueryEscape(v))
 	}
-	b.WriteString("&for=tract:" + url.QueryEscape(t.Tract))
-	b.WriteString("&in=state:" + url.QueryEscape(t.State) + "%20county:" + url.QueryEscape(t.County))
+	b.WriteString("&for=" + forGeo + "&in=" + inGeo)
 	if key != "" {
 		b.WriteString("&key=" + url.QueryEscape(key))
 	}
 	return b.String()
+}
+
+// chunks splits vars into the lists of names one request may ask for
+// beside NAME (see MaxVariables); an empty list is one empty chunk.
+func chunks(vars []string) [][]string {
+	var out [][]string
+	for start := 0; start < len(vars) || start == 0; start += MaxVariables - 1 {
+		out = append(out, vars[start:min(start+MaxVariables-1, len(vars))])
+	}
+	return out
 }
 
 // fetch asks for vars of tract t, in as many requests as MaxVariables
@@ -60,9 +76,8 @@ func (c *Client) fetch(ctx context.Context, t providers.Tract, vars []string) (R
 	}
 	year := c.year(ctx)
 	merged := Row{}
-	for start := 0; start < len(vars) || start == 0; start += MaxVariables - 1 {
-		end := min(start+MaxVariables-1, len(vars))
-		rows, err := c.get(ctx, RequestURL(c.base, year, vars[start:end], t, c.key))
+	for _, chunk := range chunks(vars) {
+		rows, err := c.get(ctx, RequestURL(c.base, year, chunk, t, c.key), maxBody)
 		if err != nil {
 			if providers.CodeOf(err) == providers.CodeTractNotFound {
 				return nil, "", tractNotFound(t)
@@ -80,15 +95,16 @@ func (c *Client) fetch(ctx context.Context, t providers.Tract, vars []string) (R
 	return merged, year, nil
 }
 
-// get sends one request and classifies its answer with ParseResponse.
-func (c *Client) get(ctx context.Context, u string) ([]Row, error) {
+// get sends one request, reading at most limit bytes of the answer, and
+// classifies the answer with ParseResponse.
+func (c *Client) get(ctx context.Context, u string, limit int64) ([]Row, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, providers.Wrap(errors.New(redactKey(err.Error())), providers.KindInternal,
 			providers.CodeInternalError, "an internal error occurred")
 	}
 	req.Header.Set("Accept", "application/json")
-	a, err := upstream.Do(c.http, req, maxBody, service)
+	a, err := upstream.Do(c.http, req, limit, service)
 	if err != nil {
 		return nil, transportError(err)
 	}

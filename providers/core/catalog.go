@@ -52,6 +52,10 @@ type Entry struct {
 	// Bind adapts a built module to the section (see BindTo): ok is false
 	// when the module does not implement the role's interface.
 	Bind func(mod any) (fetch FetchFunc, ok bool)
+	// Region, when set, says how the section's keys group into regions a
+	// module may answer whole (see Region); a module that implements
+	// Region.Bind's interface is asked by region, any other key by key.
+	Region *Region
 }
 
 // FetchFunc asks a provider module for a section's value of p.
@@ -107,6 +111,9 @@ var Catalog = []Entry{
 			t, _ := p.Tract()
 			return m.Demographics(ctx, t)
 		}),
+		Region: tractsByState(BindRegion(func(m providers.StateDemographicsProvider, ctx context.Context, state string) (map[string]*providers.Demographics, error) {
+			return m.StateDemographics(ctx, state)
+		})),
 	},
 	{
 		Role: providers.RoleAmenities, Section: providers.SectionAmenities, Standalone: true, Radius: true, Cost: 1,
@@ -126,6 +133,9 @@ var Catalog = []Entry{
 			t, _ := p.Tract()
 			return m.Housing(ctx, t)
 		}),
+		Region: tractsByState(BindRegion(func(m providers.StateHousingProvider, ctx context.Context, state string) (map[string]*providers.Housing, error) {
+			return m.StateHousing(ctx, state)
+		})),
 	},
 	{
 		Role: providers.RoleFairMarketRent, Section: SectionFairMarketRent, Internal: true,
@@ -255,6 +265,11 @@ func (c *Config) Add(role providers.Role, m Module) error {
 	if v, ok := m.Value.(providers.Superseder); ok {
 		sec.Supersedes = v.Supersedes
 	}
+	if e.Region != nil {
+		if fr, ok := e.Region.Bind(m.Value); ok {
+			sec.Region, sec.FetchRegion = e.Region, fr.Around(m.Around)
+		}
+	}
 	if c.Sections == nil {
 		c.Sections = map[string]*Section{}
 	}
@@ -281,6 +296,26 @@ func pointKey(p *providers.Property, _ Options) (string, bool) {
 func tractKey(p *providers.Property, _ Options) (string, bool) {
 	t, ok := p.Tract()
 	return t.GEOID(), ok
+}
+
+// tractsByState is the Region of a section keyed by tract GEOID whose
+// module may answer every tract of a state at once (bind): the region of
+// a tract is its state's FIPS code, and a tract the state's answer lacks
+// is one the source has no figures for.
+func tractsByState(bind func(any) (RegionFetchFunc, bool)) *Region {
+	return &Region{
+		Kind: RegionState,
+		Of: func(key string) (string, bool) {
+			if len(key) != 11 || strings.Trim(key, "0123456789") != "" {
+				return "", false
+			}
+			return key[:2], true
+		},
+		Absent: func(key string) *providers.Error {
+			return providers.NotFound(providers.CodeTractNotFound, "the source has no figures for census tract "+key)
+		},
+		Bind: bind,
+	}
 }
 
 // oneLine is the record's address as one line, for upstreams that want it.

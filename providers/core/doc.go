@@ -27,6 +27,11 @@
 //     a bounded number at once, stopped by Close); a section set to
 //     refresh synchronously fetches first and serves it stale only when
 //     the upstream fails.
+//   - Regions (region.go): a section whose module answers a whole region
+//     at once (the ACS: every tract of a state) loads the region at the
+//     first need of a key in it, for every section of that kind, one
+//     call per region and section across the fleet, and answers keys the
+//     region lacks as missing without asking again; LoadRegion preloads.
 //   - Import (importer.go): bulk loading of addresses with attributes, one
 //     batch geocoder call per chunk, saved exactly as Lookup saves.
 //

@@ -54,6 +54,12 @@ type Section struct {
 	// every value read from the store and must return a current value as
 	// is, cheaply. Nil means the stored shape never changed.
 	Upgrade func(data []byte) []byte
+	// Region and FetchRegion, when both set, fetch the key's whole region
+	// (every tract of its state) at the first need of a key in it, instead
+	// of the key alone: see region.go. Add sets them when the module
+	// answers by region.
+	Region      *Region
+	FetchRegion RegionFetchFunc
 
 	svc *Service
 }
@@ -384,19 +390,18 @@ func (sec *Section) fetchAndStore(ctx context.Context, p *providers.Property, o 
 			sec.svc.bg.succeeded(sec.flightKey(key))
 		}
 	}()
+	if sec.FetchRegion != nil {
+		// The module answers the key's whole region at once (region.go).
+		if f, handled, err := sec.fetchRegional(ctx, key); handled {
+			return f, err
+		}
+	}
 	store := sec.svc.cfg.Store
 	val, err := sec.Fetch(ctx, p, o)
 	if providers.KindOf(err) == providers.KindNotFound {
 		// The upstream has no data here: remember that for the TTL,
 		// as a value would be, instead of asking on every request.
-		pe := providers.As(err)
-		data, _ := json.Marshal(struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
-		}{pe.Code, pe.Message})
-		fetched := sec.svc.cfg.Now().UTC().Truncate(time.Millisecond) // as the store keeps it, so every tier renders one body and one ETag
-		rec := providers.SectionRecord{Section: sec.Name, Key: key, Data: data, Source: sec.Source,
-			FetchedAt: fetched, ExpiresAt: fetched.Add(sec.TTL), Missing: true}
+		rec := sec.missingRecord(key, providers.As(err), sec.stamp())
 		if err := store.PutSection(ctx, rec); err != nil {
 			return nil, err
 		}
@@ -405,19 +410,10 @@ func (sec *Section) fetchAndStore(ctx context.Context, p *providers.Property, o 
 	if err != nil {
 		return nil, err
 	}
-	data, err := json.Marshal(val)
+	rec, err := sec.valueRecord(key, val, sec.stamp())
 	if err != nil {
-		return nil, providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "could not encode a section")
+		return nil, err
 	}
-	source, vintage := sec.Source, ""
-	if pv, ok := val.(providers.Provenanced); ok {
-		if s, v := pv.Provenance(); s != "" {
-			source, vintage = s, v
-		}
-	}
-	fetched := sec.svc.cfg.Now().UTC().Truncate(time.Millisecond) // as the store keeps it, so every tier renders one body and one ETag
-	rec := providers.SectionRecord{Section: sec.Name, Key: key, Data: data, Source: source,
-		Vintage: vintage, FetchedAt: fetched, ExpiresAt: fetched.Add(sec.TTL)}
 	if err := store.PutSection(ctx, rec); err != nil {
 		return nil, err
 	}

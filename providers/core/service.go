@@ -78,7 +78,9 @@ type Config struct {
 
 // Leases hands out, across the instances of a fleet, the right to make
 // the upstream call of one natural key ("geo:<lookup key>",
-// "rev:<point>", "sec:<section>:<natural key>"), so that concurrent first
+// "rev:<point>", "sec:<section>:<natural key>", and
+// "region:<section>:<region>" for a region loaded whole, see Region), so
+// that concurrent first
 // requests spread over instances make one call. Within an instance calls
 // are already coalesced; a lease only decides which instance calls.
 //

@@ -14,6 +14,52 @@ func init() {
 	register("MissingSectionRoundTripsAndIsReplacedByAValue", testMissingSectionRoundTripsAndIsReplacedByAValue)
 	register("ExpiredSectionIsStillReturned", testExpiredSectionIsStillReturned)
 	register("SectionWithoutDataOrTimes", testSectionWithoutDataOrTimes)
+	register("BulkSectionWritesKeepTheNewerValue", testBulkSectionWritesKeepTheNewerValue)
+}
+
+// testBulkSectionWritesKeepTheNewerValue: the tracts of a state are
+// written in one call; a value fetched later replaces a stored one (a
+// Missing record included), an older one never does, the same values
+// twice write nothing, and one invalid value writes none of them.
+func testBulkSectionWritesKeepTheNewerValue(t *testing.T, open Opener) {
+	ctx := context.Background()
+	db := open(t, nil)
+	t0 := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	rec := func(key string, at time.Time, missing bool, data string) providers.SectionRecord {
+		return providers.SectionRecord{Section: "demographics", Key: key, Data: []byte(data), Source: "census-acs",
+			Vintage: "2023 ACS 5-year", FetchedAt: at, ExpiresAt: at.Add(time.Hour), Missing: missing}
+	}
+	if err := db.PutSection(ctx, rec("06001000100", t0, true, `{"code":"tract_not_found","message":"none"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutSection(ctx, rec("06001000200", t0.Add(2*time.Hour), false, `{"v":"newer"}`)); err != nil {
+		t.Fatal(err)
+	}
+	batch := []providers.SectionRecord{
+		rec("06001000100", t0.Add(time.Hour), false, `{"v":1}`),
+		rec("06001000200", t0.Add(time.Hour), false, `{"v":"older"}`),
+		rec("06001000300", t0.Add(time.Hour), false, `{"v":3}`),
+	}
+	n, err := db.CopySections(ctx, batch)
+	if err != nil || n != 2 {
+		t.Fatalf("CopySections = %d, %v; want 2 written (the Missing one replaced, the new one added)", n, err)
+	}
+	for key, want := range map[string]string{"06001000100": `{"v":1}`, "06001000200": `{"v":"newer"}`, "06001000300": `{"v":3}`} {
+		got, err := db.Section(ctx, "demographics", key)
+		if err != nil || string(got.Data) != want || got.Missing {
+			t.Fatalf("%s after the bulk write: %+v, %v; want %s", key, got, err, want)
+		}
+	}
+	if n, err := db.CopySections(ctx, batch); err != nil || n != 0 {
+		t.Fatalf("the same values again: %d written, %v; want 0", n, err)
+	}
+	bad := []providers.SectionRecord{rec("06001000400", t0.Add(3*time.Hour), false, `{}`), {Key: "no-section"}}
+	if _, err := db.CopySections(ctx, bad); providers.KindOf(err) != providers.KindInvalid {
+		t.Fatalf("a batch with an invalid value: %v, want KindInvalid", err)
+	}
+	if _, err := db.Section(ctx, "demographics", "06001000400"); providers.KindOf(err) != providers.KindNotFound {
+		t.Fatalf("a batch with an invalid value wrote the valid one: %v", err)
+	}
 }
 
 func testSectionsPutGetReplace(t *testing.T, open Opener) {

@@ -19,10 +19,11 @@ import (
 )
 
 // Store is what the table exercises: the providers.Store every engine
-// implements and the bulk and attribute writes that import and the
-// benchmarks use.
+// implements, the bulk section writes a state's tracts are stored with,
+// and the bulk and attribute writes that import and the benchmarks use.
 type Store interface {
 	providers.Store
+	providers.SectionCopier
 	SeedProperties(ctx context.Context, props []providers.Property) error
 	UpsertAttributes(ctx context.Context, id int64, propertyType *string, bedrooms *int) error
 }

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/address"
+	"github.com/propertyd/propertyd/providers/censusacs"
+	"github.com/propertyd/propertyd/providers/core"
+	"github.com/propertyd/propertyd/store/engine"
+)
+
+// dataCommand is "propertyd data load acs" with what it reaches outside:
+// tests give it an httpmock transport and say whether stderr is a
+// terminal.
+type dataCommand struct {
+	stdout, stderr io.Writer
+	// transport reaches the upstreams; nil means the real ones.
+	transport http.RoundTripper
+	// terminal reports whether a progress bar may be drawn on w; nil means
+	// isTerminal.
+	terminal func(w io.Writer) bool
+}
+
+// dataCmd serves "propertyd data <subcommand>".
+func dataCmd(args []string, stdout, stderr io.Writer) int {
+	return (&dataCommand{stdout: stdout, stderr: stderr}).run(args)
+}
+
+func (c *dataCommand) run(args []string) int {
+	if len(args) >= 2 && args[0] == "load" && args[1] == "acs" {
+		return c.loadACS(args[2:])
+	}
+	fs := newFlags("data")
+	if code, ok := parseFlags(fs, args, c.stdout, c.stderr); !ok {
+		return code
+	}
+	if fs.NArg() == 0 {
+		return usageError(fs, c.stderr, "missing subcommand")
+	}
+	return usageError(fs, c.stderr, "unknown subcommand %q", strings.Join(fs.Args(), " "))
+}
+
+// acsStates returns the USPS codes of the states whose tracts the ACS
+// publishes (the 50 states, DC and Puerto Rico), in FIPS order: what
+// "-states all" loads.
+func acsStates() []string {
+	var out []string
+	for _, code := range address.States() {
+		if fips, _ := address.StateFIPS(code); censusacs.Covers(fips) {
+			out = append(out, code)
+		}
+	}
+	return out
+}
+
+// parseStates reads -states: "all", or USPS codes separated by commas in
+// any case, each a state the ACS covers. Duplicates count once; the order
+// given is kept.
+func parseStates(s string) ([]string, error) {
+	s = strings.TrimSpace(s)
+	if strings.EqualFold(s, "all") {
+		return acsStates(), nil
+	}
+	if s == "" {
+		return nil, fmt.Errorf("-states is empty; give USPS codes such as CA,TX, or all")
+	}
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		code := strings.ToUpper(strings.TrimSpace(part))
+		fips, ok := address.StateFIPS(code)
+		switch {
+		case code == "":
+			return nil, fmt.Errorf("-states %q has an empty entry; give USPS codes such as CA,TX, or all", s)
+		case !ok:
+			return nil, fmt.Errorf("-states: unknown state %q; give USPS codes such as CA,TX, or all", strings.TrimSpace(part))
+		case !censusacs.Covers(fips):
+			return nil, fmt.Errorf("-states: the ACS publishes no tract figures for %s (it covers the 50 states, DC and PR)", code)
+		}
+		if !slices.Contains(out, code) {
+			out = append(out, code)
+		}
+	}
+	return out, nil
+}
+
+// loadACS serves "propertyd data load acs": it stores every tract of each
+// listed state, for each configured section whose module answers by state
+// (demographics and housing), as the first need of a tract there would.
+func (c *dataCommand) loadACS(args []string) int {
+	fs := newFlags("data load acs")
+	path := configFlag(fs)
+	statesFlag := fs.String("states", "all", "USPS `codes` of the states to load, comma-separated (CA,TX), or all: the 50 states, DC and PR")
+	if code, ok := parseFlags(fs, args, c.stdout, c.stderr); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return usageError(fs, c.stderr, "unexpected argument %q", fs.Arg(0))
+	}
+	states, err := parseStates(*statesFlag)
+	if err != nil {
+		return usageError(fs, c.stderr, "%v", err)
+	}
+	fail := func(code int, format string, args ...any) int {
+		fmt.Fprintf(c.stderr, "propertyd data load acs: "+format+"\n", args...)
+		return code
+	}
+	cfg, err := LoadConfig(*path)
+	if err != nil {
+		return fail(exitConfig, "%v", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	db, err := engine.Open(ctx, cfg.Database, engine.Options{})
+	if err != nil {
+		return fail(exitError, "opening database %s: %v", engine.Describe(cfg.Database), err)
+	}
+	defer db.Close()
+	svc, err := c.service(cfg, db)
+	if err != nil {
+		return fail(exitConfig, "%v", err)
+	}
+	defer svc.Close(context.Background())
+	sections := svc.RegionSections(core.RegionState)
+	if len(sections) == 0 {
+		return fail(exitConfig, "no configured section loads by state: configure demographics (census-acs) or housing (census-acs-housing)")
+	}
+
+	var bar *progressBar
+	terminal := c.terminal
+	if terminal == nil {
+		terminal = isTerminal
+	}
+	if terminal(c.stderr) {
+		bar = newProgressBar(c.stderr, len(states)*len(sections))
+		bar.unit = "loads"
+	}
+	calls, stored, done := 0, 0, 0
+	var runErr error
+loop:
+	for _, code := range states {
+		fips, _ := address.StateFIPS(code)
+		for _, sec := range sections {
+			bar.update(done, "loading "+code+" "+sec, true)
+			l, err := svc.LoadRegion(ctx, sec, fips)
+			if err != nil {
+				runErr = fmt.Errorf("%s %s: %w", code, sec, err)
+				break loop
+			}
+			done++
+			line := "already loaded"
+			if l.Called {
+				calls++
+				stored += l.Keys
+				line = core.CountOf(l.Keys, "tract", "tracts") + " stored"
+			}
+			bar.finish()
+			fmt.Fprintf(c.stdout, "%s  %-13s %s\n", code, sec, line)
+		}
+	}
+	bar.finish()
+	fmt.Fprintf(c.stdout, "states:         %d\nupstream calls: %d\ntracts stored:  %s\n",
+		len(states), calls, core.Thousands(stored))
+	if err := db.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	if runErr != nil {
+		return fail(exitError, "stopped at %v (states loaded so far stay loaded; run it again to finish)", runErr)
+	}
+	return exitOK
+}
+
+// service builds the sections that load by state (the demographics and
+// housing roles) with serve's builder, so the load honours their retries,
+// outbound rate limits, breakers and TTLs, over db.
+func (c *dataCommand) service(cfg *Config, db providers.Store) (*core.Service, error) {
+	m := NewMain(cfg)
+	m.HTTPTransport = c.transport
+	m.Logger = slog.New(slog.DiscardHandler)
+	mods, err := m.buildModules(nil, providers.RoleDemographics, providers.RoleHousing)
+	if err != nil {
+		return nil, err
+	}
+	svcCfg := core.Config{Store: db, Sections: map[string]*core.Section{}, Logger: m.Logger}
+	for _, b := range mods {
+		mod := core.Module{Name: b.pc.Module, Value: b.value, Around: b.breaker.Around, TTL: b.pc.TTL.D(), Refresh: b.pc.Refresh}
+		if err := svcCfg.Add(b.role, mod); err != nil {
+			return nil, fmt.Errorf("providers.%s: %w", b.role, err)
+		}
+	}
+	return core.New(svcCfg), nil
+}

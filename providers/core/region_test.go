@@ -1,0 +1,276 @@
+package core_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/core"
+)
+
+// stateACS is an ACS-like module fake that answers one tract or a whole
+// state, from the tracts it knows, counting each kind of call by table
+// set. fail, when set, is the error of every call.
+type stateACS struct {
+	tracts    map[string]bool // GEOIDs with figures
+	tractCall atomic.Int32
+	demoState atomic.Int32
+	houseCall atomic.Int32
+	gate      chan struct{} // when set, state calls wait for it to close
+	mu        sync.Mutex
+	fail      error
+	units     int64
+}
+
+func (f *stateACS) err() error { f.mu.Lock(); defer f.mu.Unlock(); return f.fail }
+
+func (f *stateACS) Demographics(_ context.Context, t providers.Tract) (*providers.Demographics, error) {
+	f.tractCall.Add(1)
+	return &providers.Demographics{CensusTract: t.Tract, StateFIPS: t.State, CountyFIPS: t.County, Source: "fake-acs"}, f.err()
+}
+
+func (f *stateACS) Housing(_ context.Context, t providers.Tract) (*providers.Housing, error) {
+	f.tractCall.Add(1)
+	return &providers.Housing{Source: "fake-acs-housing"}, f.err()
+}
+
+func (f *stateACS) StateDemographics(ctx context.Context, state string) (map[string]*providers.Demographics, error) {
+	f.demoState.Add(1)
+	if f.gate != nil {
+		<-f.gate
+	}
+	if err := f.err(); err != nil {
+		return nil, err
+	}
+	out := map[string]*providers.Demographics{}
+	for id := range f.tracts {
+		if id[:2] == state {
+			out[id] = &providers.Demographics{CensusTract: id[5:], StateFIPS: id[:2], CountyFIPS: id[2:5], Source: "fake-acs"}
+		}
+	}
+	return out, nil
+}
+
+func (f *stateACS) StateHousing(ctx context.Context, state string) (map[string]*providers.Housing, error) {
+	f.houseCall.Add(1)
+	if err := f.err(); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	u := f.units
+	f.mu.Unlock()
+	out := map[string]*providers.Housing{}
+	for id := range f.tracts {
+		if id[:2] == state {
+			out[id] = &providers.Housing{TotalHousingUnits: &u, Source: "fake-acs-housing"}
+		}
+	}
+	return out, nil
+}
+
+// newStateACS knows n tracts of Illinois (17), county 031, and one of Texas.
+func newStateACS(n int) *stateACS {
+	f := &stateACS{tracts: map[string]bool{"48453001307": true}, units: 100}
+	for i := range n {
+		f.tracts[fmt.Sprintf("17031%06d", 100+i)] = true
+	}
+	return f
+}
+
+func tractProperty(geoid string) *providers.Property {
+	return &providers.Property{ID: 1, FIPSCode: geoid[:5], CensusTract: geoid[5:], State: "IL"}
+}
+
+func newACSService(t *testing.T, acs *stateACS, cfg core.Config) (*core.Service, *memStore, *clock) {
+	t.Helper()
+	st := newMemStore()
+	clk := &clock{now: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
+	cfg.Store, cfg.Now = st, clk.Now
+	svc := newServiceWith(t, cfg, elmGeocoder(), map[providers.Role]any{
+		providers.RoleDemographics: acs, providers.RoleHousing: acs,
+	}, core.Module{})
+	return svc, st, clk
+}
+
+// TestTractsOfOneStateCostOneCallPerTableSet: the demographics of many
+// tracts of one state, asked for at once, make one state-wide call, and
+// the housing figures of the same state come with it: no call per tract.
+func TestTractsOfOneStateCostOneCallPerTableSet(t *testing.T) {
+	acs := newStateACS(30)
+	acs.gate = make(chan struct{})
+	svc, _, _ := newACSService(t, acs, core.Config{})
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, 30)
+	for i := range 30 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := svc.SectionOf(ctx, tractProperty(fmt.Sprintf("17031%06d", 100+i)), providers.SectionDemographics, core.Options{})
+			if err == nil && r.Meta.Status != core.StatusOK {
+				err = fmt.Errorf("status %s", r.Meta.Status)
+			}
+			if err != nil {
+				errs <- err
+			}
+		}()
+	}
+	waitFor(t, "the state call", func() bool { return acs.demoState.Load() == 1 })
+	time.Sleep(10 * time.Millisecond) // let the others join it
+	close(acs.gate)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("a lookup of a tract of the state failed: %v", err)
+	}
+	waitFor(t, "housing loaded beside the demographics", func() bool { return acs.houseCall.Load() == 1 })
+	for i := range 30 {
+		r, err := svc.SectionOf(ctx, tractProperty(fmt.Sprintf("17031%06d", 100+i)), providers.SectionHousing, core.Options{})
+		if err != nil || r.Meta.Cache != core.CacheHit {
+			t.Fatalf("housing of tract %d: %v, meta %+v; want it stored by the state load", i, err, r.Meta)
+		}
+	}
+	if d, h, one := acs.demoState.Load(), acs.houseCall.Load(), acs.tractCall.Load(); d != 1 || h != 1 || one != 0 {
+		t.Fatalf("calls: %d demographics by state, %d housing by state, %d by tract; want 1, 1, 0", d, h, one)
+	}
+}
+
+// TestATractTheStateLacksIsNotFoundWithoutAnotherCall: a tract absent from
+// its state's answer is tract_not_found, and stays so without a call.
+func TestATractTheStateLacksIsNotFoundWithoutAnotherCall(t *testing.T) {
+	acs := newStateACS(3)
+	svc, _, _ := newACSService(t, acs, core.Config{})
+	ctx := context.Background()
+	if _, err := svc.SectionOf(ctx, tractProperty("17031000100"), providers.SectionDemographics, core.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		r, err := svc.SectionOf(ctx, tractProperty("17031999999"), providers.SectionDemographics, core.Options{})
+		if providers.CodeOf(err) != providers.CodeTractNotFound || r.Meta.Status != core.StatusUnavailable || r.Meta.Cache != core.CacheHit {
+			t.Fatalf("ask %d of a tract the state lacks: %v, meta %+v; want tract_not_found from the store", i, err, r.Meta)
+		}
+	}
+	if n := acs.demoState.Load() + acs.tractCall.Load(); n != 1 {
+		t.Fatalf("%d demographics calls, want the one state call", n)
+	}
+}
+
+// TestAFailedStateCallIsAskedAgain: a state call that fails leaves
+// nothing stored; the next need asks again and stores the state.
+func TestAFailedStateCallIsAskedAgain(t *testing.T) {
+	acs := newStateACS(3)
+	acs.fail = providers.Errorf(providers.KindUpstream, providers.CodeUpstreamError, "down")
+	svc, _, _ := newACSService(t, acs, core.Config{})
+	ctx := context.Background()
+	p := tractProperty("17031000100")
+	r, err := svc.SectionOf(ctx, p, providers.SectionDemographics, core.Options{})
+	if providers.CodeOf(err) != providers.CodeUpstreamError || r.Meta.Status != core.StatusUnavailable {
+		t.Fatalf("failing upstream: %v, %+v", err, r.Meta)
+	}
+	acs.mu.Lock()
+	acs.fail = nil
+	acs.mu.Unlock()
+	if r, err = svc.SectionOf(ctx, p, providers.SectionDemographics, core.Options{}); err != nil || r.Meta.Cache != core.CacheMiss {
+		t.Fatalf("after the upstream recovered: %v, %+v", err, r.Meta)
+	}
+	if n := acs.demoState.Load(); n != 2 {
+		t.Fatalf("%d state calls, want 2", n)
+	}
+}
+
+// TestAnExpiredTractIsRefreshedWithItsState: past the TTL one tract's
+// refresh asks for its whole state once, and every tract of it is fresh
+// again.
+func TestAnExpiredTractIsRefreshedWithItsState(t *testing.T) {
+	acs := newStateACS(5)
+	svc, _, clk := newACSService(t, acs, core.Config{})
+	ctx := context.Background()
+	if _, err := svc.SectionOf(ctx, tractProperty("17031000100"), providers.SectionHousing, core.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "demographics loaded beside housing", func() bool { return acs.demoState.Load() == 1 })
+	clk.Add(366 * 24 * time.Hour)
+	acs.mu.Lock()
+	acs.units = 200
+	acs.mu.Unlock()
+	r, _ := svc.SectionOf(ctx, tractProperty("17031000100"), providers.SectionHousing, core.Options{})
+	if r.Meta.Status != core.StatusStale {
+		t.Fatalf("expired housing: %+v, want stale", r.Meta)
+	}
+	waitFor(t, "the state refreshed", func() bool {
+		r, _ := svc.SectionOf(ctx, tractProperty("17031000104"), providers.SectionHousing, core.Options{})
+		return r.Meta.Status == core.StatusOK && units(t, r) == 200
+	})
+	if h, one := acs.houseCall.Load(), acs.tractCall.Load(); h != 2 || one != 0 {
+		t.Fatalf("%d housing state calls, %d tract calls; want 2 and 0", h, one)
+	}
+}
+
+// TestLoadRegionPreloadsAndIsIdempotent: a state loaded ahead serves every
+// tract of it without a call; loading it again asks nobody.
+func TestLoadRegionPreloadsAndIsIdempotent(t *testing.T) {
+	acs := newStateACS(4)
+	svc, _, _ := newACSService(t, acs, core.Config{})
+	ctx := context.Background()
+	if got := svc.RegionSections(core.RegionState); len(got) != 2 || got[0] != providers.SectionDemographics || got[1] != providers.SectionHousing {
+		t.Fatalf("RegionSections = %v", got)
+	}
+	for _, sec := range svc.RegionSections(core.RegionState) {
+		l, err := svc.LoadRegion(ctx, sec, "17")
+		if err != nil || !l.Called || l.Keys != 4 {
+			t.Fatalf("LoadRegion %s: %+v, %v", sec, l, err)
+		}
+		if l, err = svc.LoadRegion(ctx, sec, "17"); err != nil || l.Called {
+			t.Fatalf("LoadRegion %s again: %+v, %v; want no call", sec, l, err)
+		}
+	}
+	svc.Close(ctx) // background loads, if any, have ended
+	before := acs.demoState.Load() + acs.houseCall.Load()
+	for _, sec := range []string{providers.SectionDemographics, providers.SectionHousing} {
+		if r, err := svc.SectionOf(ctx, tractProperty("17031000102"), sec, core.Options{}); err != nil || r.Meta.Cache != core.CacheHit {
+			t.Fatalf("%s after the load: %v %+v", sec, err, r.Meta)
+		}
+	}
+	if n := acs.demoState.Load() + acs.houseCall.Load() - before + acs.tractCall.Load(); n != 0 {
+		t.Fatalf("%d calls after the load, want 0", n)
+	}
+	if _, err := svc.LoadRegion(ctx, providers.SectionFlood, "17"); providers.KindOf(err) != providers.KindInvalid {
+		t.Fatalf("LoadRegion of a section that does not load by region: %v", err)
+	}
+}
+
+// recordingLeases grants every lease at once and records the keys asked.
+type recordingLeases struct {
+	mu   sync.Mutex
+	keys map[string]int
+}
+
+func (l *recordingLeases) Lease(_ context.Context, key string) (func(), error) {
+	l.mu.Lock()
+	l.keys[key]++
+	l.mu.Unlock()
+	return func() {}, nil
+}
+
+// TestAStateLoadTakesTheFleetLease: the instances of a fleet share one
+// state call through the lease of the state's flight.
+func TestAStateLoadTakesTheFleetLease(t *testing.T) {
+	acs := newStateACS(2)
+	leases := &recordingLeases{keys: map[string]int{}}
+	svc, _, _ := newACSService(t, acs, core.Config{Leases: leases})
+	if _, err := svc.SectionOf(context.Background(), tractProperty("17031000100"), providers.SectionDemographics, core.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	svc.Close(context.Background())
+	leases.mu.Lock()
+	defer leases.mu.Unlock()
+	for _, k := range []string{"region:demographics:17", "region:housing:17"} {
+		if leases.keys[k] != 1 {
+			t.Errorf("lease %q taken %d times, want 1 (leases: %v)", k, leases.keys[k], leases.keys)
+		}
+	}
+}
