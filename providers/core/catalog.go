@@ -61,20 +61,18 @@ type Entry struct {
 // FetchFunc asks a provider module for a section's value of p.
 type FetchFunc func(ctx context.Context, p *providers.Property, o Options) (any, error)
 
-// Around returns f run under a (f itself when a is nil).
+// Around returns f run under a (f itself when a is nil), through the one
+// decorator shape of every provider call (providers.WrapCall).
 func (f FetchFunc) Around(a providers.Around) FetchFunc {
 	if a == nil {
 		return f
 	}
-	return func(ctx context.Context, p *providers.Property, o Options) (any, error) {
-		var v any
-		err := a(ctx, func(ctx context.Context) error {
-			var err error
-			v, err = f(ctx, p, o)
-			return err
-		})
-		return v, err
+	type need struct {
+		p *providers.Property
+		o Options
 	}
+	call := providers.WrapCall(a, func(ctx context.Context, n need) (any, error) { return f(ctx, n.p, n.o) })
+	return func(ctx context.Context, p *providers.Property, o Options) (any, error) { return call(ctx, need{p, o}) }
 }
 
 // Amenity radius bounds and default, in metres: include= uses the default,

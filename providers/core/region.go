@@ -70,18 +70,7 @@ type RegionFetchFunc func(ctx context.Context, region string) (map[string]any, e
 
 // Around returns f run under a (f itself when a is nil).
 func (f RegionFetchFunc) Around(a providers.Around) RegionFetchFunc {
-	if a == nil {
-		return f
-	}
-	return func(ctx context.Context, region string) (map[string]any, error) {
-		var v map[string]any
-		err := a(ctx, func(ctx context.Context) error {
-			var err error
-			v, err = f(ctx, region)
-			return err
-		})
-		return v, err
-	}
+	return providers.WrapCall(a, f)
 }
 
 // BindRegion makes a Region.Bind from a region fetch written against the
