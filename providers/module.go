@@ -125,14 +125,15 @@ func closeModule(v any) error {
 // settle fills the common fields of s, in this one place for every module
 // (see Settings).
 func (m Module) settle(s Settings) (Settings, error) {
-	if s.BaseURL = strings.TrimRight(strings.TrimSpace(s.BaseURL), "/"); s.BaseURL == "" {
-		s.BaseURL = m.DefaultBaseURL
+	given := s.BaseURL
+	if s.BaseURL = strings.TrimRight(strings.TrimSpace(given), "/"); s.BaseURL == "" {
+		s.BaseURL = strings.TrimRight(m.DefaultBaseURL, "/")
 	}
-	if s.BaseURL != "" || m.DefaultBaseURL != "" {
+	if s.BaseURL != "" {
 		u, err := url.Parse(s.BaseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return s, Errorf(KindInvalid, CodeInvalidConfig,
-				"base_url %q is not an absolute http(s) base URL", s.BaseURL)
+				"base_url %q is not an absolute http(s) base URL", given)
 		}
 	}
 	if s.Client == nil {

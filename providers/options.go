@@ -17,7 +17,8 @@ import (
 //
 // The option fields of v are the exported fields of the struct it points
 // to that carry a yaml tag (`yaml:"timeout_seconds"`), and those of the
-// structs it embeds with `yaml:",inline"`, as yaml.v3 reads them; a field
+// structs it embeds with `yaml:",inline"` (exported or not), as yaml.v3
+// reads them; a field
 // tagged `yaml:"-"` or not tagged is no option. A field of type string,
 // bool, any int, uint or float kind, time.Duration ("10s"), or one whose
 // pointer is an encoding.TextUnmarshaler, can be an option.
@@ -73,7 +74,7 @@ func optionFields(s reflect.Value, known *[]string, fields map[string]reflect.Va
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		tag, ok := sf.Tag.Lookup("yaml")
-		if !ok || tag == "-" || !sf.IsExported() {
+		if !ok || tag == "-" || !(sf.IsExported() || sf.Anonymous) {
 			continue
 		}
 		name, flags, _ := strings.Cut(tag, ",")
