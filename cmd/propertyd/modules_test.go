@@ -87,15 +87,22 @@ func closingRegistry(invalid bool) (*providers.Registry, *[]string) {
 	return reg, log
 }
 
-func TestMainClosesModulesOnShutdownLastBuiltFirst(t *testing.T) {
+// openClosing opens a Main of the shipped configuration whose given roles
+// are filled by closing modules (see closingRegistry).
+func openClosing(t *testing.T, invalid bool, roles ...string) (*Main, *[]string, error) {
 	cfg := testConfig(t, filepath.Join(t.TempDir(), "p.db"))
-	for _, role := range []string{"flood", "amenities"} {
+	for _, role := range roles {
 		cfg.Providers[role].Module, cfg.Providers[role].Options = "closing-"+role, nil
 	}
-	reg, log := closingRegistry(false)
+	reg, log := closingRegistry(invalid)
 	m := NewMain(cfg)
 	m.Registry, m.HTTPTransport = reg, upstreams()
-	if err := m.Open(context.Background()); err != nil {
+	return m, log, m.Open(context.Background())
+}
+
+func TestMainClosesModulesOnShutdownLastBuiltFirst(t *testing.T) {
+	m, log, err := openClosing(t, false, "flood", "amenities")
+	if err != nil {
 		t.Fatal(err)
 	}
 	if len(*log) != 0 {
@@ -114,14 +121,7 @@ func TestMainClosesModulesOnShutdownLastBuiltFirst(t *testing.T) {
 }
 
 func TestMainClosesModulesBuiltBeforeOneFails(t *testing.T) {
-	cfg := testConfig(t, filepath.Join(t.TempDir(), "p.db"))
-	for _, role := range []string{"flood", "demographics"} {
-		cfg.Providers[role].Module, cfg.Providers[role].Options = "closing-"+role, nil
-	}
-	reg, log := closingRegistry(true)
-	m := NewMain(cfg)
-	m.Registry, m.HTTPTransport = reg, upstreams()
-	err := m.Open(context.Background())
+	_, log, err := openClosing(t, true, "flood", "demographics")
 	if err == nil || !strings.Contains(err.Error(), "providers.demographics: module closing-demographics: invalid_config: option x is not valid") {
 		t.Fatalf("Open = %v; want the demographics module's error", err)
 	}
