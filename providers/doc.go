@@ -7,4 +7,59 @@
 // it imports none of them. One sub-package per upstream (census, femanfhl, ...)
 // registers itself here by name in init; cmd/propertyd pulls them all in
 // through providers/all.
+//
+// # Modules
+//
+// A module is built the way Caddy builds its own, in one place (Build), so
+// that serve, check-config, import and tests get the same module from the
+// same configuration:
+//
+//  1. Module.New returns a new value: a pointer to the module's struct, the
+//     defaults of its options set there (each default is stated once, by
+//     the module that owns it).
+//  2. The options config.yaml gives the module (Settings.Options) are
+//     decoded strictly into its option fields, the exported fields with a
+//     yaml tag, typed (string, int, bool, time.Duration...): an unknown
+//     option or a value of the wrong type is an invalid_config error
+//     naming it.
+//  3. The common settings are filled once for every module: the base URL
+//     (the module's DefaultBaseURL unless config.yaml names another, checked
+//     to be absolute http(s)), the HTTP client, the clock and the logger.
+//  4. Provision (Provisioner) keeps what the module needs of the settings
+//     and derives its state; modules calling one HTTP upstream embed
+//     upstream.Endpoint, whose Provision keeps the base URL, client and
+//     clock.
+//  5. Validate (Validator) rejects values that cannot work, naming the
+//     option.
+//  6. Close (io.Closer), when the module holds something to release: called
+//     by Build when a step after New fails, and by cmd/propertyd on
+//     shutdown, the last module built first, also when a later module fails
+//     to build.
+//
+// A module registers in init and offers a typed constructor that is Build
+// with its Module:
+//
+//	var module = providers.Module{Name: "noise", Roles: []providers.Role{"noise"},
+//		DefaultBaseURL: "https://noise.example.gov/api",
+//		New: func() any { return &Client{Options: Options{Radius: 500}} }}
+//
+//	func init() { providers.Register(module) }
+//
+//	type Options struct {
+//		Radius int    `yaml:"radius"`
+//		Token  string `yaml:"token"`
+//	}
+//
+//	type Client struct {
+//		Options `yaml:",inline"`
+//		upstream.Endpoint
+//	}
+//
+//	func New(s providers.Settings) (*Client, error) { return providers.Build[*Client](module, s) }
+//
+// Tests, and users swapping an upstream for a providertest fake, call that
+// New with the Settings config.yaml would give, the options as text:
+//
+//	c, err := hudfmr.New(providers.Settings{Client: &http.Client{Transport: mt},
+//		Options: map[string]string{"token": providertest.HUDFMRToken, "year": "2024"}})
 package providers

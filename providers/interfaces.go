@@ -2,9 +2,6 @@ package providers
 
 import (
 	"context"
-	"log/slog"
-	"net/http"
-	"time"
 )
 
 // Geocoder turns a postal address into a canonical Location.
@@ -106,49 +103,4 @@ type StateHousingProvider interface {
 // its five-digit FIPS code.
 type FairMarketRentProvider interface {
 	FairMarketRents(ctx context.Context, countyFIPS string) (*FairMarketRents, error)
-}
-
-// Settings is what a module's constructor receives: where its upstream is,
-// the HTTP client to reach it with (timeouts, retries and rate limits are
-// applied by decorators around the module, not by the module), and its own
-// options from config.yaml. A module rejects options it does not know.
-type Settings struct {
-	BaseURL string
-	Client  *http.Client
-	Options map[string]string
-	// Amenities is the (cached) amenities source, for modules such as
-	// osm-walk that derive their answer from amenity data. May be nil.
-	Amenities AmenitiesProvider
-	// Now returns the current time; nil means time.Now.
-	Now func() time.Time
-	// Logger receives what a module has to tell an operator outside any
-	// one call (a failed discovery of the newest data release); nil
-	// discards it. Modules never log addresses or keys.
-	Logger *slog.Logger
-}
-
-// Option returns the named option or def when it is unset.
-func (s Settings) Option(name, def string) string {
-	if v, ok := s.Options[name]; ok && v != "" {
-		return v
-	}
-	return def
-}
-
-// CheckOptions returns a KindInvalid error naming the first option that is
-// not in known, so a typo in config.yaml fails start-up.
-func (s Settings) CheckOptions(known ...string) error {
-	for name := range s.Options {
-		ok := false
-		for _, k := range known {
-			if k == name {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return Errorf(KindInvalid, CodeInvalidConfig, "unknown option %q (known: %v)", name, known)
-		}
-	}
-	return nil
 }

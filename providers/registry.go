@@ -23,13 +23,20 @@ const (
 )
 
 // Module describes one provider module: its unique name, the roles it can
-// fill, the base URL of the real upstream, and its constructor. New returns a
-// value implementing the interface of each role in Roles.
+// fill, the base URL of the real upstream, and how to make a new value of
+// it. The value New returns implements the interface of each role in
+// Roles once it is built (see Build).
+//
+// Modules are built as Caddy builds its own: New returns a pointer to the
+// module's struct with the defaults of its options set, each stated there
+// once; the options of config.yaml are decoded strictly into its option
+// fields (exported fields with a yaml tag); then, when the value
+// implements them, Provisioner, Validator, and at the end io.Closer.
 type Module struct {
 	Name           string
 	Roles          []Role
 	DefaultBaseURL string
-	New            func(Settings) (any, error)
+	New            func() any
 }
 
 // Registry maps module names to modules. The zero value is empty and ready
@@ -95,33 +102,19 @@ func (m Module) can(role Role) bool {
 	return false
 }
 
-// Build constructs the module registered under name for role. Unknown names
-// and modules that cannot fill the role fail with a message listing the
-// modules that can. When s.BaseURL is empty the module's default is used.
+// Build builds the module registered under name for role from s (see the
+// package-level Build for the steps). Unknown names and modules that
+// cannot fill the role fail with a message listing the modules that can;
+// a module that fails to build is closed and its error names it. The
+// caller closes the module it got when it is an io.Closer.
 func (r *Registry) Build(role Role, name string, s Settings) (any, error) {
 	m, ok := r.Lookup(name)
 	if !ok || !m.can(role) {
 		return nil, fmt.Errorf("unknown %s module %q (known: %v)", role, name, r.Names(role))
 	}
-	if s.BaseURL == "" {
-		s.BaseURL = m.DefaultBaseURL
-	}
-	v, err := m.New(s)
+	v, err := m.build(s)
 	if err != nil {
 		return nil, fmt.Errorf("module %s: %w", name, err)
 	}
 	return v, nil
-}
-
-// Constructor adapts a module's typed constructor to Module.New. It returns
-// a nil interface (not a typed nil pointer) when f fails, so callers can
-// trust a nil check.
-func Constructor[T any](f func(Settings) (T, error)) func(Settings) (any, error) {
-	return func(s Settings) (any, error) {
-		v, err := f(s)
-		if err != nil {
-			return nil, err
-		}
-		return v, nil
-	}
 }

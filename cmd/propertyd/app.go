@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -44,6 +45,10 @@ type Main struct {
 	metrics  *metrics.Metrics
 	fleet    *fleet.Client // nil without a Redis
 	served   chan error
+
+	// modules are the built modules that hold something to release, in
+	// the order they were built; Close closes them in reverse.
+	modules []io.Closer
 }
 
 // NewMain returns a Main for cfg using the default module registry.
@@ -130,7 +135,8 @@ type builtModule struct {
 // to its upstream and a breaker; both report to the metrics, and breaker
 // state changes are logged. It is the one builder of serve, check-config
 // and import. It returns what it could build and every error, each naming
-// its role.
+// its role. Every module built that is an io.Closer is closed by Close (or
+// closeModules), also when a later one fails to build.
 func (m *Main) buildModules(amenities providers.AmenitiesProvider, roles ...providers.Role) ([]builtModule, error) {
 	if len(roles) == 0 {
 		roles = core.Roles()
@@ -159,6 +165,9 @@ func (m *Main) buildModules(amenities providers.AmenitiesProvider, roles ...prov
 		if err != nil {
 			errs = append(errs, fmt.Errorf("providers.%s: %w", role, err))
 			continue
+		}
+		if c, ok := mod.(io.Closer); ok {
+			m.modules = append(m.modules, c)
 		}
 		b := guard.NewBreaker(pc.Module, guard.Policy{
 			Timeout: pc.Timeout.D(), FailureThreshold: pc.Breaker.Failures, OpenFor: pc.Breaker.OpenFor.D(),
@@ -244,7 +253,8 @@ func (m *Main) Addr() string {
 
 // Close stops accepting requests, lets in-flight ones and background
 // refreshes finish within the configured shutdown timeout (refreshes still
-// running then are cancelled), and closes the store cleanly. Safe to call
+// running then are cancelled), closes the modules (once nothing calls them
+// any more), and closes the store cleanly. Safe to call
 // on a partly opened Main and more than once.
 func (m *Main) Close() error {
 	var errs []error
@@ -258,6 +268,7 @@ func (m *Main) Close() error {
 		m.svc.Close(ctx)
 		m.svc = nil
 	}
+	errs = append(errs, m.closeModules())
 	if m.db != nil {
 		errs = append(errs, m.db.Close())
 		m.db = nil
@@ -270,5 +281,17 @@ func (m *Main) Close() error {
 		errs = append(errs, m.fleet.Close())
 		m.fleet = nil
 	}
+	return errors.Join(errs...)
+}
+
+// closeModules closes the built modules that are io.Closers, the last
+// built first, as Caddy cleans up: a module may rely on one built before
+// it (osm-walk reads amenities). Each is closed once.
+func (m *Main) closeModules() error {
+	var errs []error
+	for i := len(m.modules) - 1; i >= 0; i-- {
+		errs = append(errs, m.modules[i].Close())
+	}
+	m.modules = nil
 	return errors.Join(errs...)
 }

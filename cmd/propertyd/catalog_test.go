@@ -58,7 +58,7 @@ func TestANewSectionIsACatalogueEntryAndAModule(t *testing.T) {
 		reg.Register(m)
 	}
 	reg.Register(providers.Module{Name: "fake-noise", Roles: []providers.Role{"noise"},
-		New: func(providers.Settings) (any, error) { return mod, nil }})
+		New: func() any { return mod }})
 
 	// config.yaml names it for its role.
 	cfg := testConfig(t, t.TempDir()+"/p.db")

@@ -64,10 +64,12 @@ func orNone(s string) string {
 // checkModules builds and wires every enabled module as serve does, from
 // reg, with an HTTP transport that refuses to send anything: unknown module
 // names, unknown options, bad option values and a module that cannot fill
-// its role fail here rather than at start-up. No upstream is called.
+// its role fail here rather than at start-up. No upstream is called, and
+// the modules built are closed before it returns.
 func checkModules(cfg *Config, reg *providers.Registry) error {
 	m := &Main{Config: cfg, Registry: reg, HTTPTransport: refuseTransport{}, Logger: slog.New(slog.DiscardHandler)}
-	return m.wireModules(&core.Config{})
+	err := m.wireModules(&core.Config{})
+	return errors.Join(err, m.closeModules())
 }
 
 // refuseTransport fails every request: checking a configuration must not

@@ -93,6 +93,9 @@ func TestCheckConfigInvalidExits3NamingTheField(t *testing.T) {
 		{"unknown module", "module: census-acs", "module: census-asc", `providers.demographics: unknown demographics module "census-asc"`},
 		{"unknown option", `year: "2022"`, `yeer: "2022"`, `providers.demographics: module census-acs: invalid_config: unknown option "yeer"`},
 		{"module option missing", `token: "hud-token-value"`, `year: "2023"`, "providers.fair_market_rent: module hud-fmr: invalid_config: option token is required"},
+		{"module option empty", `token: "hud-token-value"`, `token: ""`, "providers.fair_market_rent: module hud-fmr: invalid_config: option token is required"},
+		{"option of the wrong type", `token: "hud-token-value"`, `token: "hud-token-value", year: abc`,
+			`providers.fair_market_rent: module hud-fmr: invalid_config: option year: "abc" is not a whole number`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

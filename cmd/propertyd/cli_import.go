@@ -85,7 +85,11 @@ func (c *importCommand) run(args []string) int {
 		return fail(exitUsage, "%s: %v", file, strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
 
-	geocoder, source, counties, err := c.geocoders(cfg)
+	m := NewMain(cfg)
+	m.HTTPTransport = c.transport
+	m.Logger = slog.New(slog.DiscardHandler)
+	defer m.closeModules()
+	geocoder, source, counties, err := c.geocoders(m)
 	if err != nil {
 		return fail(exitError, "%v", err)
 	}
@@ -158,11 +162,9 @@ func (c *importCommand) run(args []string) int {
 // geocoders builds the configured geocoder, as a batch geocoder, and the
 // reverse geocoder (nil when none is configured), which names the counties
 // of imported records, with serve's builder (same retries and outbound
-// rate limits). source is the geocoder module's name.
-func (c *importCommand) geocoders(cfg *Config) (bg providers.BatchGeocoder, source string, rg providers.ReverseGeocoder, err error) {
-	m := NewMain(cfg)
-	m.HTTPTransport = c.transport
-	m.Logger = slog.New(slog.DiscardHandler)
+// rate limits). source is the geocoder module's name. The caller closes
+// the modules built (m.closeModules), also when it fails.
+func (c *importCommand) geocoders(m *Main) (bg providers.BatchGeocoder, source string, rg providers.ReverseGeocoder, err error) {
 	mods, err := m.buildModules(nil, providers.RoleGeocoder, providers.RoleReverseGeocoder)
 	if err != nil {
 		return nil, "", nil, err

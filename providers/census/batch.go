@@ -81,7 +81,7 @@ func (c *Client) GeocodeBatch(ctx context.Context, rows []BatchRow) ([]BatchResu
 	if err != nil {
 		return nil, providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "could not build the census batch request")
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/geographies/addressbatch", bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.Base()+"/geographies/addressbatch", bytes.NewReader(body))
 	if err != nil {
 		return nil, providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "could not build the census batch request")
 	}
@@ -137,7 +137,7 @@ func (c *Client) batchRequestBody(rows []BatchRow) ([]byte, string, error) {
 	if _, err := fw.Write(file.Bytes()); err != nil {
 		return nil, "", err
 	}
-	for _, f := range [][2]string{{"benchmark", c.benchmark}, {"vintage", c.vintage}} {
+	for _, f := range [][2]string{{"benchmark", c.Options.Benchmark}, {"vintage", c.Options.Vintage}} {
 		if err := mw.WriteField(f[0], f[1]); err != nil {
 			return nil, "", err
 		}

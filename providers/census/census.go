@@ -1,10 +1,6 @@
 package census
 
 import (
-	"net/http"
-	"strings"
-	"time"
-
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/upstream"
 )
@@ -24,53 +20,46 @@ const (
 // Name is the module name under which the package registers itself.
 const Name = "census"
 
-func init() {
-	providers.Register(providers.Module{
-		Name:           Name,
-		Roles:          []providers.Role{providers.RoleGeocoder, providers.RoleReverseGeocoder},
-		DefaultBaseURL: DefaultBaseURL,
-		New:            providers.Constructor(New),
-	})
-}
+// module is the package's entry in the registry. New states the defaults
+// of the options.
+var module = providers.Module{Name: Name, Roles: []providers.Role{providers.RoleGeocoder, providers.RoleReverseGeocoder},
+	DefaultBaseURL: DefaultBaseURL, New: func() any {
+		return &Client{Options: Options{Benchmark: DefaultBenchmark, Vintage: DefaultVintage}}
+	}}
+
+func init() { providers.Register(module) }
 
 var (
 	_ providers.Geocoder        = (*Client)(nil)
 	_ providers.ReverseGeocoder = (*Client)(nil)
 )
 
-// Client talks to the Census geocoder. Build it with New; the zero value is
-// not usable. It holds no mutable state and is safe for concurrent use.
-type Client struct {
-	base      string // without trailing slash
-	http      *http.Client
-	benchmark string
-	vintage   string
-	now       func() time.Time
+// Options are the module's options in config.yaml.
+type Options struct {
+	// Benchmark is the address-range benchmark asked for (default
+	// DefaultBenchmark).
+	Benchmark string `yaml:"benchmark"`
+	// Vintage is the geography vintage asked for (default DefaultVintage).
+	Vintage string `yaml:"vintage"`
 }
 
-// New returns a Client for s. An empty s.BaseURL means DefaultBaseURL and a
-// nil s.Client means http.DefaultClient. It fails with KindInvalid on an
-// unknown option or a base URL that is not absolute http(s).
-func New(s providers.Settings) (*Client, error) {
-	if err := s.CheckOptions("benchmark", "vintage"); err != nil {
-		return nil, err
-	}
-	base, err := upstream.BaseURL(s, DefaultBaseURL)
-	if err != nil {
-		return nil, err
-	}
-	return &Client{
-		base:      base,
-		http:      upstream.Client(s),
-		benchmark: strings.TrimSpace(s.Option("benchmark", DefaultBenchmark)),
-		vintage:   strings.TrimSpace(s.Option("vintage", DefaultVintage)),
-		now:       upstream.Clock(s),
-	}, nil
+// Client talks to the Census geocoder. Build it with New; the zero value is
+// not usable. Its Options must not change once it is built; it holds no
+// mutable state and is safe for concurrent use.
+type Client struct {
+	Options `yaml:",inline"`
+	upstream.Endpoint
 }
+
+// New builds a Client from s as config.yaml does (see providers.Build): an
+// empty s.BaseURL means DefaultBaseURL and a nil s.Client means
+// http.DefaultClient. It fails with KindInvalid on an unknown option or a
+// base URL that is not absolute http(s).
+func New(s providers.Settings) (*Client, error) { return providers.Build[*Client](module, s) }
 
 // Benchmark returns the benchmark the client asks for, for logs and the
 // vintage recorded with geocoded data.
-func (c *Client) Benchmark() string { return c.benchmark }
+func (c *Client) Benchmark() string { return c.Options.Benchmark }
 
 // Vintage returns the geography vintage the client asks for.
-func (c *Client) Vintage() string { return c.vintage }
+func (c *Client) Vintage() string { return c.Options.Vintage }

@@ -78,8 +78,8 @@ func (c *Client) Reverse(ctx context.Context, p providers.Point) (providers.Loca
 
 // setCommon adds the parameters every geographies request carries.
 func (c *Client) setCommon(q url.Values) {
-	q.Set("benchmark", c.benchmark)
-	q.Set("vintage", c.vintage)
+	q.Set("benchmark", c.Options.Benchmark)
+	q.Set("vintage", c.Options.Vintage)
 	q.Set("format", "json")
 }
 

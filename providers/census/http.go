@@ -27,7 +27,7 @@ const (
 // get sends a GET for path (relative to the base URL) with query q and
 // returns the body of an HTTP 200 answer.
 func (c *Client) get(ctx context.Context, path string, q url.Values) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/"+path+"?"+q.Encode(), nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.Base()+"/"+path+"?"+q.Encode(), nil)
 	if err != nil {
 		return nil, providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "could not build the census geocoder request")
 	}
@@ -41,7 +41,7 @@ func (c *Client) do(ctx context.Context, req *http.Request, limit int64) ([]byte
 	if err := ctx.Err(); err != nil { // nothing to send for a caller that has gone
 		return nil, providers.As(err)
 	}
-	a, err := upstream.Do(c.http, req, limit, service)
+	a, err := upstream.Do(c.HTTP(), req, limit, service)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +56,7 @@ func (c *Client) do(ctx context.Context, req *http.Request, limit int64) ([]byte
 // Retry-After). The upstream's own messages, when the body is its
 // {"errors":[...]} document, become the cause.
 func (c *Client) statusError(a *upstream.Answer) error {
-	e := upstream.StatusError(a.Status, a.Header, a.Body, service, c.now())
+	e := upstream.StatusError(a.Status, a.Header, a.Body, service, c.Now())
 	if cause := errorsCause(a.Body); cause != nil {
 		e.Err = fmt.Errorf("census: HTTP %d: %w", a.Status, cause)
 	} else {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/upstream"
 )
 
 // DefaultBaseURL is the public Census data API, used when config.yaml names
@@ -35,26 +34,29 @@ const (
 	HousingName = "census-acs-housing"
 )
 
+// modules are the package's entries in the registry, one per role; both
+// build a Client, whose defaults New states.
+var modules = [...]providers.Module{
+	{Name: Name, Roles: []providers.Role{providers.RoleDemographics}, DefaultBaseURL: DefaultBaseURL, New: newClient},
+	{Name: HousingName, Roles: []providers.Role{providers.RoleHousing}, DefaultBaseURL: DefaultBaseURL, New: newClient},
+}
+
+func newClient() any { return &Client{Options: Options{Year: Latest}} }
+
 func init() {
-	newModule := func(s providers.Settings) (any, error) {
-		c, err := New(s)
-		if err != nil {
-			return nil, err
-		}
-		return c, nil
+	for _, m := range modules {
+		providers.Register(m)
 	}
-	providers.Register(providers.Module{
-		Name:           Name,
-		Roles:          []providers.Role{providers.RoleDemographics},
-		DefaultBaseURL: DefaultBaseURL,
-		New:            newModule,
-	})
-	providers.Register(providers.Module{
-		Name:           HousingName,
-		Roles:          []providers.Role{providers.RoleHousing},
-		DefaultBaseURL: DefaultBaseURL,
-		New:            newModule,
-	})
+}
+
+// Options are the module's options in config.yaml.
+type Options struct {
+	// Year is the ACS 5-year vintage asked for: Latest (the default)
+	// follows the newest release, four digits pin one.
+	Year string `yaml:"year"`
+	// APIKey is the Census API key, sent when given; the API answers a
+	// few hundred calls a day without one.
+	APIKey string `yaml:"api_key"`
 }
 
 var (
@@ -74,6 +76,8 @@ var (
 // client meanwhile asks for the last release it learned, or DefaultYear.
 // A pinned year is asked for as it is, and nothing is discovered.
 type Client struct {
+	Options `yaml:",inline"`
+
 	base   string       // without trailing slash
 	http   *http.Client // a copy of the configured client that never follows redirects
 	pinned string       // the year option when it is a year; "" for Latest
@@ -89,44 +93,35 @@ type Client struct {
 	ends    chan struct{} // closed when the discovery running ends; nil when none runs
 }
 
-// New returns a Client for s. An empty s.BaseURL means DefaultBaseURL and a
-// nil s.Client means http.DefaultClient. The client is copied, never
-// modified, so that redirects (the upstream's answer to a missing key) are
-// seen instead of followed. New fails with KindInvalid on an unknown option,
-// a year that is neither "latest" nor a four-digit ACS 5-year vintage, or a
-// base URL that is not absolute http(s). It calls no upstream.
-func New(s providers.Settings) (*Client, error) {
-	if err := s.CheckOptions("year", "api_key"); err != nil {
-		return nil, err
-	}
-	base, err := upstream.BaseURL(s, DefaultBaseURL)
-	if err != nil {
-		return nil, err
-	}
-	year := strings.TrimSpace(s.Option("year", Latest))
-	if year == Latest {
-		year = ""
-	} else if !isYear(year) {
-		return nil, providers.Errorf(providers.KindInvalid, providers.CodeInvalidConfig,
-			"option year %q is neither %q nor an ACS 5-year vintage (four digits, %d or later)", year, Latest, firstYear)
-	}
-	cp := *upstream.Client(s)
+// New builds a Client from s as config.yaml does (see providers.Build):
+// an empty s.BaseURL means DefaultBaseURL and a nil s.Client means
+// http.DefaultClient. The client is copied, never modified, so that
+// redirects (the upstream's answer to a missing key) are seen instead of
+// followed. New fails with KindInvalid on an unknown option, a year that is
+// neither "latest" nor a four-digit ACS 5-year vintage, or a base URL that
+// is not absolute http(s). It calls no upstream. Its Options must not
+// change once it is built.
+func New(s providers.Settings) (*Client, error) { return providers.Build[*Client](modules[0], s) }
+
+// Provision keeps the upstream of s, with a client that does not follow
+// redirects, and the year to pin.
+func (c *Client) Provision(s providers.Settings) error {
+	cp := *s.Client
 	cp.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	c := &Client{
-		base:   base,
-		http:   &cp,
-		pinned: year,
-		key:    strings.TrimSpace(s.Option("api_key", "")),
-		now:    s.Now,
-		log:    s.Logger,
+	c.base, c.http, c.now, c.log, c.key = s.BaseURL, &cp, s.Now, s.Logger, c.APIKey
+	if c.Options.Year != Latest {
+		c.pinned = c.Options.Year
 	}
-	if c.now == nil {
-		c.now = time.Now
+	return nil
+}
+
+// Validate rejects a year that is no ACS 5-year vintage.
+func (c *Client) Validate() error {
+	if c.pinned != "" && !isYear(c.pinned) {
+		return providers.Errorf(providers.KindInvalid, providers.CodeInvalidConfig,
+			"option year %q is neither %q nor an ACS 5-year vintage (four digits, %d or later)", c.Options.Year, Latest, firstYear)
 	}
-	if c.log == nil {
-		c.log = slog.New(slog.DiscardHandler)
-	}
-	return c, nil
+	return nil
 }
 
 // isYear reports whether s is a four-digit ACS 5-year vintage.

@@ -3,10 +3,6 @@ package femanfhl
 import (
 	"context"
 	"math"
-	"net/http"
-	"strconv"
-	"strings"
-	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -37,74 +33,62 @@ const (
 	panelFields = "FIRM_PAN,EFF_DATE,PANEL_TYP,DFIRM_ID"
 )
 
-func init() {
-	providers.Register(providers.Module{
-		Name:           Name,
-		Roles:          []providers.Role{providers.RoleFlood},
-		DefaultBaseURL: DefaultBaseURL,
-		New:            providers.Constructor(New),
-	})
+// module is the package's entry in the registry. New states the defaults
+// of the options.
+var module = providers.Module{Name: Name, Roles: []providers.Role{providers.RoleFlood},
+	DefaultBaseURL: DefaultBaseURL, New: func() any {
+		return &Client{Options: Options{ZonesLayer: DefaultZonesLayer, PanelsLayer: DefaultPanelsLayer}}
+	}}
+
+func init() { providers.Register(module) }
+
+// maxBody bounds an answer: one point's features are a few kilobytes.
+const maxBody = 4 << 20
+
+// Options are the module's options in config.yaml.
+type Options struct {
+	// ZonesLayer is the layer id of the flood hazard zones (default
+	// DefaultZonesLayer).
+	ZonesLayer int `yaml:"zones_layer"`
+	// PanelsLayer is the layer id of the FIRM panels (default
+	// DefaultPanelsLayer).
+	PanelsLayer int `yaml:"panels_layer"`
 }
 
 // Client queries the NFHL for the flood hazard at a point. Build it with
-// New; it is safe for concurrent use.
+// New; its Options must not change once it is built. It is safe for
+// concurrent use.
 type Client struct {
-	base         string // without trailing slash
-	http         *http.Client
-	zonesLayer   int
-	panelsLayer  int
-	now          func() time.Time
-	maxBodyBytes int64
+	Options `yaml:",inline"`
+	upstream.Endpoint
 }
 
 var _ providers.FloodProvider = (*Client)(nil)
 
-// New returns a Client for s. An empty s.BaseURL means DefaultBaseURL and a
-// nil s.Client means http.DefaultClient. The options zones_layer and
-// panels_layer (non-negative integers, distinct) pick the layer ids; any
-// other option, or a bad value, is a KindInvalid error with code
-// invalid_config naming it.
-func New(s providers.Settings) (*Client, error) {
-	if err := s.CheckOptions("zones_layer", "panels_layer"); err != nil {
-		return nil, err
-	}
-	base, err := upstream.BaseURL(s, DefaultBaseURL)
-	if err != nil {
-		return nil, err
-	}
-	zones, err := layerOption(s, "zones_layer", DefaultZonesLayer)
-	if err != nil {
-		return nil, err
-	}
-	panels, err := layerOption(s, "panels_layer", DefaultPanelsLayer)
-	if err != nil {
-		return nil, err
-	}
-	if zones == panels {
-		return nil, providers.Errorf(providers.KindInvalid, providers.CodeInvalidConfig,
-			"zones_layer and panels_layer are both %d; they must name different layers", zones)
-	}
-	return &Client{
-		base:         base,
-		http:         upstream.Client(s),
-		zonesLayer:   zones,
-		panelsLayer:  panels,
-		now:          upstream.Clock(s),
-		maxBodyBytes: 4 << 20,
-	}, nil
-}
+// New builds a Client from s as config.yaml does (see providers.Build): an
+// empty s.BaseURL means DefaultBaseURL and a nil s.Client means
+// http.DefaultClient. The options zones_layer and panels_layer
+// (non-negative integers, distinct) pick the layer ids; any other option,
+// or a bad value, is a KindInvalid error with code invalid_config naming
+// it.
+func New(s providers.Settings) (*Client, error) { return providers.Build[*Client](module, s) }
 
-func layerOption(s providers.Settings, name string, def int) (int, error) {
-	v := s.Option(name, "")
-	if v == "" {
-		return def, nil
+// Validate rejects layer ids that cannot name two different layers.
+func (c *Client) Validate() error {
+	for _, l := range []struct {
+		name string
+		id   int
+	}{{"zones_layer", c.ZonesLayer}, {"panels_layer", c.PanelsLayer}} {
+		if l.id < 0 {
+			return providers.Errorf(providers.KindInvalid, providers.CodeInvalidConfig,
+				"option %s: %d is not a layer id (a non-negative integer)", l.name, l.id)
+		}
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil || n < 0 {
-		return 0, providers.Errorf(providers.KindInvalid, providers.CodeInvalidConfig,
-			"option %s: %q is not a layer id (a non-negative integer)", name, v)
+	if c.ZonesLayer == c.PanelsLayer {
+		return providers.Errorf(providers.KindInvalid, providers.CodeInvalidConfig,
+			"zones_layer and panels_layer are both %d; they must name different layers", c.ZonesLayer)
 	}
-	return n, nil
+	return nil
 }
 
 // Flood returns the flood hazard at p: the riskiest zone polygon containing
@@ -139,7 +123,7 @@ func (c *Client) Flood(ctx context.Context, p providers.Point) (*providers.Flood
 	)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
-		body, err := c.query(gctx, c.zonesLayer, zoneFields, p)
+		body, err := c.query(gctx, c.ZonesLayer, zoneFields, p)
 		if err != nil {
 			return err
 		}
@@ -147,7 +131,7 @@ func (c *Client) Flood(ctx context.Context, p providers.Point) (*providers.Flood
 		return err
 	})
 	g.Go(func() error {
-		body, err := c.query(gctx, c.panelsLayer, panelFields, p)
+		body, err := c.query(gctx, c.PanelsLayer, panelFields, p)
 		if err != nil {
 			return err
 		}

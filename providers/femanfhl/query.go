@@ -115,13 +115,13 @@ func (c *Client) query(ctx context.Context, layer int, outFields string, p provi
 		"returnGeometry": {"false"},
 		"f":              {"json"},
 	}
-	u := c.base + "/" + strconv.Itoa(layer) + "/query?" + q.Encode()
+	u := c.Base() + "/" + strconv.Itoa(layer) + "/query?" + q.Encode()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "could not build the flood map request")
 	}
 	req.Header.Set("Accept", "application/json")
-	a, err := upstream.Do(c.http, req, c.maxBodyBytes, service)
+	a, err := upstream.Do(c.HTTP(), req, maxBody, service)
 	if err != nil {
 		return nil, err
 	}
@@ -146,6 +146,6 @@ func (c *Client) statusError(a *upstream.Answer, layer int) *providers.Error {
 	default:
 		e = providers.Wrap(cause, providers.KindUpstream, providers.CodeUpstreamError, "the FEMA flood map service answered with an error")
 	}
-	e.RetryAfter = upstream.Delay(a.Header, c.now())
+	e.RetryAfter = upstream.Delay(a.Header, c.Now())
 	return e
 }

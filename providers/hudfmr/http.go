@@ -20,13 +20,13 @@ const maxBody = 4 << 20
 // get sends a GET for path (relative to the base URL, with its query) and
 // returns the body of an HTTP 200 answer.
 func (c *Client) get(ctx context.Context, path, entity string) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/"+path, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.Base()+"/"+path, nil)
 	if err != nil {
 		return nil, providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "could not build the HUD FMR request")
 	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Authorization", "Bearer "+c.Token)
 	req.Header.Set("Accept", "application/json")
-	a, err := upstream.Do(c.http, req, maxBody, service)
+	a, err := upstream.Do(c.HTTP(), req, maxBody, service)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func (c *Client) statusError(a *upstream.Answer, entity string) error {
 		return providers.Wrap(cause, providers.KindUpstream, providers.CodeUpstreamRejectedInput,
 			"the HUD FMR API rejected the request parameters")
 	default: // 429, 5xx and anything else, as every module reports them
-		e := upstream.StatusError(code, a.Header, a.Body, service, c.now())
+		e := upstream.StatusError(code, a.Header, a.Body, service, c.Now())
 		e.Err = cause
 		return e
 	}

@@ -1,9 +1,7 @@
 package hudfmr
 
 import (
-	"net/http"
-	"strings"
-	"time"
+	"strconv"
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/upstream"
@@ -18,51 +16,58 @@ const DefaultBaseURL = "https://www.huduser.gov/hudapi/public/fmr"
 // also the Source of every FairMarketRents the module returns.
 const Name = "hud-fmr"
 
-func init() {
-	providers.Register(providers.Module{
-		Name:           Name,
-		Roles:          []providers.Role{providers.RoleFairMarketRent},
-		DefaultBaseURL: DefaultBaseURL,
-		New:            providers.Constructor(New),
-	})
-}
+// module is the package's entry in the registry.
+var module = providers.Module{Name: Name, Roles: []providers.Role{providers.RoleFairMarketRent},
+	DefaultBaseURL: DefaultBaseURL, New: func() any { return new(Client) }}
+
+func init() { providers.Register(module) }
 
 var _ providers.FairMarketRentProvider = (*Client)(nil)
 
-// Client talks to the HUD USER Fair Market Rent API. Build it with New; the
-// zero value is not usable. It holds no mutable state and is safe for
-// concurrent use.
-type Client struct {
-	base  string // without trailing slash
-	http  *http.Client
-	token string
-	year  string // "" asks for HUD's latest fiscal year
-	now   func() time.Time
+// Options are the module's options in config.yaml.
+type Options struct {
+	// Token is the HUD USER API access token; required.
+	Token string `yaml:"token"`
+	// Year is the fiscal year asked for; 0 (the default) asks for HUD's
+	// latest.
+	Year int `yaml:"year"`
 }
 
-// New returns a Client for s. An empty s.BaseURL means DefaultBaseURL and a
-// nil s.Client means http.DefaultClient. It fails with KindInvalid on an
-// unknown option, a missing token option, a year option that is not a
-// four-digit year, or a base URL that is not absolute http(s).
-func New(s providers.Settings) (*Client, error) {
-	if err := s.CheckOptions("token", "year"); err != nil {
-		return nil, err
+// Client talks to the HUD USER Fair Market Rent API. Build it with New; the
+// zero value is not usable. Its Options must not change once it is built;
+// it holds no mutable state and is safe for concurrent use.
+type Client struct {
+	Options `yaml:",inline"`
+	upstream.Endpoint
+	year string // Year as the API takes it; "" for the latest
+}
+
+// New builds a Client from s as config.yaml does (see providers.Build): an
+// empty s.BaseURL means DefaultBaseURL and a nil s.Client means
+// http.DefaultClient. It fails with KindInvalid on an unknown option, a
+// missing token option, a year option that is not a four-digit year, or a
+// base URL that is not absolute http(s).
+func New(s providers.Settings) (*Client, error) { return providers.Build[*Client](module, s) }
+
+// Provision keeps the upstream of s and derives the year asked for.
+func (c *Client) Provision(s providers.Settings) error {
+	if c.Year != 0 {
+		c.year = strconv.Itoa(c.Year)
 	}
-	token := strings.TrimSpace(s.Option("token", ""))
-	if token == "" {
-		return nil, providers.Errorf(providers.KindInvalid, providers.CodeInvalidConfig,
+	return c.Endpoint.Provision(s)
+}
+
+// Validate requires the token and a four-digit year.
+func (c *Client) Validate() error {
+	if c.Token == "" {
+		return providers.Errorf(providers.KindInvalid, providers.CodeInvalidConfig,
 			"option token is required: the HUD USER API access token")
 	}
-	year := strings.TrimSpace(s.Option("year", ""))
-	if year != "" && !digits(year, 4) {
-		return nil, providers.Errorf(providers.KindInvalid, providers.CodeInvalidConfig,
-			"option year %q is not a four-digit fiscal year", year)
+	if c.Year != 0 && (c.Year < 1000 || c.Year > 9999) {
+		return providers.Errorf(providers.KindInvalid, providers.CodeInvalidConfig,
+			"option year %d is not a four-digit fiscal year", c.Year)
 	}
-	base, err := upstream.BaseURL(s, DefaultBaseURL)
-	if err != nil {
-		return nil, err
-	}
-	return &Client{base: base, http: upstream.Client(s), token: token, year: year, now: upstream.Clock(s)}, nil
+	return nil
 }
 
 // digits reports whether s is exactly n ASCII digits.

@@ -107,7 +107,8 @@ func TestNewValidatesOptions(t *testing.T) {
 	}{
 		{"missing token", providers.Settings{}, "token"},
 		{"blank token", providers.Settings{Options: map[string]string{"token": " "}}, "token"},
-		{"bad year", providers.Settings{Options: map[string]string{"token": "t", "year": "FY25"}}, "year"},
+		{"year not a number", providers.Settings{Options: map[string]string{"token": "t", "year": "FY25"}}, `option year: "FY25" is not a whole number`},
+		{"year not four digits", providers.Settings{Options: map[string]string{"token": "t", "year": "25"}}, "option year 25 is not a four-digit fiscal year"},
 		{"unknown option", providers.Settings{Options: map[string]string{"token": "t", "api_key": "t"}}, "api_key"},
 		{"relative base URL", providers.Settings{BaseURL: "www.huduser.gov", Options: map[string]string{"token": "t"}}, "base URL"},
 	}

@@ -28,11 +28,11 @@ func (c *Client) Amenities(ctx context.Context, p providers.Point, radiusMeters 
 	if !(p.Lat >= -90 && p.Lat <= 90) || !(p.Lng >= -180 && p.Lng <= 180) {
 		return nil, providers.Invalid("point", "latitude must be from -90 to 90 and longitude from -180 to 180")
 	}
-	elements, err := c.interpret(ctx, query(p, radiusMeters, c.timeout))
+	elements, err := c.interpret(ctx, query(p, radiusMeters, c.Options.TimeoutSeconds))
 	if err != nil {
 		return nil, err
 	}
-	return collect(p, radiusMeters, elements, c.maxResults), nil
+	return collect(p, radiusMeters, elements, c.MaxResults), nil
 }
 
 // candidate is an item on its way into the answer, with the exact distance

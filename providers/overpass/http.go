@@ -69,20 +69,20 @@ func (c *Client) interpret(ctx context.Context, q string) ([]element, error) {
 		return nil, providers.As(err)
 	}
 	form := url.Values{"data": {q}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, strings.NewReader(form.Encode()))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.Base(), strings.NewReader(form.Encode()))
 	if err != nil {
 		return nil, providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "could not build the Overpass request")
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
-	if c.userAgent != "" {
-		req.Header.Set("User-Agent", c.userAgent)
+	if c.UserAgent != "" {
+		req.Header.Set("User-Agent", c.UserAgent)
 	}
-	a, err := upstream.Do(c.http, req, maxBody, service)
+	a, err := upstream.Do(c.HTTP(), req, maxBody, service)
 	if err != nil {
 		return nil, err
 	}
-	return decode(a.Status, a.Header, a.Body, c.now())
+	return decode(a.Status, a.Header, a.Body, c.Now())
 }
 
 // decode turns one interpreter answer into its elements, or into the

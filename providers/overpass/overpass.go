@@ -1,12 +1,6 @@
 package overpass
 
 import (
-	"net/http"
-	"net/url"
-	"strconv"
-	"strings"
-	"time"
-
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/upstream"
 )
@@ -49,84 +43,64 @@ const (
 // the same name are taken for the same place mapped twice.
 const DedupeMeters = 50
 
-func init() {
-	providers.Register(providers.Module{
-		Name:           Name,
-		Roles:          []providers.Role{providers.RoleAmenities},
-		DefaultBaseURL: DefaultBaseURL,
-		New:            providers.Constructor(New),
-	})
-}
+// module is the package's entry in the registry. New states the defaults
+// of the options.
+var module = providers.Module{Name: Name, Roles: []providers.Role{providers.RoleAmenities},
+	DefaultBaseURL: DefaultBaseURL, New: func() any {
+		return &Client{Options: Options{TimeoutSeconds: DefaultTimeoutSeconds, UserAgent: DefaultUserAgent}}
+	}}
+
+func init() { providers.Register(module) }
 
 var _ providers.AmenitiesProvider = (*Client)(nil)
 
+// maxResultsCap bounds the max_results option.
+const maxResultsCap = 1 << 20
+
+// Options are the module's options in config.yaml.
+type Options struct {
+	// TimeoutSeconds is the server-side query budget, 1 to
+	// MaxTimeoutSeconds (default DefaultTimeoutSeconds).
+	TimeoutSeconds int `yaml:"timeout_seconds"`
+	// MaxResults keeps only the nearest N items per category; 0 (the
+	// default) keeps all.
+	MaxResults int `yaml:"max_results"`
+	// UserAgent is the User-Agent header (default DefaultUserAgent).
+	UserAgent string `yaml:"user_agent"`
+}
+
 // Client asks an Overpass interpreter for amenities. Build it with New; the
-// zero value is not usable. It holds no mutable state and is safe for
-// concurrent use.
+// zero value is not usable. Its Options must not change once it is built;
+// it holds no mutable state and is safe for concurrent use. Its base URL is
+// the full interpreter URL, not a host.
 type Client struct {
-	endpoint   string
-	http       *http.Client
-	timeout    int // seconds, the [timeout:N] of every query
-	maxResults int // per category; 0 means no cap
-	userAgent  string
-	now        func() time.Time
+	Options `yaml:",inline"`
+	upstream.Endpoint
 }
 
-// New returns a Client for s. An empty s.BaseURL means DefaultBaseURL (the
-// full interpreter URL, not a host) and a nil s.Client means
-// http.DefaultClient. Options:
-//
-//	timeout_seconds  server-side query budget, 1..180 (default 25)
-//	max_results      keep only the nearest N items per category (default 0: all)
-//	user_agent       User-Agent header (default DefaultUserAgent)
-//
-// It fails with KindInvalid on an unknown or malformed option or a base URL
-// that is not absolute http(s).
-func New(s providers.Settings) (*Client, error) {
-	if err := s.CheckOptions("timeout_seconds", "max_results", "user_agent"); err != nil {
-		return nil, err
+// New builds a Client from s as config.yaml does (see providers.Build): an
+// empty s.BaseURL means DefaultBaseURL and a nil s.Client means
+// http.DefaultClient. It fails with KindInvalid on an unknown or malformed
+// option or a base URL that is not absolute http(s).
+func New(s providers.Settings) (*Client, error) { return providers.Build[*Client](module, s) }
+
+// Validate rejects a query budget the public instances refuse and a
+// negative cap.
+func (c *Client) Validate() error {
+	if err := inRange("timeout_seconds", c.Options.TimeoutSeconds, 1, MaxTimeoutSeconds); err != nil {
+		return err
 	}
-	endpoint := strings.TrimSpace(s.BaseURL)
-	if endpoint == "" {
-		endpoint = DefaultBaseURL
-	}
-	u, err := url.Parse(endpoint)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, providers.Errorf(providers.KindInvalid, providers.CodeInvalidConfig,
-			"base URL %q is not an absolute http(s) URL", s.BaseURL)
-	}
-	timeout, err := intOption(s, "timeout_seconds", DefaultTimeoutSeconds, 1, MaxTimeoutSeconds)
-	if err != nil {
-		return nil, err
-	}
-	maxResults, err := intOption(s, "max_results", 0, 0, 1<<20)
-	if err != nil {
-		return nil, err
-	}
-	return &Client{
-		endpoint:   endpoint,
-		http:       upstream.Client(s),
-		timeout:    timeout,
-		maxResults: maxResults,
-		userAgent:  strings.TrimSpace(s.Option("user_agent", DefaultUserAgent)),
-		now:        upstream.Clock(s),
-	}, nil
+	return inRange("max_results", c.MaxResults, 0, maxResultsCap)
 }
 
-// intOption parses the integer option name, def when unset, and checks it
-// lies in [lo, hi].
-func intOption(s providers.Settings, name string, def, lo, hi int) (int, error) {
-	raw := strings.TrimSpace(s.Option(name, ""))
-	if raw == "" {
-		return def, nil
+// inRange checks the integer option name lies in [lo, hi].
+func inRange(name string, n, lo, hi int) error {
+	if n < lo || n > hi {
+		return providers.Errorf(providers.KindInvalid, providers.CodeInvalidConfig,
+			"option %s=%d must be an integer from %d to %d", name, n, lo, hi)
 	}
-	n, err := strconv.Atoi(raw)
-	if err != nil || n < lo || n > hi {
-		return 0, providers.Errorf(providers.KindInvalid, providers.CodeInvalidConfig,
-			"option %s=%q must be an integer from %d to %d", name, raw, lo, hi)
-	}
-	return n, nil
+	return nil
 }
 
 // TimeoutSeconds returns the server-side query budget the client sends.
-func (c *Client) TimeoutSeconds() int { return c.timeout }
+func (c *Client) TimeoutSeconds() int { return c.Options.TimeoutSeconds }

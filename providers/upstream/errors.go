@@ -2,7 +2,7 @@
 // an upstream's transport failure, HTTP status and Retry-After header become
 // *providers.Error values (TransportError, StatusError, Delay), how a
 // request is sent and its answer read (Do), and which base URL, client and
-// clock a module takes from its providers.Settings (BaseURL, Client, Clock).
+// clock a module keeps of its providers.Settings (Endpoint).
 //
 // Every module reports the same things the same way through it: a caller
 // that went away is KindCanceled or KindTimeout whatever the transport said;

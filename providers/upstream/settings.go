@@ -2,45 +2,38 @@ package upstream
 
 import (
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
 )
 
-// BaseURL returns the URL a module appends its paths to: s.BaseURL without
-// trailing slashes, or def when that leaves nothing. It fails with
-// KindInvalid (invalid_config) naming base_url when the result is not an
-// absolute http(s) URL, so a typo in config.yaml fails start-up rather than
-// every request.
-func BaseURL(s providers.Settings, def string) (string, error) {
-	base := strings.TrimRight(s.BaseURL, "/")
-	if base == "" {
-		base = def
-	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", providers.Errorf(providers.KindInvalid, providers.CodeInvalidConfig,
-			"base_url %q is not an absolute http(s) base URL", s.BaseURL)
-	}
-	return base, nil
+// Endpoint is what a module calling one HTTP upstream keeps of its
+// Settings: the base URL to append paths to, the client to send with, the
+// clock to read Retry-After dates with. Building a module has already
+// defaulted and checked all three (see providers.Settings), so a module
+// that embeds Endpoint is a providers.Provisioner without writing a
+// Provision of its own, and none repeats that work. The zero value is not
+// usable; Provision sets it, once, and it is read-only and safe for
+// concurrent use after.
+type Endpoint struct {
+	base   string // without trailing slash
+	client *http.Client
+	now    func() time.Time
 }
 
-// Client returns the HTTP client of s, http.DefaultClient when it has none:
-// the decorators (retries, rate limits) live in the client a module is given.
-func Client(s providers.Settings) *http.Client {
-	if s.Client != nil {
-		return s.Client
-	}
-	return http.DefaultClient
+// Provision keeps the base URL, client and clock of s. It never fails.
+func (e *Endpoint) Provision(s providers.Settings) error {
+	e.base, e.client, e.now = s.BaseURL, s.Client, s.Now
+	return nil
 }
 
-// Clock returns the clock of s, time.Now when it has none; modules read it
-// to resolve Retry-After dates, and tests fix it.
-func Clock(s providers.Settings) func() time.Time {
-	if s.Now != nil {
-		return s.Now
-	}
-	return time.Now
-}
+// Base returns the base URL without trailing slash: the module's default
+// unless config.yaml names another.
+func (e *Endpoint) Base() string { return e.base }
+
+// HTTP returns the client to send requests with; the decorators (retries,
+// rate limits) live in it.
+func (e *Endpoint) HTTP() *http.Client { return e.client }
+
+// Now returns the current time by the module's clock.
+func (e *Endpoint) Now() time.Time { return e.now() }

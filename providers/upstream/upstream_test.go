@@ -228,61 +228,6 @@ func TestStatusError(t *testing.T) {
 	}
 }
 
-func TestBaseURL(t *testing.T) {
-	const def = "https://api.example.gov/data"
-	tests := []struct {
-		name    string
-		baseURL string
-		want    string
-		ok      bool
-	}{
-		{"empty means the default", "", def, true},
-		{"only slashes mean the default", "//", def, true},
-		{"kept", "http://127.0.0.1:8080/geo", "http://127.0.0.1:8080/geo", true},
-		{"trailing slashes dropped", "https://mirror.example.org/api///", "https://mirror.example.org/api", true},
-		{"relative", "api.example.gov/data", "", false},
-		{"no host", "https://", "", false},
-		{"not http", "ftp://api.example.gov/data", "", false},
-		{"unparseable", "http://[::1", "", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := upstream.BaseURL(providers.Settings{BaseURL: tt.baseURL}, def)
-			if !tt.ok {
-				if err == nil {
-					t.Fatalf("BaseURL(%q) = %q; start-up should fail", tt.baseURL, got)
-				}
-				e := providers.As(err)
-				if e.Kind != providers.KindInvalid || e.Code != "invalid_config" ||
-					!strings.Contains(e.Message, "base_url") || !strings.Contains(e.Message, tt.baseURL) {
-					t.Errorf("error %v, want KindInvalid invalid_config naming base_url and %q", err, tt.baseURL)
-				}
-				return
-			}
-			if err != nil || got != tt.want {
-				t.Errorf("BaseURL(%q) = %q, %v; want %q", tt.baseURL, got, err, tt.want)
-			}
-		})
-	}
-}
-
-func TestClientAndClockDefaults(t *testing.T) {
-	if c := upstream.Client(providers.Settings{}); c != http.DefaultClient {
-		t.Errorf("Client of empty settings = %p, want http.DefaultClient", c)
-	}
-	mine := &http.Client{Timeout: time.Second}
-	if c := upstream.Client(providers.Settings{Client: mine}); c != mine {
-		t.Errorf("Client did not return the configured client")
-	}
-	if d := time.Since(upstream.Clock(providers.Settings{})()); d < 0 || d > time.Minute {
-		t.Errorf("Clock of empty settings is %v away from time.Now", d)
-	}
-	fixed := func() time.Time { return now }
-	if got := upstream.Clock(providers.Settings{Now: fixed})(); !got.Equal(now) {
-		t.Errorf("Clock = %v, want the configured %v", got, now)
-	}
-}
-
 // failingBody is a response body that breaks after its first bytes, as a
 // connection reset mid-answer does.
 type failingBody struct{ sent bool }

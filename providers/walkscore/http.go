@@ -26,12 +26,12 @@ type answer struct {
 // get sends GET score with query q and returns the answer whatever its HTTP
 // status, since Walk Score reports outcomes in the body.
 func (c *Client) get(ctx context.Context, q url.Values) (*answer, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/score?"+q.Encode(), nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.Base()+"/score?"+q.Encode(), nil)
 	if err != nil {
 		return nil, providers.Wrap(c.redact(err), providers.KindInternal, providers.CodeInternalError, "could not build the Walk Score request")
 	}
 	req.Header.Set("Accept", "application/json")
-	a, err := upstream.Do(c.http, req, maxBody, service)
+	a, err := upstream.Do(c.HTTP(), req, maxBody, service)
 	if err != nil {
 		e := providers.As(err)
 		e.Err = c.redact(e.Err) // the cause may quote the request URL
@@ -61,8 +61,8 @@ func (e *redactedError) Unwrap() error { return e.err }
 // redact wraps err so that its text never shows the API key, raw or
 // query-escaped.
 func (c *Client) redact(err error) error {
-	secrets := []string{c.key}
-	if esc := url.QueryEscape(c.key); esc != c.key {
+	secrets := []string{c.APIKey}
+	if esc := url.QueryEscape(c.APIKey); esc != c.APIKey {
 		secrets = append(secrets, esc)
 	}
 	return &redactedError{err: err, secrets: secrets}

@@ -52,7 +52,7 @@ func (c *Client) WalkScore(ctx context.Context, p providers.Point, address strin
 	}
 	q.Set("transit", "1")
 	q.Set("bike", "1")
-	q.Set("wsapikey", c.key)
+	q.Set("wsapikey", c.APIKey)
 	a, err := c.get(ctx, q)
 	if err != nil {
 		return nil, err
@@ -156,7 +156,7 @@ func (c *Client) upstreamError(a *answer, status int, code, message string) erro
 		Kind:       providers.KindUpstream,
 		Code:       code,
 		Message:    message,
-		RetryAfter: upstream.Delay(a.header, c.now()),
+		RetryAfter: upstream.Delay(a.header, c.Now()),
 		Err:        cause(a, status),
 	}
 }

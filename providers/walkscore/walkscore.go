@@ -1,10 +1,6 @@
 package walkscore
 
 import (
-	"net/http"
-	"strings"
-	"time"
-
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/upstream"
 )
@@ -17,42 +13,39 @@ const DefaultBaseURL = "https://api.walkscore.com"
 // also the Method and Source of every score the module returns.
 const Name = "walkscore-api"
 
-func init() {
-	providers.Register(providers.Module{
-		Name:           Name,
-		Roles:          []providers.Role{providers.RoleWalkScore},
-		DefaultBaseURL: DefaultBaseURL,
-		New:            providers.Constructor(New),
-	})
-}
+// module is the package's entry in the registry.
+var module = providers.Module{Name: Name, Roles: []providers.Role{providers.RoleWalkScore},
+	DefaultBaseURL: DefaultBaseURL, New: func() any { return new(Client) }}
+
+func init() { providers.Register(module) }
 
 var _ providers.WalkScoreProvider = (*Client)(nil)
 
-// Client talks to the Walk Score API. Build it with New; the zero value is
-// not usable. It holds no mutable state and is safe for concurrent use.
-type Client struct {
-	base string // without trailing slash
-	http *http.Client
-	key  string
-	now  func() time.Time
+// Options are the module's options in config.yaml.
+type Options struct {
+	// APIKey is the wsapikey Walk Score issued for this server; required.
+	APIKey string `yaml:"api_key"`
 }
 
-// New returns a Client for s. An empty s.BaseURL means DefaultBaseURL and a
-// nil s.Client means http.DefaultClient. It fails with KindInvalid on an
-// unknown option, a missing api_key option, or a base URL that is not
-// absolute http(s).
-func New(s providers.Settings) (*Client, error) {
-	if err := s.CheckOptions("api_key"); err != nil {
-		return nil, err
-	}
-	key := strings.TrimSpace(s.Option("api_key", ""))
-	if key == "" {
-		return nil, providers.Errorf(providers.KindInvalid, providers.CodeInvalidConfig,
+// Client talks to the Walk Score API. Build it with New; the zero value is
+// not usable. Its Options must not change once it is built; it holds no
+// mutable state and is safe for concurrent use.
+type Client struct {
+	Options `yaml:",inline"`
+	upstream.Endpoint
+}
+
+// New builds a Client from s as config.yaml does (see providers.Build): an
+// empty s.BaseURL means DefaultBaseURL and a nil s.Client means
+// http.DefaultClient. It fails with KindInvalid on an unknown option, a
+// missing api_key option, or a base URL that is not absolute http(s).
+func New(s providers.Settings) (*Client, error) { return providers.Build[*Client](module, s) }
+
+// Validate requires the key: without one every call would fail.
+func (c *Client) Validate() error {
+	if c.APIKey == "" {
+		return providers.Errorf(providers.KindInvalid, providers.CodeInvalidConfig,
 			"option api_key is required: the wsapikey Walk Score issued for this server")
 	}
-	base, err := upstream.BaseURL(s, DefaultBaseURL)
-	if err != nil {
-		return nil, err
-	}
-	return &Client{base: base, http: upstream.Client(s), key: key, now: upstream.Clock(s)}, nil
+	return nil
 }
