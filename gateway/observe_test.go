@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -50,6 +51,7 @@ type observed struct {
 	*stack
 	metrics *metrics.Metrics
 	logs    *syncBuffer
+	direct  bool // request lines through Config.AccessLog, not the Logger
 }
 
 func newObserved(t *testing.T, opts stackOptions) *observed {
@@ -75,9 +77,16 @@ func (o *observed) rebuild() {
 			names = append(names, n)
 		}
 	}
+	// Direct, the logger writes elsewhere: every request line in logs
+	// came through AccessLog.
+	var access io.Writer
+	logger := slog.New(slog.NewJSONHandler(o.logs, nil))
+	if o.direct {
+		access, logger = o.logs, slog.New(slog.NewJSONHandler(io.Discard, nil))
+	}
 	o.gw = gateway.New(gateway.Config{
 		Service: o.svc, Sections: names, Now: o.opts.now, Metrics: o.metrics,
-		Logger: slog.New(slog.NewJSONHandler(o.logs, nil)),
+		Logger: logger, AccessLog: access,
 		Keys: []gateway.Key{
 			{Name: "one", SHA256: sha256.Sum256([]byte(testKey)), Limit: ratelimit.Limit{Rate: rate, Burst: burst}},
 			{Name: "two", SHA256: sha256.Sum256([]byte(otherKey)), Limit: ratelimit.Limit{Rate: rate, Burst: burst}},
@@ -490,4 +499,59 @@ func TestRequestsRefusedBeforeRoutingAreCountedAndLogged(t *testing.T) {
 		t.Fatalf("log line %v, want status 413 on route unmatched", line)
 	}
 	o.wantValue(`propertyd_requests_total{route="unmatched",status="413"}`, 1)
+}
+
+// orderedLine is a JSON log line as its members in order, with the values
+// that differ from run to run (the time, the duration) blanked.
+func orderedLines(t *testing.T, logs string) [][]string {
+	t.Helper()
+	var out [][]string
+	for _, line := range strings.Split(strings.TrimSpace(logs), "\n") {
+		dec := json.NewDecoder(strings.NewReader(line))
+		dec.UseNumber()
+		var members []string
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+			t.Fatalf("line %q is not a JSON object", line)
+		}
+		for dec.More() {
+			name, _ := dec.Token()
+			var v any
+			if err := dec.Decode(&v); err != nil {
+				t.Fatalf("line %q: %v", line, err)
+			}
+			switch name {
+			case "time":
+				if _, err := time.Parse(time.RFC3339Nano, v.(string)); err != nil {
+					t.Fatalf("time %q of %q: %v", v, line, err)
+				}
+				v = "-"
+			case "duration_us":
+				v = "-"
+			}
+			members = append(members, fmt.Sprintf("%s=%v", name, v))
+		}
+		out = append(out, members)
+	}
+	return out
+}
+
+func TestTheDirectRequestLogWritesWhatTheLoggerWould(t *testing.T) {
+	run := func(direct bool) [][]string {
+		f := newFakeSections()
+		o := &observed{stack: newStack(t, stackOptions{sections: f.sections(time.Hour, nil)}), metrics: metrics.New(), logs: &syncBuffer{}, direct: direct}
+		o.rebuild()
+		o.get(lookupURL("123 North Main Street", "Springfield", "IL", "62701")+"&include=flood", "X-Request-ID", `req-"1"\<&>`)
+		o.get(lookupURL("123 North Main Street", "Springfield", "IL", "62701"), "X-Request-ID", "req-2")
+		o.get("/v1/properties/999", "X-Request-ID", "req-3")
+		o.get("/v1/properties/1", "X-Request-ID", "req-4", "X-API-Key", "wrong")
+		o.get("/healthz", "X-Request-ID", "req-5") // debug level: not written at info
+		return orderedLines(t, o.logs.String())
+	}
+	viaLogger, direct := run(false), run(true)
+	if len(viaLogger) != 4 {
+		t.Fatalf("the logger wrote %d lines, want 4: %v", len(viaLogger), viaLogger)
+	}
+	if !reflect.DeepEqual(viaLogger, direct) {
+		t.Fatalf("direct lines differ from the logger's:\nlogger: %v\ndirect: %v", viaLogger, direct)
+	}
 }

@@ -32,6 +32,10 @@ type Main struct {
 	Config   *Config
 	Registry *providers.Registry
 	Logger   *slog.Logger
+	// AccessLog, when set, receives the request log lines straight from
+	// the gateway (see gateway.Config.AccessLog); nil sends them through
+	// Logger.
+	AccessLog io.Writer
 	// HTTPTransport reaches the upstreams; nil means a tuned default. Tests
 	// put an httpmock transport here.
 	HTTPTransport http.RoundTripper
@@ -99,7 +103,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	}
 	m.gw = gateway.New(gateway.Config{
 		Service: svc, Keys: keys, Sections: cfg.Sections(), BodyLimit: cfg.BodyLimitBytes,
-		RequestTimeout: cfg.RequestTimeout.D(), Logger: m.Logger, Ready: m.ready, Metrics: m.metrics,
+		RequestTimeout: cfg.RequestTimeout.D(), Logger: m.Logger, AccessLog: m.AccessLog, Ready: m.ready, Metrics: m.metrics,
 		Limiter: m.budgets(keys), Redis: m.redisUp(),
 	})
 	return nil

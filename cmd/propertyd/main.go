@@ -119,6 +119,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	logs := newLogBuffer(stderr, 64<<10, 200*time.Millisecond)
 	defer logs.Close()
 	m.Logger = slog.New(slog.NewJSONHandler(logs, nil))
+	m.AccessLog = logs
 	if err := m.Run(ctx); err != nil {
 		fmt.Fprintf(stderr, "propertyd: %v\n", err)
 		return exitError
