@@ -224,3 +224,16 @@ func TestBareAppSendsTheGivenBytes(t *testing.T) {
 		t.Errorf("bare GET /nope = %d, want 404", resp.StatusCode)
 	}
 }
+
+func TestWorstSecondComparesTheSameSecondOfEachLoop(t *testing.T) {
+	ms := time.Millisecond
+	// Second 2 is propertyd's worst relative to bare Fiber's same second,
+	// though not its worst absolute; the fourth second has no bare pair.
+	r, s := worstSecond([]time.Duration{2 * ms, 9 * ms, 3 * ms, 50 * ms}, []time.Duration{2 * ms, 6 * ms, 1 * ms})
+	if r != 3 || s != 2 {
+		t.Fatalf("worstSecond = %.2f at %d, want 3.00 at 2", r, s)
+	}
+	if r, _ := worstSecond(nil, []time.Duration{ms}); r != 0 {
+		t.Fatalf("no seconds compared gave %.2f", r)
+	}
+}
