@@ -297,3 +297,28 @@ func TestUpstreamTimeoutIs504(t *testing.T) {
 	}
 	wantProblem(t, s.get(lookupURL("1 Main St", "", "IL", "")), 504, "upstream_timeout")
 }
+
+func TestARepeatedGetIsTheSameAnswerAndHeadStaysBare(t *testing.T) {
+	s := newStack(t, stackOptions{})
+	created := s.get(lookupURL("123 N Main St", "Springfield", "IL", ""))
+	url := fmt.Sprintf("/v1/properties/%d", int(created.data()["id"].(float64)))
+	first := s.get(url)               // rendered, and kept ready
+	again := s.get(url)               // answered from the ready bytes
+	empty := s.get(url + "?include=") // no section: the same answer
+	for _, r := range []response{again, empty} {
+		if r.status != 200 || string(r.body) != string(first.body) || r.header.Get("ETag") != first.header.Get("ETag") ||
+			r.header.Get("Content-Type") != first.header.Get("Content-Type") {
+			t.Fatalf("repeated GET: %d %s %q %q; first: %s %q %q", r.status, r.body, r.header.Get("ETag"), r.header.Get("Content-Type"),
+				first.body, first.header.Get("ETag"), first.header.Get("Content-Type"))
+		}
+	}
+	// A section makes another answer.
+	if withFlood := s.get(url + "?include=flood"); withFlood.status == 200 && string(withFlood.body) == string(first.body) {
+		t.Fatal("include=flood answered the plain record")
+	}
+	// HEAD is not a GET: no body, and no ETag, as before any GET was kept.
+	head := s.do("HEAD", url, "")
+	if head.status != 200 || len(head.body) != 0 || head.header.Get("ETag") != "" {
+		t.Fatalf("HEAD: %d, body %q, ETag %q", head.status, head.body, head.header.Get("ETag"))
+	}
+}

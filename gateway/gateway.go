@@ -14,6 +14,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
+	"github.com/propertyd/propertyd/cache"
 	"github.com/propertyd/propertyd/providers/core"
 	"github.com/propertyd/propertyd/providers/metrics"
 	"github.com/propertyd/propertyd/ratelimit"
@@ -68,6 +69,11 @@ type Config struct {
 	// still decides which levels are written, and logs everything else.
 	// It must be safe for concurrent use.
 	AccessLog io.Writer
+	// Answers, when set, keeps the answers of GET /v1/properties/{id}
+	// without include= as ready bytes for AnswerTTL (0: until evicted);
+	// give it the cache and TTL of the records (see readyBody).
+	Answers   *cache.Cache
+	AnswerTTL time.Duration
 	// Metrics, when set, records every request and is served at /metrics
 	// (without a key); nil means no metrics and no /metrics route.
 	Metrics *metrics.Metrics
@@ -90,6 +96,7 @@ type Gateway struct {
 	keys    []Key
 	allowed map[string]bool // enrichment sections served
 	public  []string        // the catalogue's public sections, in its order
+	ready   readyBodies
 	handler fasthttp.RequestHandler
 }
 
@@ -107,7 +114,8 @@ func New(cfg Config) *Gateway {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	g := &Gateway{cfg: cfg, keys: cfg.Keys, allowed: map[string]bool{}, public: core.PublicSections()}
+	g := &Gateway{cfg: cfg, keys: cfg.Keys, allowed: map[string]bool{}, public: core.PublicSections(),
+		ready: readyBodies{c: cfg.Answers, ttl: cfg.AnswerTTL}}
 	g.limiter = cfg.Limiter
 	if g.limiter == nil {
 		limits := map[string]ratelimit.Limit{}

@@ -20,13 +20,21 @@ func (g *Gateway) respondRecord(c *fiber.Ctx, p *providers.Property, src core.So
 	if created {
 		meta.Created = &src.Created
 	}
-	return renderPooled(c, func(b []byte) ([]byte, error) {
+	render := func(b []byte) ([]byte, error) {
 		b, err := appendRecordWith(b, p, sectionFields(inc, secs)...)
 		if err != nil {
 			return nil, err
 		}
 		return appendMeta(b, meta)
-	})
+	}
+	if !created && len(inc) == 0 && g.ready.c != nil && c.Method() == fiber.MethodGet {
+		// A plain GET by id: its answer is kept ready for the next one.
+		return renderPooledWith(c, render, func(c *fiber.Ctx, b []byte) error {
+			rb := g.ready.put(p.ID, b)
+			return sendTagged(c, rb.body, rb.etag)
+		})
+	}
+	return renderPooled(c, render)
 }
 
 // lookup: GET /v1/properties/lookup?street=&city=&state=&zip=&include=
@@ -87,6 +95,9 @@ func (g *Gateway) get(c *fiber.Ctx) error {
 		return err
 	}
 	if _, err := queryParams(c, "include"); err != nil {
+		return err
+	}
+	if ok, err := g.getReady(c, id); ok {
 		return err
 	}
 	p, err := g.cfg.Service.Get(c.UserContext(), id)

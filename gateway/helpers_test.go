@@ -167,7 +167,7 @@ func (s *stack) open() {
 		limiter = s.opts.limiter(map[string]ratelimit.Limit{"one": l, "two": l})
 	}
 	s.gw = gateway.New(gateway.Config{
-		Service: s.svc, Sections: names, Now: s.opts.now, Limiter: limiter,
+		Service: s.svc, Sections: names, Now: s.opts.now, Limiter: limiter, Answers: c, AnswerTTL: time.Hour,
 		Keys: []gateway.Key{
 			{Name: "one", SHA256: sha256.Sum256([]byte(testKey)), Limit: ratelimit.Limit{Rate: rate, Burst: burst}},
 			{Name: "two", SHA256: sha256.Sum256([]byte(otherKey)), Limit: ratelimit.Limit{Rate: rate, Burst: burst}},

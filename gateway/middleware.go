@@ -320,7 +320,13 @@ func sendJSON(c *fiber.Ctx, body []byte) error {
 		return nil
 	}
 	var buf [16]byte
-	etag := appendETag(buf[:0], body)
+	return sendTagged(c, body, appendETag(buf[:0], body))
+}
+
+// sendTagged sends the JSON body of a GET whose ETag is etag, or 304 when
+// the request's If-None-Match matches it.
+func sendTagged(c *fiber.Ctx, body, etag []byte) error {
+	c.Response().Header.SetContentTypeBytes(mimeJSON)
 	c.Response().Header.SetCanonical(headerETag, etag)
 	if inm := c.Get(fiber.HeaderIfNoneMatch); inm != "" && etagMatches(inm, string(etag)) {
 		c.Status(fiber.StatusNotModified)

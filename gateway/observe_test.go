@@ -86,7 +86,7 @@ func (o *observed) rebuild() {
 	}
 	o.gw = gateway.New(gateway.Config{
 		Service: o.svc, Sections: names, Now: o.opts.now, Metrics: o.metrics,
-		Logger: logger, AccessLog: access,
+		Logger: logger, AccessLog: access, Answers: o.cache, AnswerTTL: time.Hour,
 		Keys: []gateway.Key{
 			{Name: "one", SHA256: sha256.Sum256([]byte(testKey)), Limit: ratelimit.Limit{Rate: rate, Burst: burst}},
 			{Name: "two", SHA256: sha256.Sum256([]byte(otherKey)), Limit: ratelimit.Limit{Rate: rate, Burst: burst}},

@@ -326,10 +326,16 @@ const maxPooledBody = 64 << 10
 // renderPooled renders an envelope with render into a pooled buffer and
 // sends it.
 func renderPooled(c *fiber.Ctx, render func(b []byte) ([]byte, error)) error {
+	return renderPooledWith(c, render, sendJSON)
+}
+
+// renderPooledWith is renderPooled sending the body with send, which must
+// not keep it.
+func renderPooledWith(c *fiber.Ctx, render func(b []byte) ([]byte, error), send func(*fiber.Ctx, []byte) error) error {
 	bp := bodyPool.Get().(*[]byte)
 	b, err := render(append((*bp)[:0], `{"data":`...))
 	if err == nil {
-		err = sendJSON(c, b)
+		err = send(c, b)
 	}
 	if cap(b) <= maxPooledBody {
 		*bp = b[:0]

@@ -195,7 +195,8 @@ func benchServer(b *testing.B) (*fasthttp.Client, int64) {
 	g := New(Config{
 		Service: svc, Sections: benchSectionNames,
 		Keys:   []Key{{Name: "bench", SHA256: sha256.Sum256([]byte(benchKey)), Limit: ratelimit.Limit{Rate: 1e9, Burst: 1e6}}},
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), AccessLog: io.Discard,
+		Answers: c, AnswerTTL: time.Hour, // as propertyd serves
 	})
 	ln := fasthttputil.NewInmemoryListener()
 	go g.App().Listener(ln) //nolint:errcheck // returns when the listener closes

@@ -104,6 +104,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	m.gw = gateway.New(gateway.Config{
 		Service: svc, Keys: keys, Sections: cfg.Sections(), BodyLimit: cfg.BodyLimitBytes,
 		RequestTimeout: cfg.RequestTimeout.D(), Logger: m.Logger, AccessLog: m.AccessLog, Ready: m.ready, Metrics: m.metrics,
+		Answers: m.cache, AnswerTTL: cfg.Cache.RecordTTL.D(),
 		Limiter: m.budgets(keys), Redis: m.redisUp(),
 	})
 	return nil
