@@ -26,10 +26,10 @@ const benchKey = "propertyd-bench-key"
 
 // configYAML is the propertyd configuration of a run: the sandbox for
 // every upstream, a key whose budget never throttles the load (its burst
-// is a second's worth: a budget shared in Redis is charged at each
-// instance's own reading of the time, and refuses a request whose
-// instance read it more than burst/rate before another's charge, which
-// under 200 concurrent lookups on two cores is several milliseconds), and
+// is a second's worth; a budget shared in Redis was once charged at each
+// instance's own reading of the time, and a burst of a millisecond's worth
+// refused requests whose instance read it a few milliseconds before
+// another's charge, until the script read Redis's clock instead), and
 // propertyd's defaults for everything else that shapes performance
 // (timeouts, retries, memory limit, and batch concurrency unless
 // batchConcurrency > 0). The outbound rate limits of the shipped

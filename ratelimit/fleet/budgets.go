@@ -29,11 +29,13 @@ func (c *Client) Budgets(limits map[string]ratelimit.Limit) *Budgets {
 	return &Budgets{c: c, limits: own, local: ratelimit.NewKeyed(own)}
 }
 
-// Reserve charges cost tokens to key at now, as ratelimit.Keyed.Reserve
-// does: a refused request consumes nothing, a cost above the burst is
-// Impossible, an unknown key gets a zero Decision with Impossible set. The
-// decision is made in Redis when it answers within the Client's timeout,
-// else by this instance's own bucket.
+// Reserve charges cost tokens to key, as ratelimit.Keyed.Reserve does: a
+// refused request consumes nothing, a cost above the burst is Impossible,
+// an unknown key gets a zero Decision with Impossible set. The decision is
+// made in Redis, at Redis's clock, when it answers within the Client's
+// timeout, else by this instance's own bucket at now: now is the time of
+// that fallback only, so that every instance charges a shared budget at one
+// clock whatever its own says (see reserveScript).
 func (b *Budgets) Reserve(key string, cost int, now time.Time) ratelimit.Decision {
 	l, ok := b.limits[key]
 	if !ok || l.Rate <= 0 {
@@ -45,18 +47,18 @@ func (b *Budgets) Reserve(key string, cost int, now time.Time) ratelimit.Decisio
 	ctx, cancel := context.WithTimeout(context.Background(), b.c.timeout)
 	defer cancel()
 	rkey := b.c.key("key", key)
-	allowed, tat, err := b.c.reserve(ctx, rkey, l, cost, now, 0)
+	allowed, backlog, err := b.c.reserve(ctx, rkey, l, cost, now, 0)
 	if err != nil {
 		b.c.failed(err)
 		return b.local.Reserve(key, cost, now)
 	}
 	d := ratelimit.Decision{Allowed: allowed, Limit: l.Burst}
-	d.Remaining, d.Reset = state(l, tat, now)
+	d.Remaining, d.Reset = state(l, backlog)
 	switch {
 	case cost > l.Burst:
 		d.Impossible = true
 	case !allowed:
-		d.RetryAfter = retryAfter(l, tat, cost, now)
+		d.RetryAfter = retryAfter(l, backlog, cost)
 	default:
 		d = d.Holding(&hold{c: b.c, key: rkey, limit: l}, cost)
 	}
@@ -70,17 +72,18 @@ type hold struct {
 	limit ratelimit.Limit
 }
 
-// Lower gives tokens back in Redis. When Redis cannot be reached the charge
-// stands (ok is false): a refund is never made up locally, since the local
-// bucket was not charged.
+// Lower gives tokens back in Redis, at Redis's clock as the charge was
+// made (now serves only this package's tests). When Redis cannot be
+// reached the charge stands (ok is false): a refund is never made up
+// locally, since the local bucket was not charged.
 func (h *hold) Lower(give int, now time.Time) (int, time.Duration, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), h.c.timeout)
 	defer cancel()
-	tat, err := h.c.refund(ctx, h.key, h.limit, give, now)
+	backlog, err := h.c.refund(ctx, h.key, h.limit, give, now)
 	if err != nil {
 		h.c.failed(err)
 		return 0, 0, false
 	}
-	remaining, reset := state(h.limit, tat, now)
+	remaining, reset := state(h.limit, backlog)
 	return remaining, reset, true
 }

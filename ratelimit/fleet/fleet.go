@@ -13,9 +13,10 @@
 //
 // Budgets are kept by GCRA (the generic cell rate algorithm), the token
 // bucket written as one timestamp per budget, in a short Lua script so that
-// a charge is one atomic round trip. Time is the caller's, passed in: the
-// instances' clocks must agree to well under a token's interval (NTP keeps
-// them within milliseconds), and tests use fixed instants.
+// a charge is one atomic round trip. The script reads Redis's clock, as the
+// slot scripts do, so the instances of a fleet agree about every budget
+// whatever their own clocks say; the time callers pass in is that of the
+// fallback to their own buckets.
 package fleet
 
 import (
@@ -68,8 +69,9 @@ type Options struct {
 	// OnState, when set, is told whether Redis answers: once by Open and
 	// again at every change. The metrics gauge hangs here.
 	OnState func(up bool)
-	// Now returns the current time for Rate, which paces calls as they
-	// happen (time.Now when nil). Budgets are given the time by the caller.
+	// Now returns the current time for Rate, to tell how long a call's
+	// deadline leaves it (time.Now when nil). The shared buckets themselves
+	// go by Redis's clock.
 	Now func() time.Time
 	// Sleep waits d or until ctx ends, for Rate (a timer when nil).
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -87,6 +89,11 @@ type Client struct {
 	onState func(bool)
 	now     func() time.Time
 	sleep   func(context.Context, time.Duration) error
+
+	// callersClock makes the budget scripts take the caller's time instead
+	// of reading Redis's clock. Only this package's tests set it, to step a
+	// budget through fixed instants.
+	callersClock bool
 
 	up      atomic.Bool
 	mu      sync.Mutex // guards probing and closed

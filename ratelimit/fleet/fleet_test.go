@@ -80,6 +80,15 @@ func open(t *testing.T, u, prefix string, o fleet.Options) *instance {
 	return in
 }
 
+// pinned is open with the budget scripts taking the callers' time instead
+// of Redis's clock, for tests that step a budget through fixed instants.
+func pinned(t *testing.T, u, prefix string, o fleet.Options) *instance {
+	t.Helper()
+	in := open(t, u, prefix, o)
+	fleet.UseCallersClock(in.c)
+	return in
+}
+
 // headers is what a client sees of a decision: the X-RateLimit-* values and
 // Retry-After, in whole seconds rounded up as the gateway writes them.
 type headers struct {
@@ -96,10 +105,11 @@ func seen(d ratelimit.Decision) headers {
 // A budget kept in Redis answers every request as the in-process bucket
 // does: the same allowed/refused, the same X-RateLimit-* headers and
 // Retry-After, refunds included, so moving a deployment to Redis changes
-// nothing a client sees.
+// nothing a client sees. Redis's clock is pinned to the instants the
+// in-process bucket is given, seconds apart.
 func TestSharedBudgetAnswersLikeTheInProcessBucket(t *testing.T) {
 	u, prefix := fleettest.URL(t), fleettest.Prefix(t)
-	in := open(t, u, prefix, fleet.Options{})
+	in := pinned(t, u, prefix, fleet.Options{})
 	type step struct {
 		at     time.Duration // after t0
 		key    string
@@ -149,13 +159,13 @@ func TestSharedBudgetAnswersLikeTheInProcessBucket(t *testing.T) {
 
 // Three instances on one Redis share a key's budget: burst 20 lets 20
 // requests through in total, not 20 from each, and what the rate refills
-// is shared too.
+// is shared too (Redis's clock pinned to the instants given, 5s apart).
 func TestInstancesShareOneBudget(t *testing.T) {
 	u, prefix := fleettest.URL(t), fleettest.Prefix(t)
 	limits := map[string]ratelimit.Limit{"k": {Rate: 1, Burst: 20}, "other": {Rate: 1, Burst: 20}}
 	var budgets []*fleet.Budgets
 	for range 3 {
-		budgets = append(budgets, open(t, u, prefix, fleet.Options{}).c.Budgets(limits))
+		budgets = append(budgets, pinned(t, u, prefix, fleet.Options{}).c.Budgets(limits))
 	}
 	allowed := 0
 	for i := range 60 {
@@ -337,7 +347,8 @@ func TestBudgetKeysExpire(t *testing.T) {
 
 // Instances share an upstream's outbound rate: each call books the next
 // slot of one bucket, so two instances making three calls each at rate 10,
-// burst 2 wait 0, 0, 100ms, 200ms, 300ms, 400ms in turn, as one would.
+// burst 2 wait 0, 0, 100ms, 200ms, 300ms, 400ms in turn, as one would
+// (Redis's clock pinned to the instances' fixed time).
 func TestInstancesShareAnOutboundRate(t *testing.T) {
 	u, prefix := fleettest.URL(t), fleettest.Prefix(t)
 	var mu sync.Mutex
@@ -349,8 +360,8 @@ func TestInstancesShareAnOutboundRate(t *testing.T) {
 		return nil
 	}
 	o := fleet.Options{Now: func() time.Time { return t0 }, Sleep: record}
-	a := open(t, u, prefix, o).c.Rate("geocoder", ratelimit.Limit{Rate: 10, Burst: 2})
-	b := open(t, u, prefix, o).c.Rate("geocoder", ratelimit.Limit{Rate: 10, Burst: 2})
+	a := pinned(t, u, prefix, o).c.Rate("geocoder", ratelimit.Limit{Rate: 10, Burst: 2})
+	b := pinned(t, u, prefix, o).c.Rate("geocoder", ratelimit.Limit{Rate: 10, Burst: 2})
 	for i := range 6 {
 		r := a
 		if i%2 == 1 {

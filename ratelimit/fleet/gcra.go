@@ -19,12 +19,23 @@ import (
 // charge of n tokens moves TAT to max(TAT, now) + n*T, allowed when that is
 // at most B*T ahead of now. Giving n tokens back moves TAT n*T earlier.
 //
+// now is Redis's clock, read by the script itself (TIME), never the
+// instance's: instances whose clocks differ would disagree about where now
+// stands against a TAT, and a burst shorter than their difference (2 tokens
+// at 100/s is 20ms) would make the instance behind refuse tokens the bucket
+// holds (a false 429) and the one ahead grant tokens it does not hold yet.
+// A script answers with the backlog, TAT - now, so that the remaining
+// tokens, the time to full and Retry-After are computed from Redis's now
+// too, whatever the instance's clock. (TIME before a write is allowed since
+// Redis 5 replicates a script by its effects, the only way in Redis 7; the
+// slot scripts rely on the same.)
+//
 // This is the same bucket as ratelimit.Keyed (x/time/rate) keeps in memory,
 // so the headers a client sees do not change with where the budget lives.
 // Hand-written rather than taken from a GCRA library because a budget here
 // must also say how many tokens a refused request left (X-RateLimit-
-// Remaining is exact on a 429 too), take the caller's time, and give tokens
-// back (RefundTo), which such libraries do not.
+// Remaining is exact on a 429 too) and give tokens back (RefundTo), which
+// such libraries do not.
 
 // epoch keeps the microsecond counts small, so that a float64 holds them to
 // a few hundredths of a microsecond.
@@ -35,42 +46,58 @@ var epoch = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 const grace = 1.0
 
 // expireMargin keeps a budget's key this long (milliseconds) past the
-// instant its bucket is full again, so that instances whose clocks differ
-// a little still see it; after that the key is gone, which reads as full.
+// instant its bucket is full again; after that the key is gone, which
+// reads as full. The scripts read the clock the key expires by, so it
+// could go at that very instant; the margin is kept for instances of
+// earlier versions, which charge at their own clocks, while a fleet is
+// upgraded one instance at a time, and costs only idle keys kept a minute.
 const expireMargin = 60000
 
-// reserveScript charges ARGV[4] tokens to the budget KEYS[1] at ARGV[1]
-// when the charge fits within ARGV[5] microseconds of waiting (0: now) and
-// the cost is at most the burst. It returns {1 if charged, the TAT after}.
+// gcraNow is the start of every budget script: now, Redis's clock in
+// microseconds since epoch. ARGV[1] is empty but for tests of this
+// package, which give the caller's time there to pin the clock (see
+// Client.callersClock).
+var gcraNow = `
+local now
+if ARGV[1] == '' then
+  local t = redis.call('TIME')
+  now = (tonumber(t[1]) - ` + strconv.FormatInt(epoch.Unix(), 10) + `) * 1000000 + tonumber(t[2])
+else
+  now = tonumber(ARGV[1])
+end
+`
+
+// reserveScript charges ARGV[4] tokens to the budget KEYS[1] at now when
+// the charge fits within ARGV[5] microseconds of waiting (0: now) and the
+// cost is at most the burst. It returns {1 if charged, the backlog after}:
+// the TAT's lead over now in microseconds (0 when the bucket is full).
 // ARGV[2] is the token interval, ARGV[3] the burst.
-var reserveScript = redis.NewScript(`
-local now = tonumber(ARGV[1])
+var reserveScript = redis.NewScript(gcraNow + `
 local interval = tonumber(ARGV[2])
 local burst = tonumber(ARGV[3])
 local cost = tonumber(ARGV[4])
 local maxwait = tonumber(ARGV[5])
-local tat = tonumber(redis.call('GET', KEYS[1]) or ARGV[1])
+local tat = tonumber(redis.call('GET', KEYS[1]) or now)
 if tat < now then tat = now end
 local after = tat + cost * interval
 if cost > burst or after - burst * interval - now > maxwait + ` + strconv.FormatFloat(grace, 'f', -1, 64) + ` then
-  return {0, string.format('%.17g', tat)}
+  return {0, string.format('%.17g', tat - now)}
 end
 redis.call('SET', KEYS[1], string.format('%.17g', after), 'PX', math.ceil((after - now) / 1000) + ` + strconv.Itoa(expireMargin) + `)
-return {1, string.format('%.17g', after)}
+return {1, string.format('%.17g', after - now)}
 `)
 
 // refundScript gives ARGV[3] tokens of interval ARGV[2] back to the budget
-// KEYS[1] at ARGV[1] and returns the TAT after; a bucket given back more
-// than it misses is full.
-var refundScript = redis.NewScript(`
-local now = tonumber(ARGV[1])
-local tat = tonumber(redis.call('GET', KEYS[1]) or ARGV[1]) - tonumber(ARGV[3]) * tonumber(ARGV[2])
+// KEYS[1] at now and returns the backlog after (see reserveScript); a
+// bucket given back more than it misses is full.
+var refundScript = redis.NewScript(gcraNow + `
+local tat = tonumber(redis.call('GET', KEYS[1]) or now) - tonumber(ARGV[3]) * tonumber(ARGV[2])
 if tat <= now then
   redis.call('DEL', KEYS[1])
-  return string.format('%.17g', now)
+  return '0'
 end
 redis.call('SET', KEYS[1], string.format('%.17g', tat), 'PX', math.ceil((tat - now) / 1000) + ` + strconv.Itoa(expireMargin) + `)
-return string.format('%.17g', tat)
+return string.format('%.17g', tat - now)
 `)
 
 // micros is t in microseconds since epoch.
@@ -81,13 +108,22 @@ func interval(l ratelimit.Limit) float64 { return 1e6 / l.Rate }
 
 func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
-// reserve runs reserveScript for cost tokens of budget key (limit l) at
-// now, waiting at most maxWait. It returns whether the tokens were charged
-// and the budget's TAT after.
+// clockArg is the scripts' ARGV[1]: empty, so that they read Redis's
+// clock, unless c.callersClock pins them to now.
+func (c *Client) clockArg(now time.Time) string {
+	if !c.callersClock {
+		return ""
+	}
+	return strconv.FormatInt(int64(micros(now)), 10)
+}
+
+// reserve runs reserveScript for cost tokens of budget key (limit l),
+// waiting at most maxWait. It returns whether the tokens were charged and
+// the budget's backlog after, in microseconds from Redis's now. now is only
+// the caller's time for c.callersClock.
 func (c *Client) reserve(ctx context.Context, key string, l ratelimit.Limit, cost int, now time.Time, maxWait time.Duration) (bool, float64, error) {
 	res, err := reserveScript.Run(ctx, c.rdb, []string{key},
-		strconv.FormatInt(int64(micros(now)), 10), fmtFloat(interval(l)), l.Burst, cost,
-		maxWait.Microseconds()).Slice()
+		c.clockArg(now), fmtFloat(interval(l)), l.Burst, cost, maxWait.Microseconds()).Slice()
 	if err != nil {
 		return false, 0, err
 	}
@@ -96,35 +132,37 @@ func (c *Client) reserve(ctx context.Context, key string, l ratelimit.Limit, cos
 	}
 	ok, _ := res[0].(int64)
 	s, _ := res[1].(string)
-	tat, err := strconv.ParseFloat(s, 64)
+	backlog, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		return false, 0, fmt.Errorf("reserve script answered %v", res)
 	}
-	return ok == 1, tat, nil
+	return ok == 1, backlog, nil
 }
 
-// refund runs refundScript, giving tokens back to budget key (limit l) at
-// now, and returns the TAT after.
+// refund runs refundScript, giving tokens back to budget key (limit l), and
+// returns the backlog after. now is only the caller's time for
+// c.callersClock.
 func (c *Client) refund(ctx context.Context, key string, l ratelimit.Limit, tokens int, now time.Time) (float64, error) {
 	s, err := refundScript.Run(ctx, c.rdb, []string{key},
-		strconv.FormatInt(int64(micros(now)), 10), fmtFloat(interval(l)), tokens).Text()
+		c.clockArg(now), fmtFloat(interval(l)), tokens).Text()
 	if err != nil {
 		return 0, err
 	}
-	tat, err := strconv.ParseFloat(s, 64)
+	backlog, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		return 0, errors.New("refund script answered " + s)
 	}
-	return tat, nil
+	return backlog, nil
 }
 
-// state is what a budget of limit l whose TAT is tat holds at now: the
-// whole tokens left and how long until it is full. Both are what
-// ratelimit.Keyed reports for the same bucket, rounding aside: the time to
-// full is rounded to the microsecond, so a whole number of seconds stays
-// whole in X-RateLimit-Reset.
-func state(l ratelimit.Limit, tat float64, now time.Time) (remaining int, reset time.Duration) {
-	backlog := max(tat-micros(now), 0)
+// state is what a budget of limit l whose backlog (TAT - now, in
+// microseconds of Redis's clock) is backlog holds: the whole tokens left
+// and how long until it is full. Both are what ratelimit.Keyed reports for
+// the same bucket, rounding aside: the time to full is rounded to the
+// microsecond, so a whole number of seconds stays whole in
+// X-RateLimit-Reset.
+func state(l ratelimit.Limit, backlog float64) (remaining int, reset time.Duration) {
+	backlog = max(backlog, 0)
 	t := interval(l)
 	tokens := math.Floor((float64(l.Burst)*t - backlog + grace) / t)
 	remaining = int(min(max(tokens, 0), float64(l.Burst)))
@@ -132,9 +170,9 @@ func state(l ratelimit.Limit, tat float64, now time.Time) (remaining int, reset 
 }
 
 // retryAfter is how long until cost tokens fit in a budget of limit l whose
-// TAT is tat, from now.
-func retryAfter(l ratelimit.Limit, tat float64, cost int, now time.Time) time.Duration {
+// backlog is backlog.
+func retryAfter(l ratelimit.Limit, backlog float64, cost int) time.Duration {
 	t := interval(l)
-	wait := max(tat, micros(now)) + float64(cost)*t - float64(l.Burst)*t - micros(now)
+	wait := max(backlog, 0) + float64(cost)*t - float64(l.Burst)*t
 	return time.Duration(math.Ceil(max(wait, 0))) * time.Microsecond
 }

@@ -53,7 +53,7 @@ func (r *Rate) Wait(ctx context.Context) (shared bool, err error) {
 		return true, fmt.Errorf("pacing calls to %s: %w", r.name, context.DeadlineExceeded)
 	}
 	cctx, cancel := context.WithTimeout(ctx, r.c.timeout)
-	booked, tat, err := r.c.reserve(cctx, r.key, r.limit, 1, now, maxWait)
+	booked, backlog, err := r.c.reserve(cctx, r.key, r.limit, 1, now, maxWait)
 	cancel()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -66,8 +66,9 @@ func (r *Rate) Wait(ctx context.Context) (shared bool, err error) {
 		return true, fmt.Errorf("pacing calls to %s: the next free slot is after the deadline: %w", r.name, context.DeadlineExceeded)
 	}
 	// The slot booked starts when the bucket held the one token: B - 1
-	// tokens' time before the TAT after the booking.
-	wait := retryAfter(r.limit, tat, 0, now)
+	// tokens' time before the TAT after the booking, counted from Redis's
+	// now as the booking was.
+	wait := retryAfter(r.limit, backlog, 0)
 	if wait <= 0 {
 		return true, nil
 	}

@@ -91,3 +91,23 @@ func client(t testing.TB, u string) *redis.Client {
 	}
 	return redis.NewClient(o)
 }
+
+// Clock returns a reading of the clock of the Redis server at u, which the
+// fleet's scripts read: a test takes one before and one after what it
+// asks, and bounds what Redis may have granted in between. The connection
+// it keeps is closed when the test ends.
+func Clock(t testing.TB, u string) func() time.Time {
+	t.Helper()
+	rdb := client(t, u)
+	t.Cleanup(func() { rdb.Close() })
+	return func() time.Time {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		now, err := rdb.Time(ctx).Result()
+		if err != nil {
+			t.Fatalf("reading Redis's clock: %v", err)
+		}
+		return now
+	}
+}
