@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/propertyd/propertyd/providers"
 )
 
 // deadlineCtx is context.WithDeadline armed on first use. Most requests are
@@ -16,6 +18,7 @@ import (
 type deadlineCtx struct {
 	context.Context // the parent, which holds the request's values
 	deadline        time.Time
+	obs             *providers.Observation // the request's, answered by Value
 
 	mu    sync.Mutex // serializes arming and release
 	armed atomic.Pointer[armedCtx]
@@ -55,7 +58,12 @@ func (c *deadlineCtx) Err() error                  { return c.arm().Err() }
 // Value answers from the armed context once there is one, so that a context
 // derived from c (context.WithCancel and kin) finds the armed one's cancel
 // machinery and hooks into it instead of starting a goroutine to watch Done.
+// The request's Observation is answered here, for every context derived
+// from c (see providers.IsObservationKey).
 func (c *deadlineCtx) Value(key any) any {
+	if c.obs != nil && providers.IsObservationKey(key) {
+		return c.obs
+	}
 	if a := c.armed.Load(); a != nil && a != released {
 		return a.ctx.Value(key)
 	}

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/propertyd/propertyd/providers"
 )
 
 type ctxKey struct{}
@@ -79,5 +81,23 @@ func TestDeadlineCtxDerivesWithoutAGoroutine(t *testing.T) {
 	}
 	for _, cancel := range cancels {
 		cancel()
+	}
+}
+
+func TestDeadlineCtxCarriesTheRequestsObservation(t *testing.T) {
+	obs := &providers.Observation{}
+	c := &deadlineCtx{Context: context.Background(), deadline: time.Now().Add(time.Hour), obs: obs}
+	defer c.release()
+	derived, cancel := context.WithCancel(c)
+	defer cancel()
+	if providers.ObservationFrom(c) != obs || providers.ObservationFrom(derived) != obs {
+		t.Fatal("the request's observation is not found through its context")
+	}
+	_ = c.Err() // armed: the timer runs, the observation is still answered
+	if providers.ObservationFrom(derived) != obs {
+		t.Fatal("the observation is lost once the deadline is armed")
+	}
+	if (&deadlineCtx{Context: context.Background()}).Value(struct{}{}) != nil {
+		t.Fatal("a context without an observation answered an unknown key")
 	}
 }

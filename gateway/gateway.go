@@ -97,7 +97,11 @@ type Gateway struct {
 	allowed map[string]bool // enrichment sections served
 	public  []string        // the catalogue's public sections, in its order
 	ready   readyBodies
-	handler fasthttp.RequestHandler
+	// realClock is set when Config.Now is the real clock: a request's
+	// budget is then charged at the time its middleware first saw it
+	// (see now), rather than by reading the clock again.
+	realClock bool
+	handler   fasthttp.RequestHandler
 }
 
 // New builds the Fiber app with every route.
@@ -111,11 +115,12 @@ func New(cfg Config) *Gateway {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	if cfg.Now == nil {
+	realClock := cfg.Now == nil
+	if realClock {
 		cfg.Now = time.Now
 	}
 	g := &Gateway{cfg: cfg, keys: cfg.Keys, allowed: map[string]bool{}, public: core.PublicSections(),
-		ready: readyBodies{c: cfg.Answers, ttl: cfg.AnswerTTL}}
+		ready: readyBodies{c: cfg.Answers, ttl: cfg.AnswerTTL}, realClock: realClock}
 	g.limiter = cfg.Limiter
 	if g.limiter == nil {
 		limits := map[string]ratelimit.Limit{}
@@ -191,4 +196,13 @@ func (g *Gateway) routes() {
 	v1.Get("/properties/:id/:section", g.limit(fixedCost(2)), g.section)
 	// Unmatched paths and methods fall through to Fiber's 404 and 405
 	// errors, which handleError renders as problem details.
+}
+
+// now is the time a request is charged at: when the middleware first saw
+// it, with the real clock, else Config.Now's.
+func (g *Gateway) now(c *fiber.Ctx) time.Time {
+	if st := stateOf(c); g.realClock && st != nil {
+		return st.start
+	}
+	return g.cfg.Now()
 }

@@ -21,6 +21,9 @@ const maxParamLen = 200
 // and be at most maxParamLen bytes. Values are copied, so they outlive the
 // request. All problems are reported at once.
 func queryParams(c *fiber.Ctx, allowed ...string) (map[string]string, error) {
+	if c.Context().QueryArgs().Len() == 0 {
+		return nil, nil // reads of a nil map find nothing, and it costs no allocation
+	}
 	out := make(map[string]string, len(allowed))
 	var errs []providers.ParamError
 	var seen uint64 // bit i: allowed[i] was given (no endpoint allows 64)

@@ -41,6 +41,15 @@ type Observation struct {
 
 type observationKey struct{}
 
+// IsObservationKey reports whether key is the context key under which
+// WithObservation keeps an Observation: a context type of the caller's own
+// may answer it from its Value method with the request's Observation,
+// sparing a WithValue layer (an allocation) on every request.
+func IsObservationKey(key any) bool {
+	_, ok := key.(observationKey)
+	return ok
+}
+
 // WithObservation returns ctx carrying o, for everything the request calls.
 func WithObservation(ctx context.Context, o *Observation) context.Context {
 	return context.WithValue(ctx, observationKey{}, o)
