@@ -3,10 +3,11 @@ package store_test
 import (
 	"context"
 	"errors"
-	"github.com/propertyd/propertyd/store/internal/storetest"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/propertyd/propertyd/store/internal/storetest"
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store"

@@ -115,7 +115,7 @@ func TestLookupsInOneStateMakeTwoACSCalls(t *testing.T) {
 func runDataLoad(t *testing.T, mt *httpmock.MockTransport, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	c := &dataCommand{stdout: &out, stderr: &errb, transport: mt}
+	c := &dataCommand{console{stdout: &out, stderr: &errb, transport: mt}}
 	code := c.run(append([]string{"load", "acs", "-config", filepath.Join("..", "..", "config.yaml")}, args...))
 	return code, out.String(), errb.String()
 }

@@ -3,11 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/propertyd/propertyd/providers/core"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/propertyd/propertyd/providers/core"
 
 	"github.com/propertyd/propertyd/store/engine"
 )
@@ -18,18 +19,12 @@ import (
 // little and a transaction never holds the destination's writer for long.
 const copyChunk = 1000
 
-// copyCommand is "propertyd copy" with what it reaches outside: tests say
-// whether stderr is a terminal.
-type copyCommand struct {
-	stdout, stderr io.Writer
-	// terminal reports whether a progress bar may be drawn on w; nil means
-	// isTerminal.
-	terminal func(w io.Writer) bool
-}
+// copyCommand is "propertyd copy"; it reaches no upstream.
+type copyCommand struct{ console }
 
 // copyCmd serves "propertyd copy".
 func copyCmd(args []string, stdout, stderr io.Writer) int {
-	return (&copyCommand{stdout: stdout, stderr: stderr}).run(args)
+	return (&copyCommand{console{stdout: stdout, stderr: stderr}}).run(args)
 }
 
 // copySummary counts what a copy did.
@@ -79,14 +74,7 @@ func (c *copyCommand) run(args []string) int {
 	if err != nil {
 		return fail("counting %s: %v", engine.Describe(*from), err)
 	}
-	var bar *progressBar
-	terminal := c.terminal
-	if terminal == nil {
-		terminal = isTerminal
-	}
-	if terminal(c.stderr) {
-		bar = newProgressBar(c.stderr, records+sections)
-	}
+	bar := c.progress(records + sections)
 	sum, runErr := copyAll(ctx, src, dst, bar.update)
 	bar.finish()
 	fmt.Fprintf(c.stdout, "records:   %s read, %s added\nkeys:      %s added\nsections:  %s read, %s written\n",

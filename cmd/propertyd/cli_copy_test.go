@@ -71,7 +71,7 @@ func ptrTo[T any](v T) *T { return &v }
 // runCopy runs propertyd copy and returns its exit code and output.
 func runCopy(terminal bool, args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
-	c := &copyCommand{stdout: &out, stderr: &errb, terminal: func(io.Writer) bool { return terminal }}
+	c := &copyCommand{console{stdout: &out, stderr: &errb, terminal: func(io.Writer) bool { return terminal }}}
 	return c.run(args), out.String(), errb.String()
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"os"
 	"os/signal"
 	"slices"
@@ -19,21 +18,12 @@ import (
 	"github.com/propertyd/propertyd/store/engine"
 )
 
-// dataCommand is "propertyd data load acs" with what it reaches outside:
-// tests give it an httpmock transport and say whether stderr is a
-// terminal.
-type dataCommand struct {
-	stdout, stderr io.Writer
-	// transport reaches the upstreams; nil means the real ones.
-	transport http.RoundTripper
-	// terminal reports whether a progress bar may be drawn on w; nil means
-	// isTerminal.
-	terminal func(w io.Writer) bool
-}
+// dataCommand is "propertyd data load acs"; its transport reaches the ACS.
+type dataCommand struct{ console }
 
 // dataCmd serves "propertyd data <subcommand>".
 func dataCmd(args []string, stdout, stderr io.Writer) int {
-	return (&dataCommand{stdout: stdout, stderr: stderr}).run(args)
+	return (&dataCommand{console{stdout: stdout, stderr: stderr}}).run(args)
 }
 
 func (c *dataCommand) run(args []string) int {
@@ -135,13 +125,8 @@ func (c *dataCommand) loadACS(args []string) int {
 		return fail(exitConfig, "no configured section loads by state: configure demographics (census-acs) or housing (census-acs-housing)")
 	}
 
-	var bar *progressBar
-	terminal := c.terminal
-	if terminal == nil {
-		terminal = isTerminal
-	}
-	if terminal(c.stderr) {
-		bar = newProgressBar(c.stderr, len(states)*len(sections))
+	bar := c.progress(len(states) * len(sections))
+	if bar != nil {
 		bar.unit = "loads"
 	}
 	calls, stored, done := 0, 0, 0

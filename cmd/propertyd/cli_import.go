@@ -5,10 +5,8 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
-	"github.com/propertyd/propertyd/providers/core"
 	"io"
 	"log/slog"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -18,23 +16,16 @@ import (
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/core"
 	"github.com/propertyd/propertyd/store/engine"
 )
 
-// importCommand is "propertyd import" with what it reaches outside: tests
-// give it an httpmock transport and say whether stderr is a terminal.
-type importCommand struct {
-	stdout, stderr io.Writer
-	// transport reaches the geocoder; nil means the real one.
-	transport http.RoundTripper
-	// terminal reports whether a progress bar may be drawn on w; nil means
-	// isTerminal.
-	terminal func(w io.Writer) bool
-}
+// importCommand is "propertyd import"; its transport reaches the geocoder.
+type importCommand struct{ console }
 
 // importCmd serves "propertyd import".
 func importCmd(args []string, stdout, stderr io.Writer) int {
-	return (&importCommand{stdout: stdout, stderr: stderr}).run(args)
+	return (&importCommand{console{stdout: stdout, stderr: stderr}}).run(args)
 }
 
 func (c *importCommand) run(args []string) int {
@@ -120,14 +111,7 @@ func (c *importCommand) run(args []string) int {
 		return fail(exitError, "%s: %v", *failuresPath, err)
 	}
 
-	var bar *progressBar
-	terminal := c.terminal
-	if terminal == nil {
-		terminal = isTerminal
-	}
-	if terminal(c.stderr) {
-		bar = newProgressBar(c.stderr, countRows(file))
-	}
+	bar := c.progress(countRows(file))
 	im := &core.Importer{
 		Store: db, Geocoder: geocoder, Source: source, Counties: counties, BatchTimeout: *batchTimeout,
 		Fail: func(fields []string, reason string) error {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
-	"github.com/propertyd/propertyd/providers/core"
 	"io"
 	"maps"
 	"net/http"
@@ -15,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/propertyd/propertyd/providers/core"
 
 	"github.com/jarcoal/httpmock"
 
@@ -133,7 +134,7 @@ func (e *importEnv) run(args ...string) importRun {
 	e.t.Helper()
 	before, sent := e.mt.GetCallCountInfo()[batchRoute], len(e.sent)
 	var out, errb bytes.Buffer
-	c := &importCommand{stdout: &out, stderr: &errb, transport: e.mt}
+	c := &importCommand{console{stdout: &out, stderr: &errb, transport: e.mt}}
 	code := c.run(append([]string{"-config", e.config}, args...))
 	return importRun{code, out.String(), errb.String(), e.mt.GetCallCountInfo()[batchRoute] - before, e.sent[sent:]}
 }
@@ -469,7 +470,7 @@ func TestImportRefusesBadInputBeforeTouchingAnything(t *testing.T) {
 				}
 			}
 			var out, errb bytes.Buffer
-			code := (&importCommand{stdout: &out, stderr: &errb, transport: e.mt}).run(append([]string{"-config", e.config}, args...))
+			code := (&importCommand{console{stdout: &out, stderr: &errb, transport: e.mt}}).run(append([]string{"-config", e.config}, args...))
 			if code != c.code {
 				t.Fatalf("exit %d, want %d; stderr:\n%s", code, c.code, errb.String())
 			}
@@ -506,8 +507,8 @@ func TestImportDrawsProgressOnlyOnATerminal(t *testing.T) {
 		e := newImportEnv(t)
 		file := e.file("in.csv", "street,state\n4100 Cedar Springs Rd,TX\n2710 Commerce St,TX\n")
 		var out, errb bytes.Buffer
-		c := &importCommand{stdout: &out, stderr: &errb, transport: e.mt,
-			terminal: func(w io.Writer) bool { return terminal && w == &errb }}
+		c := &importCommand{console{stdout: &out, stderr: &errb, transport: e.mt,
+			terminal: func(w io.Writer) bool { return terminal && w == &errb }}}
 		if code := c.run([]string{"-config", e.config, file}); code != exitOK {
 			t.Fatalf("exit %d: %s", code, errb.String())
 		}

@@ -7,11 +7,12 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
-	"github.com/propertyd/propertyd/providers/core"
 	"io"
 	"math"
 	"os"
 	"strings"
+
+	"github.com/propertyd/propertyd/providers/core"
 
 	"go.yaml.in/yaml/v3"
 )

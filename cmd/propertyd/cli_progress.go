@@ -2,13 +2,15 @@ package main
 
 import (
 	"fmt"
-	"github.com/propertyd/propertyd/providers/core"
 	"io"
+	"net/http"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/mattn/go-isatty"
+
+	"github.com/propertyd/propertyd/providers/core"
 )
 
 // isTerminal reports whether w is a terminal, where a progress bar that
@@ -19,6 +21,31 @@ func isTerminal(w io.Writer) bool {
 		return false
 	}
 	return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
+}
+
+// console is what a long-running command (import, copy, data load)
+// reaches outside: tests give it buffers, an httpmock transport and say
+// whether stderr is a terminal.
+type console struct {
+	stdout, stderr io.Writer
+	// transport reaches the upstreams; nil means the real ones.
+	transport http.RoundTripper
+	// terminal reports whether a progress bar may be drawn on w; nil means
+	// isTerminal.
+	terminal func(w io.Writer) bool
+}
+
+// progress returns a bar counting up to total rows on stderr when stderr
+// is a terminal, and nil (which draws nothing) when it is not.
+func (c console) progress(total int) *progressBar {
+	terminal := c.terminal
+	if terminal == nil {
+		terminal = isTerminal
+	}
+	if !terminal(c.stderr) {
+		return nil
+	}
+	return newProgressBar(c.stderr, total)
 }
 
 // progressBar draws one line on a terminal, redrawn in place:
