@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sync"
 	"testing"
 	"time"
 
@@ -81,5 +82,36 @@ func TestFullSynchronousOpens(t *testing.T) {
 	defer db.Close()
 	if _, _, err := db.Save(context.Background(), newAt("1 MAIN ST", 1, 1)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Two processes opening one new database at once (two commands started
+// together, or a server and a migrate) both get it: SQLite refuses one
+// of two connections that switch a new file to write-ahead logging at the
+// same moment without waiting, and Open waits for the other instead of
+// failing with "database is locked".
+func TestOpeningANewDatabaseTogetherSucceeds(t *testing.T) {
+	for round := range 20 {
+		path := filepath.Join(t.TempDir(), "p.db")
+		const n = 4
+		errs := make([]error, n)
+		dbs := make([]*store.DB, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				dbs[i], errs[i] = store.Open(context.Background(), path, store.Options{})
+			}()
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("round %d: opener %d of %d: %v", round, i+1, n, err)
+			}
+			if err := dbs[i].Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
+	"github.com/mattn/go-sqlite3" // also registers the "sqlite3" driver
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store/internal/rules"
@@ -112,7 +112,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 
 	// The writer creates the file, switches it to WAL (persistent in the
 	// file) and brings the schema up to date before any reader opens.
-	if err := migrate(ctx, writer, migrationFS); err != nil {
+	if err := openingRetried(ctx, busy, func() error { return migrate(ctx, writer, migrationFS) }); err != nil {
 		writer.Close()
 		return nil, err
 	}
@@ -147,6 +147,35 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// openingRetried runs the first use of a new writer connection again
+// while SQLite answers it "database is locked", for up to busy. Two
+// processes opening one new file at once both switch it to write-ahead
+// logging, and SQLite refuses one of them at once rather than through the
+// busy handler (waiting could deadlock the two); the second try finds the
+// file in WAL and waits for the other's migrations like any writer.
+func openingRetried(ctx context.Context, busy time.Duration, open func() error) error {
+	deadline := time.Now().Add(busy)
+	wait := 5 * time.Millisecond
+	for {
+		err := open()
+		if err == nil || !isBusy(err) || time.Now().Add(wait).After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return dbErr(ctx, ctx.Err())
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 100*time.Millisecond)
+	}
+}
+
+// isBusy reports whether err is SQLite's SQLITE_BUSY or SQLITE_LOCKED.
+func isBusy(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked)
 }
 
 // Page cache sizes, in KiB. The writer's is larger so that bulk inserts keep
