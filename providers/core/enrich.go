@@ -185,6 +185,16 @@ type sectionRead struct {
 	seen  uint64
 }
 
+// expiredInMemory reports whether the read found an expired value in the
+// memory tier. A fetch that would replace it reads the database first:
+// memory admits new values asynchronously and may still hold a value the
+// database has since replaced (a refresh that just ended), which must not
+// cost another upstream call. A refresh is rare (once per key and TTL),
+// so the read costs little.
+func (rd *sectionRead) expiredInMemory() bool {
+	return rd.rec != nil && !rd.fresh && rd.tier == providers.TierMemory
+}
+
 // freshSection is SectionOf when the section and every section it embeds
 // have a fresh cached value; ok is false otherwise, nothing was counted,
 // and rd is what was read of the section itself.
@@ -223,7 +233,7 @@ func (sec *Section) read(ctx context.Context, p *providers.Property, o Options) 
 
 // reread is read in a flight that must recheck (see Service.flightFunc).
 func (sec *Section) reread(ctx context.Context, key string) (*providers.SectionRecord, bool) {
-	rec, _, fresh := sec.check(reread(ctx, sec.svc, sec.svc.reads.Section, providers.SectionID{Section: sec.Name, Key: key}))
+	rec, _, fresh := sec.check(reread(ctx, sec.svc.reads.Section, providers.SectionID{Section: sec.Name, Key: key}))
 	return rec, fresh
 }
 
@@ -310,7 +320,7 @@ func (sec *Section) get(ctx context.Context, p *providers.Property, o Options, f
 		return sec.stale(cached, failure), nil
 	}
 	v, err := sec.svc.shared(ctx, sec.flightKey(key), key, rd.seen, func(ctx context.Context, recheck bool) (any, error) {
-		return sec.fetchAndStore(ctx, p, o, key, cached, recheck)
+		return sec.fetchAndStore(ctx, p, o, key, cached, recheck || rd.expiredInMemory())
 	})
 	if err == nil {
 		f := v.(flight)
@@ -351,10 +361,10 @@ func (sec *Section) refreshLater(p *providers.Property, o Options, rd *sectionRe
 	s := sec.svc
 	fk := sec.flightKey(key)
 	pc := *p // the request's record may be reused once it is answered
-	expired := rd.rec
+	expired, inMemory := rd.rec, rd.expiredInMemory()
 	s.bg.start(fk, s.cfg.Now(), func(ctx context.Context) {
 		_, err, _ := s.flight.Do(fk, s.flightFunc(ctx, fk, key, seen, func(ctx context.Context, recheck bool) (any, error) {
-			return sec.fetchAndStore(ctx, &pc, o, key, expired, recheck)
+			return sec.fetchAndStore(ctx, &pc, o, key, expired, recheck || inMemory)
 		}))
 		if err == nil || providers.KindOf(err) == providers.KindCanceled {
 			return

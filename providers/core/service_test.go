@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -461,5 +462,62 @@ func TestAnInstanceSeesPastItsMemoryWhatAnotherRefreshed(t *testing.T) {
 	var got providers.Housing
 	if err := json.Unmarshal(r.Data, &got); err != nil || got.TotalHousingUnits == nil || *got.TotalHousingUnits != 2 {
 		t.Fatalf("a served %s, want b's value (2 units)", r.Data)
+	}
+}
+
+// An expired value in memory that the database has already replaced (a
+// refresh stored the new one, and memory, which admits new values
+// asynchronously, still holds the old) costs no upstream call: before
+// fetching, the flight reads the database past memory and serves what it
+// finds, in either refresh mode.
+func TestAnExpiredValueInMemoryIsCheckedAgainstTheDatabaseBeforeACall(t *testing.T) {
+	for _, mode := range core.RefreshModes {
+		t.Run(mode, func(t *testing.T) {
+			clk := &clock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+			var calls atomic.Int32
+			housing := fakeHousing{fn: func(context.Context, providers.Tract) (*providers.Housing, error) {
+				n := int64(calls.Add(1))
+				return &providers.Housing{TotalHousingUnits: &n}, nil
+			}}
+			db := newMemStore()
+			mem, err := cache.New(1 << 20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(mem.Close)
+			cfg := core.Config{Store: cache.NewStore(db, mem, 0), Now: clk.Now}
+			svc := newServiceWith(t, cfg, elmGeocoder(), map[providers.Role]any{providers.RoleHousing: housing},
+				core.Module{Refresh: mode})
+			ctx := context.Background()
+			p, _, err := svc.Lookup(ctx, providers.Address{Street: "12 Elm St", State: "IL"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r, _ := svc.SectionOf(ctx, p, providers.SectionHousing, core.Options{}); r.Meta.Status != core.StatusOK {
+				t.Fatalf("first fetch: %+v", r.Meta)
+			}
+			mem.Wait() // memory holds the first value from now on
+			clk.Add(366 * 24 * time.Hour)
+			// The database gets a newer value behind memory's back.
+			db.mu.Lock()
+			for k, rec := range db.sections {
+				if rec.Section == providers.SectionHousing {
+					rec.Data = json.RawMessage(`{"total_housing_units":99}`)
+					rec.FetchedAt, rec.ExpiresAt = clk.Now(), clk.Now().Add(365*24*time.Hour)
+					db.sections[k] = rec
+				}
+			}
+			db.mu.Unlock()
+
+			svc.SectionOf(ctx, p, providers.SectionHousing, core.Options{})
+			svc.Close(ctx) // waits for a background refresh
+			if n := calls.Load(); n != 1 {
+				t.Fatalf("%d upstream calls, want 1: the expired value in memory was refreshed although the database had a fresh one", n)
+			}
+			r, err := svc.SectionOf(ctx, p, providers.SectionHousing, core.Options{})
+			if err != nil || r.Meta.Status != core.StatusOK || !strings.Contains(string(r.Data), `99`) {
+				t.Fatalf("after the check: %+v %s %v; want the database's value", r.Meta, r.Data, err)
+			}
+		})
 	}
 }
