@@ -4,18 +4,21 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jarcoal/httpmock"
 
 	"github.com/propertyd/propertyd/providers/census"
 	"github.com/propertyd/propertyd/providers/censusacs"
 	"github.com/propertyd/propertyd/providers/providertest"
+	"github.com/propertyd/propertyd/ratelimit/fleet/fleettest"
 	"github.com/propertyd/propertyd/store"
 )
 
@@ -112,12 +115,59 @@ func TestLookupsInOneStateMakeTwoACSCalls(t *testing.T) {
 	}
 }
 
-func runDataLoad(t *testing.T, mt *httpmock.MockTransport, args ...string) (int, string, string) {
+func runDataLoad(t *testing.T, mt http.RoundTripper, args ...string) (int, string, string) {
+	t.Helper()
+	return runDataLoadWith(t, filepath.Join("..", "..", "config.yaml"), mt, args...)
+}
+
+func runDataLoadWith(t *testing.T, config string, mt http.RoundTripper, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	c := &dataCommand{console{stdout: &out, stderr: &errb, transport: mt}}
-	code := c.run(append([]string{"load", "acs", "-config", filepath.Join("..", "..", "config.yaml")}, args...))
+	code := c.run(append([]string{"load", "acs", "-config", config}, args...))
 	return code, out.String(), errb.String()
+}
+
+// TestDataLoadsSharingARedisAskOncePerState: two loads of one state at
+// once (two operators, or a load beside a serving fleet) on one database
+// and one Redis make one ACS call per table set between them, not one
+// each: the load takes the fleet's lease of the state as an instance
+// does, and the one that waited finds the state loaded.
+func TestDataLoadsSharingARedisAskOncePerState(t *testing.T) {
+	u, prefix := fleettest.URL(t), fleettest.Prefix(t)
+	dir := t.TempDir()
+	t.Setenv("PROPERTYD_DATABASE", filepath.Join(dir, "p.db"))
+	shipped, err := os.ReadFile(filepath.Join("..", "..", "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(dir, "config.yaml")
+	redis := fmt.Sprintf("\nredis:\n  url: %q\n  prefix: %q\n", u, prefix)
+	if err := os.WriteFile(config, append(shipped, redis...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mt, _, _ := acsStateUpstreams(5)
+	slow := &slowUpstreams{next: mt, delay: 300 * time.Millisecond, calls: map[string]int{}}
+	var wg sync.WaitGroup
+	outs := make([]string, 2)
+	for i := range outs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			code, out, errOut := runDataLoadWith(t, config, slow, "-states", "VA")
+			if code != exitOK {
+				t.Errorf("load %d: exit %d\n%s\n%s", i, code, out, errOut)
+			}
+			outs[i] = out
+		}()
+	}
+	wg.Wait()
+	if n := providertest.ACSCalls(mt, censusacs.DefaultBaseURL); n != 2 {
+		t.Fatalf("two loads of Virginia at once made %d ACS calls, want 2 (one per table set)\n%s\n%s", n, outs[0], outs[1])
+	}
+	if total := strings.Count(outs[0]+outs[1], "5 tracts stored"); total != 2 {
+		t.Fatalf("the loads stored each table set %d times between them, want 2 (once each):\n%s\n%s", total, outs[0], outs[1])
+	}
 }
 
 // TestDataLoadACSThenLookupsMakeNoACSCall: after "data load acs -states

@@ -115,11 +115,14 @@ func (c *dataCommand) loadACS(args []string) int {
 		return fail(exitError, "opening database %s: %v", engine.Describe(cfg.Database), err)
 	}
 	defer db.Close()
-	svc, err := c.service(cfg, db)
+	m := NewMain(cfg)
+	m.HTTPTransport = c.transport
+	m.Logger = slog.New(slog.DiscardHandler)
+	defer m.Close()
+	svc, err := c.service(ctx, m, db)
 	if err != nil {
 		return fail(exitConfig, "%v", err)
 	}
-	defer svc.Close(context.Background())
 	sections := svc.RegionSections(core.RegionState)
 	if len(sections) == 0 {
 		return fail(exitConfig, "no configured section loads by state: configure demographics (census-acs) or housing (census-acs-housing)")
@@ -166,21 +169,26 @@ loop:
 
 // service builds the sections that load by state (the demographics and
 // housing roles) with serve's builder, so the load honours their retries,
-// outbound rate limits, breakers and TTLs, over db.
-func (c *dataCommand) service(cfg *Config, db providers.Store) (*core.Service, error) {
-	m := NewMain(cfg)
-	m.HTTPTransport = c.transport
-	m.Logger = slog.New(slog.DiscardHandler)
+// outbound rate limits, breakers and TTLs, over db. With a Redis
+// configured it joins the fleet as an instance does: a state that an
+// instance (or another load) is fetching meanwhile is waited for, not
+// fetched again, and the upstreams' rates and concurrency caps are the
+// fleet's. m.Close closes what it built, the service included.
+func (c *dataCommand) service(ctx context.Context, m *Main, db providers.Store) (*core.Service, error) {
+	if err := m.openFleet(ctx); err != nil {
+		return nil, err
+	}
 	mods, err := m.buildModules(nil, providers.RoleDemographics, providers.RoleHousing)
 	if err != nil {
 		return nil, err
 	}
-	svcCfg := core.Config{Store: db, Sections: map[string]*core.Section{}, Logger: m.Logger}
+	svcCfg := core.Config{Store: db, Sections: map[string]*core.Section{}, Logger: m.Logger, Leases: m.leases()}
 	for _, b := range mods {
 		mod := core.Module{Name: b.pc.Module, Value: b.value, Around: b.breaker.Around, TTL: b.pc.TTL.D(), Refresh: b.pc.Refresh}
 		if err := svcCfg.Add(b.role, mod); err != nil {
 			return nil, fmt.Errorf("providers.%s: %w", b.role, err)
 		}
 	}
-	return core.New(svcCfg), nil
+	m.svc = core.New(svcCfg)
+	return m.svc, nil
 }

@@ -79,13 +79,18 @@ func (c *importCommand) run(args []string) int {
 	m := NewMain(cfg)
 	m.HTTPTransport = c.transport
 	m.Logger = slog.New(slog.DiscardHandler)
-	defer m.closeModules()
+	defer m.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// With a Redis configured the geocoder's rate and concurrency cap are
+	// the fleet's, shared with the instances serving meanwhile.
+	if err := m.openFleet(ctx); err != nil {
+		return fail(exitError, "%v", err)
+	}
 	geocoder, source, counties, err := c.geocoders(m)
 	if err != nil {
 		return fail(exitError, "%v", err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	db, err := engine.Open(ctx, cfg.Database, engine.Options{})
 	if err != nil {
 		return fail(exitError, "opening database %s: %v", engine.Describe(cfg.Database), err)
@@ -147,7 +152,7 @@ func (c *importCommand) run(args []string) int {
 // reverse geocoder (nil when none is configured), which names the counties
 // of imported records, with serve's builder (same retries and outbound
 // rate limits). source is the geocoder module's name. The caller closes
-// the modules built (m.closeModules), also when it fails.
+// the modules built (m.Close), also when it fails.
 func (c *importCommand) geocoders(m *Main) (bg providers.BatchGeocoder, source string, rg providers.ReverseGeocoder, err error) {
 	mods, err := m.buildModules(nil, providers.RoleGeocoder, providers.RoleReverseGeocoder)
 	if err != nil {
