@@ -86,11 +86,15 @@ func fromFiber(fe *fiber.Error) *providers.Error {
 // returns becomes a problem details response here, and nowhere else. It
 // never shows a cause, a stack trace or an internal message to the client.
 func (g *Gateway) handleError(c *fiber.Ctx, err error) error {
-	if fe, ok := errors.AsType[*fiber.Error](err); ok && fe.Code == fiber.StatusRequestTimeout {
+	if fe, ok := errors.AsType[*fiber.Error](err); ok && (fe.Code == fiber.StatusRequestTimeout || fe.Code == fiber.StatusBadGateway) {
 		// No request arrived within the read timeout, most often on a
 		// spare connection a client opened and has not used yet. Close it
 		// without an answer, as net/http does: an answer written now could
 		// be read as the response to the request the client sends next.
+		// Fiber's 502 is the same without the wait: reading the request
+		// failed on the connection itself (reset by the client, or closed
+		// by Shutdown because it never sent one), so there is no request
+		// to answer, count or log.
 		_ = c.Context().Conn().Close()
 		return nil
 	}

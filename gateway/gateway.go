@@ -9,6 +9,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"slices"
 	"time"
 
@@ -97,6 +98,7 @@ type Gateway struct {
 	allowed map[string]bool // enrichment sections served
 	public  []string        // the catalogue's public sections, in its order
 	ready   readyBodies
+	conns   conns // served through Serve, for Shutdown
 	// realClock is set when Config.Now is the real clock: a request's
 	// budget is then charged at the time its middleware first saw it
 	// (see now), rather than by reading the clock again.
@@ -170,9 +172,19 @@ func (g *Gateway) unknownMethod(rctx *fasthttp.RequestCtx) {
 // App returns the Fiber app, for tests (app.Test) and for serving.
 func (g *Gateway) App() *fiber.App { return g.app }
 
+// Serve answers the connections ln accepts until Shutdown.
+func (g *Gateway) Serve(ln net.Listener) error { return g.app.Listener(g.conns.listen(ln)) }
+
 // Shutdown stops accepting connections and waits for in-flight requests
-// until ctx ends.
-func (g *Gateway) Shutdown(ctx context.Context) error { return g.app.ShutdownWithContext(ctx) }
+// until ctx ends. Connections between requests are closed at once, and
+// connections that never sent a request once they are a second old (see
+// conns), so a shutdown lasts as long as the requests it waits for.
+func (g *Gateway) Shutdown(ctx context.Context) error {
+	done := make(chan struct{})
+	defer close(done)
+	go g.conns.closeUnusedUntil(ctx, done, 100*time.Millisecond)
+	return g.app.ShutdownWithContext(ctx)
+}
 
 func (g *Gateway) routes() {
 	app := g.app

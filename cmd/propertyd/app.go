@@ -244,7 +244,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	m.ln = ln
 	m.served = make(chan error, 1)
-	go func() { m.served <- m.gw.App().Listener(ln) }()
+	go func() { m.served <- m.gw.Serve(ln) }()
 	return nil
 }
 
