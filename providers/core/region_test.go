@@ -102,7 +102,7 @@ func newACSService(t *testing.T, acs *stateACS, cfg core.Config) (*core.Service,
 func TestTractsOfOneStateCostOneCallPerTableSet(t *testing.T) {
 	acs := newStateACS(30)
 	acs.gate = make(chan struct{})
-	svc, _, _ := newACSService(t, acs, core.Config{})
+	svc, st, _ := newACSService(t, acs, core.Config{})
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	errs := make(chan error, 30)
@@ -127,7 +127,12 @@ func TestTractsOfOneStateCostOneCallPerTableSet(t *testing.T) {
 	for err := range errs {
 		t.Fatalf("a lookup of a tract of the state failed: %v", err)
 	}
-	waitFor(t, "housing loaded beside the demographics", func() bool { return acs.houseCall.Load() == 1 })
+	// The housing load runs in the background: wait for its marker, stored
+	// after every tract's value.
+	waitFor(t, "housing loaded beside the demographics", func() bool {
+		_, err := st.Section(ctx, "loaded:"+providers.SectionHousing, "17")
+		return err == nil
+	})
 	for i := range 30 {
 		r, err := svc.SectionOf(ctx, tractProperty(fmt.Sprintf("17031%06d", 100+i)), providers.SectionHousing, core.Options{})
 		if err != nil || r.Meta.Cache != core.CacheHit {
