@@ -418,13 +418,19 @@ func (l *keyLocks) Lease(_ context.Context, key string) (func(), error) {
 	return m.Unlock, nil
 }
 
-func TestAnInstanceSeesPastItsMemoryWhatAnotherRefreshed(t *testing.T) {
-	clk := &clock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-	var calls atomic.Int32
-	housing := fakeHousing{fn: func(context.Context, providers.Tract) (*providers.Housing, error) {
+// countingHousing counts its calls in calls and answers each with as many
+// housing units as calls so far, so a value tells which call made it.
+func countingHousing(calls *atomic.Int32) fakeHousing {
+	return fakeHousing{fn: func(context.Context, providers.Tract) (*providers.Housing, error) {
 		n := int64(calls.Add(1))
 		return &providers.Housing{TotalHousingUnits: &n}, nil
 	}}
+}
+
+func TestAnInstanceSeesPastItsMemoryWhatAnotherRefreshed(t *testing.T) {
+	clk := &clock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	var calls atomic.Int32
+	housing := countingHousing(&calls)
 	db := newMemStore()
 	leases := &keyLocks{}
 	// Two instances share the database and the leases; each has its own
@@ -475,10 +481,7 @@ func TestAnExpiredValueInMemoryIsCheckedAgainstTheDatabaseBeforeACall(t *testing
 		t.Run(mode, func(t *testing.T) {
 			clk := &clock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
 			var calls atomic.Int32
-			housing := fakeHousing{fn: func(context.Context, providers.Tract) (*providers.Housing, error) {
-				n := int64(calls.Add(1))
-				return &providers.Housing{TotalHousingUnits: &n}, nil
-			}}
+			housing := countingHousing(&calls)
 			db := newMemStore()
 			mem, err := cache.New(1 << 20)
 			if err != nil {
