@@ -231,9 +231,14 @@ func (sec *Section) read(ctx context.Context, p *providers.Property, o Options) 
 	return rd
 }
 
-// reread is read in a flight that must recheck (see Service.flightFunc).
+// reread is the read of a flight that must recheck (see
+// Service.flightFunc, and sectionRead.expiredInMemory), past memory: in a
+// fleet another instance may have written the database behind this one's
+// memory, and alone too memory can lag the database for a moment, since
+// the memory tier admits a new value asynchronously. Taking memory's word
+// here would call the upstream for a value already stored.
 func (sec *Section) reread(ctx context.Context, key string) (*providers.SectionRecord, bool) {
-	rec, _, fresh := sec.check(reread(ctx, sec.svc.reads.Section, providers.SectionID{Section: sec.Name, Key: key}))
+	rec, _, fresh := sec.check(providers.Reload(ctx, sec.svc.reads.Section, providers.SectionID{Section: sec.Name, Key: key}))
 	return rec, fresh
 }
 

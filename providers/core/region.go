@@ -176,7 +176,7 @@ func (sec *Section) fetchRegional(ctx context.Context, key string) (_ any, handl
 // answer, then the marker.
 func (sec *Section) loadRegion(ctx context.Context, region string) (regionLoad, error) {
 	st := sec.svc.cfg.Store
-	if m, _, err := reread(ctx, sec.svc.reads.Section, providers.SectionID{Section: loadedSection(sec.Name), Key: region}); err == nil &&
+	if m, _, err := providers.Reload(ctx, sec.svc.reads.Section, providers.SectionID{Section: loadedSection(sec.Name), Key: region}); err == nil &&
 		sec.svc.cfg.Now().Before(m.ExpiresAt) && !sec.superseded(m) {
 		return regionLoad{}, nil
 	}

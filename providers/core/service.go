@@ -242,7 +242,7 @@ type geocoded struct {
 func (s *Service) geocode(ctx context.Context, n address.Normalized, recheck bool) (geocoded, error) {
 	key, sent := n.Key(), n.Building()
 	if recheck {
-		if p, _, err := reread(ctx, s.reads.ByKey, key); err == nil {
+		if p, _, err := providers.Reload(ctx, s.reads.ByKey, key); err == nil {
 			return geocoded{p: p, sent: sent}, nil
 		}
 	}
@@ -293,7 +293,17 @@ func (s *Service) missed(ctx context.Context, a providers.Address) bool {
 	if s.cfg.MissTTL < 0 {
 		return false
 	}
-	r, _, err := reread(ctx, s.reads.Section, providers.SectionID{Section: missSection, Key: missStoreKey(a)})
+	id := providers.SectionID{Section: missSection, Key: missStoreKey(a)}
+	var r *providers.SectionRecord
+	var err error
+	if s.cfg.Leases != nil {
+		// Another instance may have remembered it behind this one's
+		// memory. Alone, memory serves: this runs for every lookup of an
+		// unmatched spelling.
+		r, _, err = providers.Reload(ctx, s.reads.Section, id)
+	} else {
+		r, _, err = s.reads.Section.Get(ctx, id)
+	}
 	return err == nil && r.Missing && s.cfg.Now().Before(r.ExpiresAt)
 }
 
@@ -472,19 +482,6 @@ func (s *Service) flightFunc(ctx context.Context, key, stripe string, seen uint6
 		defer s.ended.end(stripe)
 		return fn(ctx, recheck)
 	}
-}
-
-// reread reads key from src again, past memory, in a flight that must
-// recheck. In a fleet another instance may have written the database
-// behind this one's memory; on one instance too, memory can lag the
-// database for a moment, since the memory tier admits a new key
-// asynchronously: a flight that just stored a value may not have it in
-// memory yet, while the expired value an earlier read put there is still
-// served. Reading memory here would take that for the truth and call the
-// upstream again. The reread is rare: only when a flight for the key's
-// stripe ended since the caller's first read.
-func reread[K comparable, V any](ctx context.Context, src providers.Source[K, V], key K) (V, string, error) {
-	return providers.Reload(ctx, src, key)
 }
 
 // flightsEnded counts the flights that ended, per stripe of natural keys

@@ -524,3 +524,38 @@ func TestAnExpiredValueInMemoryIsCheckedAgainstTheDatabaseBeforeACall(t *testing
 		})
 	}
 }
+
+// A spelling the geocoder could not match is remembered, and on one
+// instance the memory tier answers the repeat: lookups of an unmatched
+// address cost neither a geocoder call nor a database read after the
+// first (in a fleet the remembered miss is read past memory instead).
+func TestARememberedMissIsAnsweredFromMemoryOnOneInstance(t *testing.T) {
+	geo := &fakeGeocoder{geocode: func(context.Context, providers.Address) (providers.Location, error) {
+		return providers.Location{}, providers.ErrNoMatch
+	}}
+	db := newMemStore()
+	mem, err := cache.New(1 << 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(mem.Close)
+	clk := &clock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	svc := newServiceWith(t, core.Config{Store: cache.NewStore(db, mem, 0), Now: clk.Now, MissTTL: time.Hour}, geo, nil, core.Module{})
+	a := providers.Address{Street: "99 Nowhere Ln", State: "IL"}
+	if _, _, err := svc.Lookup(context.Background(), a); providers.CodeOf(err) != providers.ErrNoMatch.Code {
+		t.Fatalf("first lookup: %v, want %s", err, providers.ErrNoMatch.Code)
+	}
+	mem.Wait()
+	reads := db.readsOf("geocoder_miss")
+	for range 3 {
+		if _, _, err := svc.Lookup(context.Background(), a); providers.CodeOf(err) != providers.ErrNoMatch.Code {
+			t.Fatalf("repeat: %v, want %s", err, providers.ErrNoMatch.Code)
+		}
+	}
+	if n := geo.calls.Load(); n != 1 {
+		t.Fatalf("%d geocoder calls for an unmatched address asked four times, want 1", n)
+	}
+	if n := db.readsOf("geocoder_miss") - reads; n != 0 {
+		t.Fatalf("the repeats read the remembered miss from the database %d times, want 0 (memory holds it)", n)
+	}
+}
