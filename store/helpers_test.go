@@ -7,10 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/propertyd/propertyd/store/internal/storetest"
-
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store"
+	"github.com/propertyd/propertyd/store/internal/storetest"
 )
 
 // openAt opens (or reopens) the database at path and closes it at the end of

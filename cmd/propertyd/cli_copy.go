@@ -9,7 +9,6 @@ import (
 	"syscall"
 
 	"github.com/propertyd/propertyd/providers/core"
-
 	"github.com/propertyd/propertyd/store/engine"
 )
 

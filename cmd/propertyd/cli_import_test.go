@@ -15,12 +15,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/propertyd/propertyd/providers/core"
-
 	"github.com/jarcoal/httpmock"
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/census"
+	"github.com/propertyd/propertyd/providers/core"
 	"github.com/propertyd/propertyd/providers/providertest"
 	"github.com/propertyd/propertyd/store/engine"
 )

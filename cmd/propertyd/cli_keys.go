@@ -12,9 +12,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/propertyd/propertyd/providers/core"
-
 	"go.yaml.in/yaml/v3"
+
+	"github.com/propertyd/propertyd/providers/core"
 )
 
 // apiKeyPrefix starts every generated key, so secret scanners and people
