@@ -103,9 +103,10 @@ func (g *Gateway) handleError(c *fiber.Ctx, err error) error {
 		// line or headers over the read buffer, a body over the limit): it
 		// still gets a request id, in the body and the header, and is
 		// counted and logged, under the route "unmatched", once answered.
-		st := &requestState{id: newRequestID()}
+		st := &requestState{}
+		st.id = newRequestID(st.idBuf[:0])
 		c.Locals(localState, st)
-		c.Set(fiber.HeaderXRequestID, st.id)
+		c.Response().Header.SetCanonical(headerRequestID, st.id)
 		start := time.Now()
 		defer func() { g.record(c, st, "unmatched", start, time.Since(start)) }()
 		if fe, ok := errors.AsType[*fiber.Error](err); ok && fe.Code == fiber.StatusRequestEntityTooLarge {

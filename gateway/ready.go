@@ -60,6 +60,10 @@ func (g *Gateway) getReady(c *fiber.Ctx, id int64) (ok bool, err error) {
 	if !ok {
 		return false, nil
 	}
-	providers.ObservationFrom(c.UserContext()).Served(providers.ReadRecord, providers.TierMemory)
+	st := stateOf(c)
+	st.obs.Served(providers.ReadRecord, providers.TierMemory)
+	// Nothing outside the gateway saw the request's context: its state
+	// may serve another request once this one is answered.
+	st.recycle = true
 	return true, sendTagged(c, rb.body, rb.etag)
 }

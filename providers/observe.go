@@ -39,6 +39,17 @@ type Observation struct {
 	reads    [2][3]atomic.Int64 // [kind][tier], in the order of ReadKinds and Tiers
 }
 
+// Reset zeroes o, for a request that reuses it. Nothing may still be
+// counting into it.
+func (o *Observation) Reset() {
+	o.upstream.Store(0)
+	for i := range o.reads {
+		for j := range o.reads[i] {
+			o.reads[i][j].Store(0)
+		}
+	}
+}
+
 type observationKey struct{}
 
 // IsObservationKey reports whether key is the context key under which

@@ -14,6 +14,7 @@ package ratelimit
 import (
 	"context"
 	"math"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -26,22 +27,110 @@ type Limit struct {
 }
 
 // Keyed holds one bucket per API key name. Keys are fixed at construction,
-// so lookups need no lock; each bucket is safe for concurrent use, and one
-// key exhausting its budget never touches another's.
+// so lookups need no lock; each bucket is one atomic word, so concurrent
+// charges to a key never wait on each other, and one key exhausting its
+// budget never touches another's.
 type Keyed struct {
 	buckets map[string]*bucket
 }
 
+// A bucket is kept by GCRA (the generic cell rate algorithm), the same
+// token bucket as the budgets a fleet shares in Redis, so a client sees the
+// same headers wherever its budget lives: the bucket is its theoretical
+// arrival time (TAT), the instant at which it would be full again. With T
+// the interval of one token (1/rate), a bucket of burst B holds
+// B - (TAT - now)/T tokens at now (B once TAT is past); a charge of n
+// tokens moves TAT to max(TAT, now) + n*T and is allowed when that is at
+// most B*T ahead of now; giving n tokens back moves TAT n*T earlier. One
+// compare-and-swap per charge: no lock and no allocation on a request's
+// path (x/time/rate's reservations took a mutex three times and allocated).
+//
+// A request is charged at the time it arrived, and one that waited for a
+// core may be charged after a request that arrived later: a bucket charges
+// at the latest time it has been given, as x/time/rate did, so that the
+// late one does not find the bucket emptier than it is (with a burst a
+// millisecond's worth, it would be refused).
 type bucket struct {
-	lim   *rate.Limiter
-	limit Limit
+	tat      atomic.Int64 // nanoseconds since epoch
+	latest   atomic.Int64 // the latest now a charge was made at
+	limit    Limit
+	interval float64 // nanoseconds per token
+	tau      float64 // B*T: the most TAT may lead now by
+	grace    float64 // see grace
 }
 
-// NewKeyed returns buckets for the given key names, each starting full.
+// epoch keeps the nanosecond counts in an int64 for three centuries.
+var epoch = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// grace absorbs float rounding: a charge that fits but for rounding fits.
+// It is a microsecond, as in the budgets shared in Redis, or a millionth of
+// a token when that is less (at a billion tokens a second a microsecond
+// would be a thousand tokens). TATs are whole nanoseconds, rounded down,
+// so a charge of n tokens may cost up to a nanosecond less than n*T: the
+// client's side of the rounding.
+const grace = float64(time.Microsecond)
+
+// maxTau caps B*T (about 146 years) so that a TAT always fits an int64; a
+// bucket that slow never refills in practice.
+const maxTau = float64(1 << 62)
+
+func newBucket(l Limit) *bucket {
+	b := &bucket{limit: l, interval: maxTau}
+	if l.Rate > 0 {
+		b.interval = 1e9 / l.Rate
+	}
+	if l.Burst > 0 {
+		b.interval = min(b.interval, maxTau/float64(l.Burst))
+	}
+	b.tau = float64(l.Burst) * b.interval
+	b.grace = min(grace, b.interval/1e6)
+	b.tat.Store(math.MinInt64 / 2) // long past: the bucket starts full
+	b.latest.Store(math.MinInt64 / 2)
+	return b
+}
+
+func nanos(t time.Time) int64 { return int64(t.Sub(epoch)) }
+
+// backlog is how far TAT leads now (or the latest time a charge was made
+// at, when later), in nanoseconds: 0 when the bucket is full.
+func (b *bucket) backlog(now int64) float64 {
+	tat := b.tat.Load()
+	return float64(max(tat-max(now, b.latest.Load()), 0))
+}
+
+// charge takes cost tokens at now when they fit. It returns whether they
+// were taken and the backlog after (before, when refused).
+func (b *bucket) charge(cost int, now int64) (bool, float64) {
+	for l := b.latest.Load(); now > l && !b.latest.CompareAndSwap(l, now); l = b.latest.Load() {
+	}
+	for {
+		old := b.tat.Load()
+		// latest is read after the TAT: a charge publishes its time before
+		// its TAT, so a TAT seen here comes with a time at least its own.
+		at := max(now, b.latest.Load())
+		lead := float64(max(old-at, 0))
+		after := lead + float64(cost)*b.interval
+		if after > b.tau+b.grace {
+			return false, lead
+		}
+		ahead := int64(after) // whole nanoseconds, rounded down
+		if b.tat.CompareAndSwap(old, at+ahead) {
+			return true, float64(ahead)
+		}
+	}
+}
+
+// give puts n tokens back; a bucket given more than it misses is full.
+func (b *bucket) give(n int) {
+	b.tat.Add(-int64(float64(n) * b.interval))
+}
+
+// NewKeyed returns buckets for the given key names, each starting full. A
+// rate of zero or less never refills: the burst is all there is.
 func NewKeyed(limits map[string]Limit) *Keyed {
 	k := &Keyed{buckets: make(map[string]*bucket, len(limits))}
 	for name, l := range limits {
-		k.buckets[name] = &bucket{lim: rate.NewLimiter(rate.Limit(l.Rate), l.Burst), limit: l}
+		k.buckets[name] = newBucket(l)
 	}
 	return k
 }
@@ -63,9 +152,7 @@ type Decision struct {
 	// Reset is how long until the bucket is full again.
 	Reset time.Duration
 
-	res  *rate.Reservation
-	cost int       // the tokens the decision still charges
-	at   time.Time // when the tokens were reserved
+	cost int // the tokens the decision still charges
 	b    *bucket
 	hold Hold // the charge, when a limiter outside this package made the decision
 }
@@ -99,26 +186,20 @@ func (k *Keyed) Reserve(key string, cost int, now time.Time) Decision {
 		return Decision{Impossible: true}
 	}
 	d := Decision{Limit: b.limit.Burst, b: b}
+	at := nanos(now)
 	if cost > b.limit.Burst {
 		d.Impossible = true
-		d.fill(now)
+		d.fill(b.backlog(at))
 		return d
 	}
-	r := b.lim.ReserveN(now, cost)
-	if !r.OK() {
-		d.Impossible = true
-		d.fill(now)
+	allowed, backlog := b.charge(cost, at)
+	d.fill(backlog)
+	if !allowed {
+		wait := backlog + float64(cost)*b.interval - b.tau
+		d.RetryAfter = time.Duration(math.Ceil(max(wait, 0)))
 		return d
 	}
-	if delay := r.DelayFrom(now); delay > 0 {
-		r.CancelAt(now)
-		d.RetryAfter = delay
-		d.fill(now)
-		return d
-	}
-	d.Allowed = true
-	d.res, d.cost, d.at = r, cost, now
-	d.fill(now)
+	d.Allowed, d.cost = true, cost
 	return d
 }
 
@@ -139,15 +220,9 @@ func (d *Decision) RefundTo(keep int, now time.Time) (charged int) {
 		}
 		return d.cost
 	}
-	// A reservation can only be cancelled as of the instant it was made;
-	// tokens that refilled since are accounted for by the limiter. What is
-	// kept is charged again at that instant, where it fits by construction.
-	d.res.CancelAt(d.at)
-	d.res, d.cost = nil, 0
-	if keep > 0 {
-		d.res, d.cost = d.b.lim.ReserveN(d.at, keep), keep
-	}
-	d.fill(now)
+	d.b.give(d.cost - keep)
+	d.cost = keep
+	d.fill(d.b.backlog(nanos(now)))
 	return d.cost
 }
 
@@ -159,18 +234,12 @@ func (d *Decision) charged() int {
 	return d.cost
 }
 
-func (d *Decision) fill(now time.Time) {
-	tokens := d.b.lim.TokensAt(now)
-	if tokens < 0 {
-		tokens = 0
-	}
-	d.Remaining = int(math.Floor(tokens))
-	missing := float64(d.b.limit.Burst) - tokens
-	if missing > 0 && d.b.limit.Rate > 0 {
-		d.Reset = time.Duration(missing / d.b.limit.Rate * float64(time.Second))
-	} else {
-		d.Reset = 0
-	}
+// fill sets Remaining and Reset from the bucket's backlog in nanoseconds.
+func (d *Decision) fill(backlog float64) {
+	b := d.b
+	tokens := math.Floor((b.tau - backlog + b.grace) / b.interval)
+	d.Remaining = int(min(max(tokens, 0), float64(b.limit.Burst)))
+	d.Reset = time.Duration(math.Round(backlog))
 }
 
 // Outbound paces calls to one upstream: at most Rate calls per second with

@@ -352,6 +352,42 @@ func TestOutboundSharesItsConcurrencyCap(t *testing.T) {
 	}
 }
 
+// A request that arrived first but is charged after a later one (it
+// waited for a core) is charged at the later time: with a burst worth a
+// millisecond it would otherwise find the bucket a millisecond emptier than
+// it is, and be refused.
+func TestALateChargeIsMadeAtTheLatestTime(t *testing.T) {
+	k := NewKeyed(map[string]Limit{"a": {Rate: 1e6, Burst: 1000}}) // 1 ms of tokens
+	if d := k.Reserve("a", 500, t0.Add(10*time.Millisecond)); !d.Allowed || d.Remaining != 500 {
+		t.Fatalf("500 of 1000 tokens at +10ms: %+v", d)
+	}
+	d := k.Reserve("a", 400, t0)
+	if !d.Allowed || d.Remaining != 100 || d.Reset != 900*time.Microsecond {
+		t.Fatalf("400 of the 500 left, stamped +0 but charged after +10ms: %+v, want allowed with 100 left", d)
+	}
+	d = k.Reserve("a", 200, t0.Add(5*time.Millisecond))
+	if d.Allowed || d.RetryAfter != 100*time.Microsecond || d.Remaining != 100 {
+		t.Fatalf("200 with 100 left, stamped +5ms: %+v, want refused for 100us", d)
+	}
+	if d := k.Reserve("a", 200, t0.Add(10*time.Millisecond+100*time.Microsecond)); !d.Allowed || d.Remaining != 0 {
+		t.Fatalf("200 once 100 more refilled: %+v", d)
+	}
+}
+
+// Charging a key is on every request's path: it must not allocate (a
+// garbage collection is a pause in every request's latency).
+func TestReserveAndRefundDoNotAllocate(t *testing.T) {
+	k := NewKeyed(map[string]Limit{"a": {Rate: 1e6, Burst: 1e6}})
+	now := t0
+	allocs := testing.AllocsPerRun(1000, func() {
+		d := k.Reserve("a", 3, now)
+		d.RefundTo(1, now)
+	})
+	if allocs != 0 {
+		t.Fatalf("Reserve and RefundTo made %v allocations, want 0", allocs)
+	}
+}
+
 func BenchmarkReserve(b *testing.B) {
 	k := NewKeyed(map[string]Limit{"a": {Rate: 1e9, Burst: 1e9}})
 	now := time.Now()

@@ -30,7 +30,7 @@ import (
 // Redis 5 replicates a script by its effects, the only way in Redis 7; the
 // slot scripts rely on the same.)
 //
-// This is the same bucket as ratelimit.Keyed (x/time/rate) keeps in memory,
+// This is the same bucket as ratelimit.Keyed keeps in memory (in nanoseconds),
 // so the headers a client sees do not change with where the budget lives.
 // Hand-written rather than taken from a GCRA library because a budget here
 // must also say how many tokens a refused request left (X-RateLimit-
