@@ -80,6 +80,7 @@ type options struct {
 	only      map[string]bool // scenarios to run; nil: all
 	out       string
 	keep      bool
+	profile   string // folder for propertyd's CPU profile and trace of the warm GET's open loop ("": none)
 
 	serveBare string // internal: run the bare Fiber baseline on this address
 	bodies    string // internal: the folder of its bodies
@@ -148,6 +149,7 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	only := fs.String("only", "", "run only these comma-separated `scenarios` ("+strings.Join(scenarioNames, ", ")+"); start-up is always measured")
 	fs.StringVar(&o.out, "out", "", "also write the table into this Markdown `file`, between its bench markers")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary folder (database, config, logs)")
+	fs.StringVar(&o.profile, "profile", "", "write propertyd's CPU profile and execution trace of the warm GET's open loop into this `folder` (go tool pprof, go tool trace), taken through its debug_listen")
 	fs.StringVar(&o.serveBare, "serve-bare", "", "internal: serve the bare Fiber baseline on `addr`")
 	fs.StringVar(&o.bodies, "bodies", "", "internal: folder of the baseline's bodies")
 	if err := fs.Parse(args); err != nil {

@@ -29,25 +29,26 @@ const batchSize = 25
 
 // bench is one run: its options, the servers and clients, and the rows.
 type bench struct {
-	o        options
-	tmp      string
-	errOut   io.Writer
-	sb       *sandbox.Server
-	sbRoot   string
-	bin      string
-	cfgPath  string
-	prop     *proc
-	bare     *proc
-	pc       *client // to propertyd
-	bc       *client // to the bare app
-	places   []sandbox.Place
-	synth    []sandbox.Place
-	acs      []sandbox.Place // the addresses of the acs-states scenario
-	rows     []row
-	startup  time.Duration // of the first start
-	startRSS int64         // resident memory right after it
-	starts   int           // propertyd processes started
-	pgNone   string        // why there is no PostgreSQL to measure ("": none known)
+	o         options
+	tmp       string
+	errOut    io.Writer
+	sb        *sandbox.Server
+	sbRoot    string
+	bin       string
+	cfgPath   string
+	debugAddr string // propertyd's debug_listen, with -profile
+	prop      *proc
+	bare      *proc
+	pc        *client // to propertyd
+	bc        *client // to the bare app
+	places    []sandbox.Place
+	synth     []sandbox.Place
+	acs       []sandbox.Place // the addresses of the acs-states scenario
+	rows      []row
+	startup   time.Duration // of the first start
+	startRSS  int64         // resident memory right after it
+	starts    int           // propertyd processes started
+	pgNone    string        // why there is no PostgreSQL to measure ("": none known)
 }
 
 func (b *bench) logf(format string, args ...any) {
@@ -169,7 +170,14 @@ func (b *bench) setup(ctx context.Context) error {
 		return err
 	}
 	b.cfgPath = filepath.Join(b.tmp, "propertyd.yaml")
-	if err := os.WriteFile(b.cfgPath, []byte(configYAML(dbPath, b.sbRoot, o.cacheMB, o.batchConc)), 0o644); err != nil {
+	cfg := configYAML(dbPath, b.sbRoot, o.cacheMB, o.batchConc)
+	if o.profile != "" {
+		if b.debugAddr, err = freeAddr(); err != nil {
+			return err
+		}
+		cfg += fmt.Sprintf("debug_listen: %q\n", b.debugAddr)
+	}
+	if err := os.WriteFile(b.cfgPath, []byte(cfg), 0o644); err != nil {
 		return err
 	}
 	took, err := b.startPropertyd()
@@ -381,7 +389,11 @@ func (b *bench) warm(ctx context.Context) error {
 	var at, bareAt result
 	if ctx.Err() == nil {
 		bareAt = b.bc.openLoop([]request{get("/get")}, load, b.o.openConns, b.o.duration)
+		profiled := b.profile("warm-get", b.o.duration)
 		at = b.pc.openLoop([]request{byID}, load, b.o.openConns, b.o.duration)
+		if err := profiled(); err != nil {
+			return err
+		}
 	}
 	p99 := at.percentile(99)
 	worst, second := worstSecond(at.windowP99, bareAt.windowP99)

@@ -45,6 +45,7 @@ type Main struct {
 	svc      *core.Service
 	gw       *gateway.Gateway
 	ln       net.Listener
+	debug    *debugServer // nil unless Config.DebugListen
 	breakers []*guard.Breaker
 	metrics  *metrics.Metrics
 	fleet    *fleet.Client // nil without a Redis
@@ -242,10 +243,25 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", m.Config.Listen, err)
 	}
+	if m.Config.DebugListen != "" {
+		if m.debug, err = serveDebug(m.Config.DebugListen, m.Logger); err != nil {
+			ln.Close()
+			return err
+		}
+	}
 	m.ln = ln
 	m.served = make(chan error, 1)
 	go func() { m.served <- m.gw.Serve(ln) }()
 	return nil
+}
+
+// DebugAddr returns the address the profiles are served on, once Run
+// returned; "" without debug_listen.
+func (m *Main) DebugAddr() string {
+	if m.debug == nil {
+		return ""
+	}
+	return m.debug.addr()
 }
 
 // Addr returns the address the service listens on, once Run returned.
@@ -268,6 +284,10 @@ func (m *Main) Close() error {
 	if m.gw != nil && m.ln != nil {
 		errs = append(errs, m.gw.Shutdown(ctx))
 		m.ln = nil
+	}
+	if m.debug != nil {
+		m.debug.close()
+		m.debug = nil
 	}
 	if m.svc != nil {
 		m.svc.Close(ctx)

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"regexp"
 	"slices"
@@ -25,6 +26,11 @@ import (
 type Config struct {
 	// Listen is the address to serve on; port 0 picks a free port.
 	Listen string `yaml:"listen"`
+	// DebugListen, when set, serves the Go runtime's profiles
+	// (net/http/pprof: CPU, heap, goroutines, the execution trace) on an
+	// address of their own, never on Listen's: they show the process's
+	// insides, so bind it to localhost or a private network.
+	DebugListen string `yaml:"debug_listen"`
 	// Database is the SQLite file, created with its folder on first start,
 	// or a postgres:// URL of an existing PostgreSQL database, which several
 	// instances can share.
@@ -280,6 +286,13 @@ func (c *Config) Validate() error {
 	}
 	if c.Cache.MaxMB < 0 {
 		bad("cache.max_mb", "must not be negative")
+	}
+	if c.DebugListen != "" {
+		if _, _, err := net.SplitHostPort(c.DebugListen); err != nil {
+			bad("debug_listen", "must be host:port (%v)", err)
+		} else if c.DebugListen == c.Listen {
+			bad("debug_listen", "must differ from listen")
+		}
 	}
 	c.Redis.validate(bad)
 	for role, p := range c.Providers {

@@ -125,6 +125,9 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	fmt.Fprintf(stdout, "propertyd listening on http://%s\n", m.Addr())
+	if a := m.DebugAddr(); a != "" {
+		fmt.Fprintf(stdout, "propertyd profiles on http://%s/debug/pprof/\n", a)
+	}
 	select {
 	case <-ctx.Done():
 	case err := <-m.served:

@@ -193,6 +193,7 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 		{"unknown refresh mode", "module: overpass", "module: overpass\n    refresh: lazy", "providers.amenities.refresh: must be background or sync"},
 		{"refresh of a role without a section", "    options: {benchmark", "    refresh: sync\n    options: {benchmark", "providers.geocoder.refresh"},
 		{"refresh concurrency out of range", "refresh_concurrency: 8", "refresh_concurrency: 500", "refresh_concurrency: must be between 1 and 100"},
+		{"debug listener without a port", "refresh_concurrency: 8", "refresh_concurrency: 8\ndebug_listen: localhost", "debug_listen: must be host:port"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
