@@ -11,7 +11,6 @@ package cache
 
 import (
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/dgraph-io/ristretto/v2"
@@ -21,9 +20,7 @@ import (
 // zero value is not usable; build one with New. A nil *Cache is a valid
 // cache that holds nothing, for configurations that turn caching off.
 type Cache struct {
-	c      *ristretto.Cache[string, any]
-	hits   atomic.Uint64
-	misses atomic.Uint64
+	c *ristretto.Cache[string, any]
 }
 
 // New returns a cache holding at most maxBytes of estimated value sizes.
@@ -54,13 +51,7 @@ func (c *Cache) Get(key string) (any, bool) {
 	if c == nil {
 		return nil, false
 	}
-	v, ok := c.c.Get(key)
-	if ok {
-		c.hits.Add(1)
-	} else {
-		c.misses.Add(1)
-	}
-	return v, ok
+	return c.c.Get(key)
 }
 
 // Set stores v under key with an estimated size in bytes; ttl <= 0 means no
@@ -88,14 +79,6 @@ func (c *Cache) Wait() {
 	if c != nil {
 		c.c.Wait()
 	}
-}
-
-// Stats reports lookups that hit and missed since start.
-func (c *Cache) Stats() (hits, misses uint64) {
-	if c == nil {
-		return 0, 0
-	}
-	return c.hits.Load(), c.misses.Load()
 }
 
 // Close stops the cache's goroutines; it must not be used afterwards.

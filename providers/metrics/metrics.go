@@ -13,10 +13,12 @@
 package metrics
 
 import (
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -60,8 +62,11 @@ type Metrics struct {
 	// kind and tier: the children for those labels are looked up once and
 	// kept, since a vector's lookup hashes its label values each time (4%
 	// of a warm request when done per request). Both sets are bounded.
-	mu         sync.RWMutex
-	byRoute    map[routeStatus]*routeMetrics
+	// byRoute is copied on write: a request reads it with one atomic load,
+	// where a read lock's shared counter bounced between the cores on
+	// every request. Routes and statuses are few, so writes are rare.
+	mu         sync.Mutex // serializes writers
+	byRoute    atomic.Pointer[map[routeStatus]*routeMetrics]
 	cacheTiers [][]prometheus.Counter // [kind][tier], in the order of providers.ReadKinds and Tiers
 }
 
@@ -79,8 +84,7 @@ type routeMetrics struct {
 // runtime and process collectors.
 func New() *Metrics {
 	m := &Metrics{
-		reg:     prometheus.NewRegistry(),
-		byRoute: map[routeStatus]*routeMetrics{},
+		reg: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "propertyd_requests_total",
 			Help: "HTTP requests answered, by route pattern and status code.",
@@ -164,20 +168,37 @@ func (m *Metrics) ObserveRequest(route string, status int, d time.Duration) {
 		return
 	}
 	key := routeStatus{route, status}
-	m.mu.RLock()
-	r := m.byRoute[key]
-	m.mu.RUnlock()
+	var r *routeMetrics
+	if byRoute := m.byRoute.Load(); byRoute != nil {
+		r = (*byRoute)[key]
+	}
 	if r == nil {
-		r = &routeMetrics{
-			count:   m.requests.WithLabelValues(route, strconv.Itoa(status)),
-			seconds: m.requestSeconds.WithLabelValues(route),
-		}
-		m.mu.Lock()
-		m.byRoute[key] = r
-		m.mu.Unlock()
+		r = m.addRoute(key)
 	}
 	r.count.Inc()
 	r.seconds.Observe(d.Seconds())
+}
+
+// addRoute returns the metrics of a route and status seen for the first
+// time, adding them to a new copy of byRoute.
+func (m *Metrics) addRoute(key routeStatus) *routeMetrics {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	old := map[routeStatus]*routeMetrics{}
+	if p := m.byRoute.Load(); p != nil {
+		old = *p
+	}
+	if r := old[key]; r != nil {
+		return r
+	}
+	r := &routeMetrics{
+		count:   m.requests.WithLabelValues(key.route, strconv.Itoa(key.status)),
+		seconds: m.requestSeconds.WithLabelValues(key.route),
+	}
+	byRoute := maps.Clone(old)
+	byRoute[key] = r
+	m.byRoute.Store(&byRoute)
+	return r
 }
 
 // UpstreamCall records one call to the provider module named provider and
