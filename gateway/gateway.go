@@ -122,7 +122,7 @@ func New(cfg Config) *Gateway {
 		cfg.Now = time.Now
 	}
 	g := &Gateway{cfg: cfg, keys: cfg.Keys, allowed: map[string]bool{}, public: core.PublicSections(),
-		ready: readyBodies{c: cfg.Answers, ttl: cfg.AnswerTTL}, realClock: realClock}
+		ready: newReadyBodies(cfg.Answers, cfg.AnswerTTL), realClock: realClock}
 	g.limiter = cfg.Limiter
 	if g.limiter == nil {
 		limits := map[string]ratelimit.Limit{}

@@ -30,7 +30,7 @@ func (g *Gateway) respondRecord(c *fiber.Ctx, p *providers.Property, src core.So
 	if !created && len(inc) == 0 && g.ready.c != nil && c.Method() == fiber.MethodGet {
 		// A plain GET by id: its answer is kept ready for the next one.
 		return renderPooledWith(c, render, func(c *fiber.Ctx, b []byte) error {
-			rb := g.ready.put(p.ID, b)
+			rb := g.ready.put(p.ID, b, stateOf(c).start)
 			return sendTagged(c, rb.body, rb.etag)
 		})
 	}
