@@ -36,7 +36,7 @@ const localState = "propertyd.request"
 // it past the answer.
 type requestState struct {
 	start    time.Time // when the middleware first saw the request
-	id       []byte    // idBuf's bytes, or the client's X-Request-ID copied
+	id       []byte    // in idBuf, or the client's X-Request-ID copied when longer
 	keyName  string
 	includes []string
 	obs      providers.Observation
@@ -71,7 +71,7 @@ func (g *Gateway) requestContext(c *fiber.Ctx) error {
 	st := statePool.Get().(*requestState)
 	st.start = time.Now()
 	if id := c.Request().Header.Peek(fiber.HeaderXRequestID); saneRequestID(id) {
-		st.id = append(st.idBuf[:0:0], id...) // a copy of its own: ids up to 128 bytes
+		st.id = append(st.idBuf[:0], id...) // in idBuf when it fits, else a copy of its own
 	} else {
 		st.id = newRequestID(st.idBuf[:0])
 	}
