@@ -1,7 +1,8 @@
 // Package ratelimit holds propertyd's token buckets: inbound per API key,
-// weighted by request cost, and outbound per provider, with a concurrency
-// cap. It is the only package that imports golang.org/x/time/rate, and it
-// hands no rate types to callers.
+// weighted by request cost (GCRA on one atomic word each, see bucket), and
+// outbound per provider, with a concurrency cap (golang.org/x/time/rate's
+// waiting limiter). It is the only package that imports x/time/rate, and
+// it hands no rate types to callers.
 //
 // The buckets here are this process's own. A limiter that keeps budgets
 // elsewhere (shared by several instances) returns the same Decision, holding
