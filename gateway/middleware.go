@@ -286,8 +286,8 @@ func (g *Gateway) limit(cost costFunc) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		name := stateOf(c).keyName
-		d := g.limiter.Reserve(name, n, g.now(c))
+		st := stateOf(c)
+		d := g.limiter.Reserve(st.keyName, n, g.now(c))
 		setLimitHeaders(c, d, n)
 		switch {
 		case d.Impossible:
@@ -295,12 +295,12 @@ func (g *Gateway) limit(cost costFunc) fiber.Handler {
 				Message: "this request costs " + strconv.Itoa(n) + " units but the key's burst is " +
 					strconv.Itoa(d.Limit) + "; split it into smaller requests"}
 		case !d.Allowed:
-			g.cfg.Metrics.RateLimited(name)
+			g.cfg.Metrics.RateLimited(st.keyName)
 			return &providers.Error{Kind: providers.KindRateLimited, Code: providers.CodeRateLimited,
 				Message: "rate limit exceeded for this API key", RetryAfter: d.RetryAfter}
 		}
 		err = c.Next()
-		obs := &stateOf(c).obs
+		obs := &st.obs
 		switch {
 		case err != nil && rejectedInput(err) && obs.UpstreamCalls() == 0 && obs.Outcome() == "":
 			setLimitHeaders(c, d, d.RefundTo(0, g.now(c)))

@@ -55,9 +55,8 @@ type bucket struct {
 	tat      atomic.Int64 // nanoseconds since epoch
 	latest   atomic.Int64 // the latest now a charge was made at
 	limit    Limit
-	interval float64 // nanoseconds per token
+	interval float64 // l.interval(), kept: a charge needs it
 	tau      float64 // B*T: the most TAT may lead now by
-	grace    float64 // see grace
 }
 
 // epoch keeps the nanosecond counts in an int64 for three centuries.
@@ -71,20 +70,58 @@ var epoch = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 // client's side of the rounding.
 const grace = float64(time.Microsecond)
 
+// graceOf is the grace of a bucket whose token interval is t.
+func graceOf(t float64) float64 { return min(grace, t/1e6) }
+
 // maxTau caps B*T (about 146 years) so that a TAT always fits an int64; a
 // bucket that slow never refills in practice.
 const maxTau = float64(1 << 62)
 
-func newBucket(l Limit) *bucket {
-	b := &bucket{limit: l, interval: maxTau}
+// interval is T, the nanoseconds one token of l takes to refill: 1/rate,
+// capped so that B*T stays within maxTau (a rate of zero or less never
+// refills in practice).
+func (l Limit) interval() float64 {
+	t := maxTau
 	if l.Rate > 0 {
-		b.interval = 1e9 / l.Rate
+		t = 1e9 / l.Rate
 	}
 	if l.Burst > 0 {
-		b.interval = min(b.interval, maxTau/float64(l.Burst))
+		t = min(t, maxTau/float64(l.Burst))
 	}
+	return t
+}
+
+// State is what a GCRA bucket of limit l holds when its TAT leads now by
+// backlog: the whole tokens left and how long until it is full. Keyed
+// reports it, and so do budgets kept elsewhere by the same algorithm
+// (ratelimit/fleet), so the X-RateLimit headers do not depend on where a
+// budget lives. precision is how exact backlog is: 0 in this process
+// (whole nanoseconds), a microsecond for a clock read in microseconds;
+// the time to full is rounded to it, so that a whole number of seconds
+// stays whole in X-RateLimit-Reset, and a token short of a whole by less
+// than it counts as whole.
+func (l Limit) State(backlog, precision time.Duration) (remaining int, reset time.Duration) {
+	backlog = max(backlog, 0)
+	t := l.interval()
+	g := max(float64(precision), graceOf(t))
+	tokens := math.Floor((float64(l.Burst)*t - float64(backlog) + g) / t)
+	if precision > 0 {
+		backlog = backlog.Round(precision)
+	}
+	return int(min(max(tokens, 0), float64(l.Burst))), backlog
+}
+
+// RetryAfter is how long until cost tokens fit in a GCRA bucket of limit l
+// whose TAT leads now by backlog.
+func (l Limit) RetryAfter(backlog time.Duration, cost int) time.Duration {
+	t := l.interval()
+	wait := float64(max(backlog, 0)) + float64(cost)*t - float64(l.Burst)*t
+	return time.Duration(math.Ceil(max(wait, 0)))
+}
+
+func newBucket(l Limit) *bucket {
+	b := &bucket{limit: l, interval: l.interval()}
 	b.tau = float64(l.Burst) * b.interval
-	b.grace = min(grace, b.interval/1e6)
 	b.tat.Store(math.MinInt64 / 2) // long past: the bucket starts full
 	b.latest.Store(math.MinInt64 / 2)
 	return b
@@ -92,31 +129,34 @@ func newBucket(l Limit) *bucket {
 
 func nanos(t time.Time) int64 { return int64(t.Sub(epoch)) }
 
-// backlog is how far TAT leads now (or the latest time a charge was made
-// at, when later), in nanoseconds: 0 when the bucket is full.
-func (b *bucket) backlog(now int64) float64 {
+// at is the time a charge or a reading at now is made at: now, or the
+// latest time a charge was made at when that is later.
+func (b *bucket) at(now int64) int64 { return max(now, b.latest.Load()) }
+
+// backlog is how far TAT leads now (see at): 0 when the bucket is full.
+func (b *bucket) backlog(now int64) time.Duration {
 	tat := b.tat.Load()
-	return float64(max(tat-max(now, b.latest.Load()), 0))
+	return time.Duration(max(tat-b.at(now), 0))
 }
 
 // charge takes cost tokens at now when they fit. It returns whether they
 // were taken and the backlog after (before, when refused).
-func (b *bucket) charge(cost int, now int64) (bool, float64) {
+func (b *bucket) charge(cost int, now int64) (bool, time.Duration) {
 	for l := b.latest.Load(); now > l && !b.latest.CompareAndSwap(l, now); l = b.latest.Load() {
 	}
 	for {
 		old := b.tat.Load()
 		// latest is read after the TAT: a charge publishes its time before
 		// its TAT, so a TAT seen here comes with a time at least its own.
-		at := max(now, b.latest.Load())
-		lead := float64(max(old-at, 0))
-		after := lead + float64(cost)*b.interval
-		if after > b.tau+b.grace {
-			return false, lead
+		at := b.at(now)
+		lead := max(old-at, 0)
+		after := float64(lead) + float64(cost)*b.interval
+		if after > b.tau+graceOf(b.interval) {
+			return false, time.Duration(lead)
 		}
 		ahead := int64(after) // whole nanoseconds, rounded down
 		if b.tat.CompareAndSwap(old, at+ahead) {
-			return true, float64(ahead)
+			return true, time.Duration(ahead)
 		}
 	}
 }
@@ -190,14 +230,13 @@ func (k *Keyed) Reserve(key string, cost int, now time.Time) Decision {
 	at := nanos(now)
 	if cost > b.limit.Burst {
 		d.Impossible = true
-		d.fill(b.backlog(at))
+		d.Remaining, d.Reset = b.limit.State(b.backlog(at), 0)
 		return d
 	}
 	allowed, backlog := b.charge(cost, at)
-	d.fill(backlog)
+	d.Remaining, d.Reset = b.limit.State(backlog, 0)
 	if !allowed {
-		wait := backlog + float64(cost)*b.interval - b.tau
-		d.RetryAfter = time.Duration(math.Ceil(max(wait, 0)))
+		d.RetryAfter = b.limit.RetryAfter(backlog, cost)
 		return d
 	}
 	d.Allowed, d.cost = true, cost
@@ -223,7 +262,7 @@ func (d *Decision) RefundTo(keep int, now time.Time) (charged int) {
 	}
 	d.b.give(d.cost - keep)
 	d.cost = keep
-	d.fill(d.b.backlog(nanos(now)))
+	d.Remaining, d.Reset = d.b.limit.State(d.b.backlog(nanos(now)), 0)
 	return d.cost
 }
 
@@ -233,14 +272,6 @@ func (d *Decision) charged() int {
 		return 0
 	}
 	return d.cost
-}
-
-// fill sets Remaining and Reset from the bucket's backlog in nanoseconds.
-func (d *Decision) fill(backlog float64) {
-	b := d.b
-	tokens := math.Floor((b.tau - backlog + b.grace) / b.interval)
-	d.Remaining = int(min(max(tokens, 0), float64(b.limit.Burst)))
-	d.Reset = time.Duration(math.Round(backlog))
 }
 
 // Outbound paces calls to one upstream: at most Rate calls per second with

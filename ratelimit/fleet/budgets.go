@@ -53,12 +53,12 @@ func (b *Budgets) Reserve(key string, cost int, now time.Time) ratelimit.Decisio
 		return b.local.Reserve(key, cost, now)
 	}
 	d := ratelimit.Decision{Allowed: allowed, Limit: l.Burst}
-	d.Remaining, d.Reset = state(l, backlog)
+	d.Remaining, d.Reset = l.State(backlogOf(backlog), time.Microsecond)
 	switch {
 	case cost > l.Burst:
 		d.Impossible = true
 	case !allowed:
-		d.RetryAfter = retryAfter(l, backlog, cost)
+		d.RetryAfter = l.RetryAfter(backlogOf(backlog), cost)
 	default:
 		d = d.Holding(&hold{c: b.c, key: rkey, limit: l}, cost)
 	}
@@ -84,6 +84,6 @@ func (h *hold) Lower(give int, now time.Time) (int, time.Duration, bool) {
 		h.c.failed(err)
 		return 0, 0, false
 	}
-	remaining, reset := state(h.limit, backlog)
+	remaining, reset := h.limit.State(backlogOf(backlog), time.Microsecond)
 	return remaining, reset, true
 }

@@ -155,24 +155,10 @@ func (c *Client) refund(ctx context.Context, key string, l ratelimit.Limit, toke
 	return backlog, nil
 }
 
-// state is what a budget of limit l whose backlog (TAT - now, in
-// microseconds of Redis's clock) is backlog holds: the whole tokens left
-// and how long until it is full. Both are what ratelimit.Keyed reports for
-// the same bucket, rounding aside: the time to full is rounded to the
-// microsecond, so a whole number of seconds stays whole in
-// X-RateLimit-Reset.
-func state(l ratelimit.Limit, backlog float64) (remaining int, reset time.Duration) {
-	backlog = max(backlog, 0)
-	t := interval(l)
-	tokens := math.Floor((float64(l.Burst)*t - backlog + grace) / t)
-	remaining = int(min(max(tokens, 0), float64(l.Burst)))
-	return remaining, time.Duration(math.Round(backlog)) * time.Microsecond
-}
-
-// retryAfter is how long until cost tokens fit in a budget of limit l whose
-// backlog is backlog.
-func retryAfter(l ratelimit.Limit, backlog float64, cost int) time.Duration {
-	t := interval(l)
-	wait := max(backlog, 0) + float64(cost)*t - float64(l.Burst)*t
-	return time.Duration(math.Ceil(max(wait, 0))) * time.Microsecond
+// backlogOf is a script's backlog (TAT - now, in microseconds of Redis's
+// clock, exact to a few hundredths of one) as a duration. What a budget
+// holds is then what ratelimit.Keyed reports for the same bucket
+// (ratelimit.Limit.State at a microsecond's precision, and RetryAfter).
+func backlogOf(micros float64) time.Duration {
+	return time.Duration(math.Round(max(micros, 0) * 1e3))
 }

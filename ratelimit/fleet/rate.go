@@ -68,7 +68,7 @@ func (r *Rate) Wait(ctx context.Context) (shared bool, err error) {
 	// The slot booked starts when the bucket held the one token: B - 1
 	// tokens' time before the TAT after the booking, counted from Redis's
 	// now as the booking was.
-	wait := retryAfter(r.limit, backlog, 0)
+	wait := r.limit.RetryAfter(backlogOf(backlog), 0)
 	if wait <= 0 {
 		return true, nil
 	}
