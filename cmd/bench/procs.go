@@ -90,9 +90,15 @@ type proc struct {
 	// started is when it was executed: start-up times run from here, not
 	// from creating its log (truncating a big old log takes a while).
 	started time.Time
+	// profiles receives the address of propertyd's debug_listen, when it
+	// prints one ("propertyd profiles on http://ADDR/debug/pprof/").
+	profiles chan string
 }
 
-var listeningRE = regexp.MustCompile(`listening on http://(\S+)`)
+var (
+	listeningRE = regexp.MustCompile(`listening on http://(\S+)`)
+	profilesRE  = regexp.MustCompile(`profiles on http://(\S+)/debug/pprof/`)
+)
 
 // startProc starts bin with args, its stderr going to logPath, and waits
 // for the "... listening on http://ADDR" line on its stdout.
@@ -114,7 +120,7 @@ func startProc(name, bin, logPath string, env []string, args ...string) (*proc, 
 		logf.Close()
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
-	p := &proc{name: name, cmd: cmd, log: logPath, done: make(chan error, 1), started: started}
+	p := &proc{name: name, cmd: cmd, log: logPath, done: make(chan error, 1), started: started, profiles: make(chan string, 1)}
 	addr := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(out)
@@ -122,6 +128,12 @@ func startProc(name, bin, logPath string, env []string, args ...string) (*proc, 
 			if m := listeningRE.FindStringSubmatch(sc.Text()); m != nil {
 				select {
 				case addr <- m[1]:
+				default:
+				}
+			}
+			if m := profilesRE.FindStringSubmatch(sc.Text()); m != nil {
+				select {
+				case p.profiles <- m[1]:
 				default:
 				}
 			}

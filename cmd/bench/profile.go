@@ -1,9 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -11,24 +11,21 @@ import (
 	"time"
 )
 
-// freeAddr returns a loopback address with a port free at the time.
-func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
-}
-
 // profile starts taking propertyd's CPU profile and execution trace for d
 // through its debug listener, into NAME.cpu.pprof and NAME.trace in the
 // -profile folder, and returns the function that waits for both. Without
 // -profile it takes nothing. Both are taken at once: the trace then holds
 // the CPU samples too, so go tool trace shows what ran beside what waited.
 func (b *bench) profile(name string, d time.Duration) (wait func() error) {
-	if b.o.profile == "" || b.debugAddr == "" {
+	if b.o.profile == "" {
 		return func() error { return nil }
+	}
+	var debugAddr string
+	select {
+	case debugAddr = <-b.prop.profiles:
+		b.prop.profiles <- debugAddr // for a later profile of the same process
+	case <-time.After(5 * time.Second):
+		return func() error { return errors.New("propertyd did not print where it serves its profiles") }
 	}
 	if err := os.MkdirAll(b.o.profile, 0o755); err != nil {
 		return func() error { return err }
@@ -43,7 +40,7 @@ func (b *bench) profile(name string, d time.Duration) (wait func() error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = fetchTo(fmt.Sprintf("http://%s%s?seconds=%d", b.debugAddr, f.path, secs), filepath.Join(b.o.profile, f.file))
+			errs[i] = fetchTo(fmt.Sprintf("http://%s%s?seconds=%d", debugAddr, f.path, secs), filepath.Join(b.o.profile, f.file))
 		}()
 	}
 	return func() error {

@@ -29,26 +29,25 @@ const batchSize = 25
 
 // bench is one run: its options, the servers and clients, and the rows.
 type bench struct {
-	o         options
-	tmp       string
-	errOut    io.Writer
-	sb        *sandbox.Server
-	sbRoot    string
-	bin       string
-	cfgPath   string
-	debugAddr string // propertyd's debug_listen, with -profile
-	prop      *proc
-	bare      *proc
-	pc        *client // to propertyd
-	bc        *client // to the bare app
-	places    []sandbox.Place
-	synth     []sandbox.Place
-	acs       []sandbox.Place // the addresses of the acs-states scenario
-	rows      []row
-	startup   time.Duration // of the first start
-	startRSS  int64         // resident memory right after it
-	starts    int           // propertyd processes started
-	pgNone    string        // why there is no PostgreSQL to measure ("": none known)
+	o        options
+	tmp      string
+	errOut   io.Writer
+	sb       *sandbox.Server
+	sbRoot   string
+	bin      string
+	cfgPath  string
+	prop     *proc
+	bare     *proc
+	pc       *client // to propertyd
+	bc       *client // to the bare app
+	places   []sandbox.Place
+	synth    []sandbox.Place
+	acs      []sandbox.Place // the addresses of the acs-states scenario
+	rows     []row
+	startup  time.Duration // of the first start
+	startRSS int64         // resident memory right after it
+	starts   int           // propertyd processes started
+	pgNone   string        // why there is no PostgreSQL to measure ("": none known)
 }
 
 func (b *bench) logf(format string, args ...any) {
@@ -172,10 +171,7 @@ func (b *bench) setup(ctx context.Context) error {
 	b.cfgPath = filepath.Join(b.tmp, "propertyd.yaml")
 	cfg := configYAML(dbPath, b.sbRoot, o.cacheMB, o.batchConc)
 	if o.profile != "" {
-		if b.debugAddr, err = freeAddr(); err != nil {
-			return err
-		}
-		cfg += fmt.Sprintf("debug_listen: %q\n", b.debugAddr)
+		cfg += "debug_listen: \"127.0.0.1:0\"\n" // the address is read from its output
 	}
 	if err := os.WriteFile(b.cfgPath, []byte(cfg), 0o644); err != nil {
 		return err

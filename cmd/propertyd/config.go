@@ -288,9 +288,9 @@ func (c *Config) Validate() error {
 		bad("cache.max_mb", "must not be negative")
 	}
 	if c.DebugListen != "" {
-		if _, _, err := net.SplitHostPort(c.DebugListen); err != nil {
+		if _, port, err := net.SplitHostPort(c.DebugListen); err != nil {
 			bad("debug_listen", "must be host:port (%v)", err)
-		} else if c.DebugListen == c.Listen {
+		} else if c.DebugListen == c.Listen && port != "0" { // port 0: each picks a free port of its own
 			bad("debug_listen", "must differ from listen")
 		}
 	}

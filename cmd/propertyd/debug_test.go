@@ -24,7 +24,10 @@ func TestProfilesAreServedOnTheDebugListenerOnly(t *testing.T) {
 	}
 
 	cfg := testConfig(t, filepath.Join(t.TempDir(), "p.db"))
-	cfg.DebugListen = "127.0.0.1:0"
+	cfg.DebugListen = "127.0.0.1:0" // as listen: each picks a free port of its own
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("debug_listen on port 0 beside listen on port 0: %v", err)
+	}
 	m := startMain(t, cfg, upstreams())
 	if m.DebugAddr() == "" || m.DebugAddr() == m.Addr() {
 		t.Fatalf("debug address %q beside the API's %q", m.DebugAddr(), m.Addr())
