@@ -5,14 +5,18 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/valyala/fasthttp"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/propertyd/propertyd/providers"
@@ -235,5 +239,96 @@ func TestWorstSecondComparesTheSameSecondOfEachLoop(t *testing.T) {
 	}
 	if r, _ := worstSecond(nil, []time.Duration{ms}); r != 0 {
 		t.Fatalf("no seconds compared gave %.2f", r)
+	}
+}
+
+// A worker's due time that falls in the idle rest of a period moves to
+// the same instant of the next sending time, so the workers stay
+// staggered; the loop sends on for every period, in all.
+func TestSlotsSkipTheIdleRestOfEachPeriod(t *testing.T) {
+	start := time.Unix(1000, 0)
+	s := slots{start: start, end: start.Add(4 * time.Second), on: time.Second, period: 2 * time.Second}
+	for _, c := range []struct {
+		at, want time.Duration
+		ok       bool
+	}{
+		{0, 0, true},
+		{999 * time.Millisecond, 999 * time.Millisecond, true},
+		{1000 * time.Millisecond, 2000 * time.Millisecond, true},
+		{1300 * time.Millisecond, 2300 * time.Millisecond, true},
+		{2500 * time.Millisecond, 2500 * time.Millisecond, true},
+		{3100 * time.Millisecond, 4100 * time.Millisecond, false},
+	} {
+		got, ok := s.next(start.Add(c.at))
+		if got.Sub(start) != c.want || ok != c.ok {
+			t.Errorf("next(+%s) = +%s, %v; want +%s, %v", c.at, got.Sub(start), ok, c.want, c.ok)
+		}
+	}
+	if d := s.sendTime(); d != 2*time.Second {
+		t.Errorf("sendTime = %s, want 2s", d)
+	}
+	whole := slots{start: start, end: start.Add(2500 * time.Millisecond), on: time.Second, period: time.Second}
+	if got, ok := whole.next(start.Add(1700 * time.Millisecond)); got.Sub(start) != 1700*time.Millisecond || !ok {
+		t.Errorf("a loop without idle time moved +1.7s to +%s, %v", got.Sub(start), ok)
+	}
+	if d := whole.sendTime(); d != 2500*time.Millisecond {
+		t.Errorf("sendTime of a 2.5 s loop = %s", d)
+	}
+}
+
+// The alternating loop sends to each server only in its own seconds, at
+// the rate asked, and files each answer under its server's n-th second.
+func TestAlternateSendsToEachServerInItsOwnSeconds(t *testing.T) {
+	serve := func() (*client, func() []time.Time) {
+		var mu sync.Mutex
+		var hits []time.Time
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := &fasthttp.Server{Handler: func(c *fasthttp.RequestCtx) {
+			mu.Lock()
+			hits = append(hits, time.Now())
+			mu.Unlock()
+		}}
+		go srv.Serve(ln) //nolint:errcheck // closed at the end of the test
+		t.Cleanup(func() { ln.Close() })
+		return newClient(ln.Addr().String(), "", 8), func() []time.Time {
+			mu.Lock()
+			defer mu.Unlock()
+			return slices.Clone(hits)
+		}
+	}
+	a, aHits := serve()
+	b, bHits := serve()
+	// The loop starts when a's first worker sends its first request.
+	var start time.Time
+	ra, rb := alternate(a, b, []request{get("/a")}, []request{get("/b")}, 200, 4, 2)
+	if hits := aHits(); len(hits) > 0 {
+		start = slices.MinFunc(hits, func(x, y time.Time) int { return x.Compare(y) })
+	}
+	for name, c := range map[string]struct {
+		r     result
+		hits  []time.Time
+		first time.Duration
+	}{"a": {ra, aHits(), 0}, "b": {rb, bHits(), time.Second}} {
+		if len(c.hits) == 0 {
+			t.Fatalf("%s got no requests", name)
+		}
+		if c.r.failures > 0 || len(c.r.windowP99) != 2 {
+			t.Errorf("%s: %d failures, %d windows; want none and 2", name, c.r.failures, len(c.r.windowP99))
+		}
+		// 200 req/s for two seconds of its own: 400, give or take a worker's last slot.
+		if n := len(c.hits); n < 380 || n > 420 {
+			t.Errorf("%s got %d requests, want about 400", name, n)
+		}
+		for _, h := range c.hits {
+			// Its seconds are [first, first+1s) and [first+2s, first+3s);
+			// an answer may land a little after its second ends.
+			if off := (h.Sub(start) - c.first + 2*time.Second) % (2 * time.Second); off > 1100*time.Millisecond {
+				t.Errorf("%s was sent a request %s into the loop, outside its seconds", name, h.Sub(start))
+				break
+			}
+		}
 	}
 }

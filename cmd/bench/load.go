@@ -233,14 +233,65 @@ func (c *client) closedLoop(reqs []request, conns int, d time.Duration, once boo
 // queue it causes (no coordinated omission).
 func (c *client) openLoop(reqs []request, rate float64, workers int, d time.Duration) result {
 	defer collectorOff()()
+	start := time.Now()
+	return c.send(reqs, rate, workers, slots{start: start, on: time.Second, period: time.Second, end: start.Add(d)})
+}
+
+// alternate runs one open loop at rate over two servers, second by
+// second: a's client sends in the even seconds and b's in the odd ones,
+// n seconds each, each from its own workers connections (so that a late
+// answer of one server never delays a request to the other). It returns
+// what each server's seconds measured, the i-th window of each being
+// their i-th second. Against two loops run one after the other, the
+// seconds compared are a second apart rather than a whole loop apart: on a
+// machine whose hiccups last a second or more, both servers live through
+// them.
+func alternate(a, b *client, ra, rb []request, rate float64, workers, n int) (resA, resB result) {
+	defer collectorOff()()
+	start := time.Now()
+	end := start.Add(time.Duration(2*n) * time.Second)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		resA = a.send(ra, rate, workers, slots{start: start, on: time.Second, period: 2 * time.Second, end: end})
+	}()
+	resB = b.send(rb, rate, workers, slots{start: start.Add(time.Second), on: time.Second, period: 2 * time.Second, end: end.Add(time.Second)})
+	wg.Wait()
+	return resA, resB
+}
+
+// slots is when a loop sends: from start until end, the first on of every
+// period. A request's window is the period it was due in.
+type slots struct {
+	start, end time.Time
+	on, period time.Duration
+}
+
+// next returns t, or, when t falls in the idle rest of a period, the same
+// instant of the next period's sending time (so that staggered workers
+// stay staggered), and whether that is still before end.
+func (s slots) next(t time.Time) (time.Time, bool) {
+	if s.on < s.period && t.Sub(s.start)%s.period >= s.on {
+		t = t.Add(s.period - s.on)
+	}
+	return t, t.Before(s.end)
+}
+
+// sendTime is how long the loop sends in all.
+func (s slots) sendTime() time.Duration {
+	d := s.end.Sub(s.start)
+	return d/s.period*s.on + min(d%s.period, s.on)
+}
+
+// send is the open loop of openLoop in the slots given.
+func (c *client) send(reqs []request, rate float64, workers int, s slots) result {
 	recs := make([]*recorder, workers)
 	interval := time.Duration(float64(time.Second) * float64(workers) / rate)
-	start := time.Now()
-	end := start.Add(d)
 	var wg sync.WaitGroup
 	var next atomic.Uint64
 	for w := range workers {
-		n := int(d/interval) + 16
+		n := int(s.sendTime()/interval) + 16
 		rec := &recorder{lat: make([]time.Duration, 0, n), window: make([]int32, 0, n)}
 		recs[w] = rec
 		wg.Add(1)
@@ -251,8 +302,12 @@ func (c *client) openLoop(reqs []request, rate float64, workers int, d time.Dura
 			defer fasthttp.ReleaseRequest(req)
 			defer fasthttp.ReleaseResponse(resp)
 			// Stagger the workers' schedules evenly over one interval.
-			due := start.Add(time.Duration(float64(time.Second) * float64(w) / rate))
-			for ; due.Before(end); due = due.Add(interval) {
+			due := s.start.Add(time.Duration(float64(time.Second) * float64(w) / rate))
+			for {
+				var ok bool
+				if due, ok = s.next(due); !ok {
+					return
+				}
 				if wait := time.Until(due); wait > 0 {
 					time.Sleep(wait)
 				}
@@ -260,10 +315,11 @@ func (c *client) openLoop(reqs []request, rate float64, workers int, d time.Dura
 				c.prepare(req, reqs[int(next.Add(1)-1)%len(reqs)])
 				err := c.hc.Do(req, resp)
 				rec.record(resp.StatusCode(), err, time.Since(due))
-				rec.window = append(rec.window, int32(due.Sub(start)/time.Second))
+				rec.window = append(rec.window, int32(due.Sub(s.start)/s.period))
+				due = due.Add(interval)
 			}
 		}()
 	}
 	wg.Wait()
-	return merge(recs, time.Since(start))
+	return merge(recs, s.sendTime())
 }
