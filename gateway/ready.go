@@ -42,7 +42,12 @@ type readyBodies struct {
 	hot *[hotSlots]atomic.Pointer[readyBody]
 }
 
+// newReadyBodies keeps ready bodies in c for ttl; with no cache it keeps
+// none and allocates no table.
 func newReadyBodies(c *cache.Cache, ttl time.Duration) readyBodies {
+	if c == nil {
+		return readyBodies{}
+	}
 	return readyBodies{c: c, ttl: ttl, hot: new([hotSlots]atomic.Pointer[readyBody])}
 }
 

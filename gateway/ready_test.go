@@ -42,3 +42,19 @@ func TestReadyBodiesAnswerForTheirOwnIDUntilTheirTTL(t *testing.T) {
 		t.Fatal("no cache: a body was found")
 	}
 }
+
+// With the cache off there is nothing to keep ready bodies in: none is
+// served, none is kept, and the table in front of the cache is not made.
+func TestReadyBodiesKeepNothingWithoutACache(t *testing.T) {
+	r := newReadyBodies(nil, time.Hour)
+	if r.hot != nil {
+		t.Error("a table of hot bodies was allocated with no cache")
+	}
+	now := time.Now()
+	if rb := r.put(7, []byte(`{"id":7}`), now); string(rb.body) != `{"id":7}` || len(rb.etag) == 0 {
+		t.Errorf("put returned %q %q, want the body and its ETag for this answer", rb.body, rb.etag)
+	}
+	if _, ok := r.get(7, now); ok {
+		t.Error("a body was served with no cache")
+	}
+}
