@@ -134,15 +134,21 @@ func New(cfg Config) *Gateway {
 	for _, s := range cfg.Sections {
 		g.allowed[s] = true
 	}
+	// A request has its whole time to answer and five seconds more to be
+	// read and to be written; a kept-alive connection two minutes to send
+	// its next request (longer than the minute load balancers keep idle
+	// connections, so that they, not we, close them).
+	ioTimeout, idleTimeout := cfg.RequestTimeout+5*time.Second, 2*time.Minute
 	g.app = fiber.New(fiber.Config{
 		AppName:               "propertyd",
 		DisableStartupMessage: true,
 		BodyLimit:             cfg.BodyLimit,
 		ErrorHandler:          g.handleError,
-		ReadTimeout:           cfg.RequestTimeout + 5*time.Second,
-		WriteTimeout:          cfg.RequestTimeout + 5*time.Second,
-		IdleTimeout:           2 * time.Minute,
+		ReadTimeout:           ioTimeout,
+		WriteTimeout:          ioTimeout,
+		IdleTimeout:           idleTimeout,
 	})
+	g.conns.slack = deadlineSlack(min(ioTimeout, idleTimeout))
 	g.routes()
 	// Fiber answers a method it does not know (FETCH, say) in plain text
 	// before any handler or the error handler runs; answer it as a problem.
