@@ -216,10 +216,10 @@ func (g *Gateway) routes() {
 	// errors, which handleError renders as problem details.
 }
 
-// now is the time a request is charged at: when the middleware first saw
-// it, with the real clock, else Config.Now's.
-func (g *Gateway) now(c *fiber.Ctx) time.Time {
-	if st := stateOf(c); g.realClock && st != nil {
+// now is the time the request of st is charged at: when the middleware
+// first saw it, with the real clock, else Config.Now's.
+func (g *Gateway) now(st *requestState) time.Time {
+	if g.realClock && st != nil {
 		return st.start
 	}
 	return g.cfg.Now()

@@ -287,7 +287,7 @@ func (g *Gateway) limit(cost costFunc) fiber.Handler {
 			return err
 		}
 		st := stateOf(c)
-		d := g.limiter.Reserve(st.keyName, n, g.now(c))
+		d := g.limiter.Reserve(st.keyName, n, g.now(st))
 		setLimitHeaders(c, d, n)
 		switch {
 		case d.Impossible:
@@ -303,10 +303,10 @@ func (g *Gateway) limit(cost costFunc) fiber.Handler {
 		obs := &st.obs
 		switch {
 		case err != nil && rejectedInput(err) && obs.UpstreamCalls() == 0 && obs.Outcome() == "":
-			setLimitHeaders(c, d, d.RefundTo(0, g.now(c)))
+			setLimitHeaders(c, d, d.RefundTo(0, g.now(st)))
 		case err == nil && n > notModifiedCost && c.Response().StatusCode() == fiber.StatusNotModified &&
 			servedFromStore(obs):
-			setLimitHeaders(c, d, d.RefundTo(notModifiedCost, g.now(c)))
+			setLimitHeaders(c, d, d.RefundTo(notModifiedCost, g.now(st)))
 		}
 		return err
 	}
