@@ -234,7 +234,8 @@ func (c *client) closedLoop(reqs []request, conns int, d time.Duration, once boo
 func (c *client) openLoop(reqs []request, rate float64, workers int, d time.Duration) result {
 	defer collectorOff()()
 	start := time.Now()
-	return c.send(reqs, rate, workers, slots{start: start, on: time.Second, period: time.Second, end: start.Add(d)})
+	s := slots{start: start, on: time.Second, period: time.Second, end: start.Add(d)}
+	return merge(c.send(reqs, rate, workers, s), s.sendTime())
 }
 
 // alternate runs one open loop at rate over two servers, second by
@@ -250,15 +251,20 @@ func alternate(a, b *client, ra, rb []request, rate float64, workers, n int) (re
 	defer collectorOff()()
 	start := time.Now()
 	end := start.Add(time.Duration(2*n) * time.Second)
+	sa := slots{start: start, on: time.Second, period: 2 * time.Second, end: end}
+	sb := slots{start: start.Add(time.Second), on: time.Second, period: 2 * time.Second, end: end.Add(time.Second)}
+	var recsA []*recorder
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		resA = a.send(ra, rate, workers, slots{start: start, on: time.Second, period: 2 * time.Second, end: end})
+		recsA = a.send(ra, rate, workers, sa)
 	}()
-	resB = b.send(rb, rate, workers, slots{start: start.Add(time.Second), on: time.Second, period: 2 * time.Second, end: end.Add(time.Second)})
+	recsB := b.send(rb, rate, workers, sb)
 	wg.Wait()
-	return resA, resB
+	// Merged once both loops are over: sorting a loop's latencies takes
+	// tens of milliseconds of CPU, which would land in b's last second.
+	return merge(recsA, sa.sendTime()), merge(recsB, sb.sendTime())
 }
 
 // slots is when a loop sends: from start until end, the first on of every
@@ -284,8 +290,9 @@ func (s slots) sendTime() time.Duration {
 	return d/s.period*s.on + min(d%s.period, s.on)
 }
 
-// send is the open loop of openLoop in the slots given.
-func (c *client) send(reqs []request, rate float64, workers int, s slots) result {
+// send is the open loop of openLoop in the slots given; it returns each
+// worker's recorder, to merge.
+func (c *client) send(reqs []request, rate float64, workers int, s slots) []*recorder {
 	recs := make([]*recorder, workers)
 	interval := time.Duration(float64(time.Second) * float64(workers) / rate)
 	var wg sync.WaitGroup
@@ -321,5 +328,5 @@ func (c *client) send(reqs []request, rate float64, workers int, s slots) result
 		}()
 	}
 	wg.Wait()
-	return merge(recs, s.sendTime())
+	return recs
 }
