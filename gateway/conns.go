@@ -29,7 +29,7 @@ type conns struct {
 	slack time.Duration
 }
 
-// deadlineSlack is the slack of connections whose shortest timeout is
+// deadlineSlack is the slack for connections whose shortest timeout is
 // shortest: a sixteenth of it, at most a second.
 func deadlineSlack(shortest time.Duration) time.Duration {
 	return min(shortest/16, time.Second)
