@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -388,7 +389,8 @@ func (sec *Section) refreshLater(p *providers.Property, o Options, rd *sectionRe
 // the store holds a fresh value (a flight that ended since the caller's
 // read, or another instance, stored it). It runs once for everyone
 // sharing the flight, so a failure is logged once, however many requests
-// wait on it. had is what the caller read (nil: nothing), which a failure
+// wait on it (and a region load's once for the region, however many keys
+// wait on it). had is what the caller read (nil: nothing), which a failure
 // leaves to be served stale.
 func (sec *Section) fetchAndStore(ctx context.Context, p *providers.Property, o Options, key string, had *providers.SectionRecord, recheck bool) (_ any, err error) {
 	again := had
@@ -399,9 +401,9 @@ func (sec *Section) fetchAndStore(ctx context.Context, p *providers.Property, o 
 		}
 	}
 	defer func() {
-		if err != nil {
+		if _, logged := errors.AsType[loggedFailure](err); err != nil && !logged {
 			sec.logFailure(err, again != nil && !again.Missing)
-		} else {
+		} else if err == nil {
 			sec.svc.bg.succeeded(sec.flightKey(key))
 		}
 	}()

@@ -141,13 +141,15 @@ func (sec *Section) fetchRegional(ctx context.Context, key string) (_ any, handl
 	fk := sec.regionFlightKey(region)
 	v, err := s.shared(ctx, fk, fk, s.ended.before(fk), func(ctx context.Context, _ bool) (any, error) {
 		load, err := sec.loadRegion(ctx, region)
-		if err == nil && load.called {
+		if err != nil {
+			sec.logFailure(err, false) // once for the region, not per key waiting on it
+		} else if load.called {
 			s.loadSiblingsLater(sec, region)
 		}
 		return load, err
 	})
 	if err != nil {
-		return nil, true, err
+		return nil, true, loggedFailure{err}
 	}
 	load := v.(regionLoad)
 	if rec, ok := load.records[key]; ok {
@@ -169,6 +171,13 @@ func (sec *Section) fetchRegional(ctx context.Context, key string) (_ any, handl
 	}
 	return flight{&rec, !load.called}, true, nil
 }
+
+// loggedFailure is an error already logged where it happened: a region
+// load's, as each key that waited on the load gets it. Kind and code are
+// the wrapped error's.
+type loggedFailure struct{ error }
+
+func (e loggedFailure) Unwrap() error { return e.error }
 
 // loadRegion asks the module for region, unless its marker says it was
 // loaded within the TTL (by another flight, or another instance: in a

@@ -3,6 +3,7 @@ package core_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -184,6 +185,41 @@ func TestAFailedStateCallIsAskedAgain(t *testing.T) {
 	}
 	if n := acs.demoState.Load(); n != 2 {
 		t.Fatalf("%d state calls, want 2", n)
+	}
+}
+
+// TestAFailedStateCallIsLoggedOnce: twenty tracts of a state waiting on
+// one state call that fails make one "section unavailable" line, not one
+// per tract, and every one of them is answered unavailable.
+func TestAFailedStateCallIsLoggedOnce(t *testing.T) {
+	acs := newStateACS(20)
+	acs.gate = make(chan struct{})
+	acs.fail = providers.Errorf(providers.KindUpstream, providers.CodeUpstreamError, "down")
+	logs := &logLines{}
+	svc, _, _ := newACSService(t, acs, core.Config{Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	codes := make(chan string, 20)
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := svc.SectionOf(ctx, tractProperty(fmt.Sprintf("17031%06d", 100+i)), providers.SectionDemographics, core.Options{})
+			codes <- providers.CodeOf(err)
+		}()
+	}
+	waitFor(t, "the state call", func() bool { return acs.demoState.Load() == 1 })
+	time.Sleep(10 * time.Millisecond) // let the others join it
+	close(acs.gate)
+	wg.Wait()
+	close(codes)
+	for code := range codes {
+		if code != providers.CodeUpstreamError {
+			t.Fatalf("a tract waiting on the failed state call got %q, want %s", code, providers.CodeUpstreamError)
+		}
+	}
+	if n := logs.count("section unavailable"); n != 1 || acs.demoState.Load() != 1 {
+		t.Fatalf("%d lines for %d failed state calls, want 1 for 1:\n%s", n, acs.demoState.Load(), logs.buf.String())
 	}
 }
 
