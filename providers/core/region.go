@@ -140,10 +140,8 @@ func (sec *Section) fetchRegional(ctx context.Context, key string) (_ any, handl
 	s := sec.svc
 	fk := sec.regionFlightKey(region)
 	v, err := s.shared(ctx, fk, fk, s.ended.before(fk), func(ctx context.Context, _ bool) (any, error) {
-		load, err := sec.loadRegion(ctx, region)
-		if err != nil {
-			sec.logFailure(err, false) // once for the region, not per key waiting on it
-		} else if load.called {
+		load, err := sec.loadRegionLogged(ctx, region)
+		if err == nil && load.called {
 			s.loadSiblingsLater(sec, region)
 		}
 		return load, err
@@ -170,6 +168,17 @@ func (sec *Section) fetchRegional(ctx context.Context, key string) (_ any, handl
 		return nil, true, err
 	}
 	return flight{&rec, !load.called}, true, nil
+}
+
+// loadRegionLogged is loadRegion run as a request's or a background
+// flight: its failure is logged here, once for the region, whoever else
+// waits on the flight.
+func (sec *Section) loadRegionLogged(ctx context.Context, region string) (regionLoad, error) {
+	load, err := sec.loadRegion(ctx, region)
+	if err != nil {
+		sec.logFailure(err, false)
+	}
+	return load, err
 }
 
 // loggedFailure is an error already logged where it happened: a region
@@ -245,9 +254,10 @@ func (s *Service) loadSiblingsLater(sec *Section, region string) {
 		}
 		key := sib.regionFlightKey(region)
 		s.bg.start(key, s.cfg.Now(), func(ctx context.Context) {
-			_, err := s.shared(ctx, key, key, s.ended.before(key), func(ctx context.Context, _ bool) (any, error) { return sib.loadRegion(ctx, region) })
+			_, err := s.shared(ctx, key, key, s.ended.before(key), func(ctx context.Context, _ bool) (any, error) {
+				return sib.loadRegionLogged(ctx, region)
+			})
 			if err != nil && providers.KindOf(err) != providers.KindCanceled {
-				sib.logFailure(err, false)
 				s.bg.failed(key, providers.CodeOf(err), s.cfg.Now().Add(s.cfg.RefreshRetry))
 			}
 		})

@@ -21,9 +21,11 @@ type stateACS struct {
 	tractCall atomic.Int32
 	demoState atomic.Int32
 	houseCall atomic.Int32
-	gate      chan struct{} // when set, state calls wait for it to close
+	gate      chan struct{} // when set, state calls of demographics wait for it to close
+	houseGate chan struct{} // when set, state calls of housing wait for it to close
 	mu        sync.Mutex
 	fail      error
+	houseFail error // when set, the error of state calls of housing
 	units     int64
 }
 
@@ -58,8 +60,14 @@ func (f *stateACS) StateDemographics(ctx context.Context, state string) (map[str
 
 func (f *stateACS) StateHousing(ctx context.Context, state string) (map[string]*providers.Housing, error) {
 	f.houseCall.Add(1)
+	if f.houseGate != nil {
+		<-f.houseGate
+	}
 	if err := f.err(); err != nil {
 		return nil, err
+	}
+	if f.houseFail != nil {
+		return nil, f.houseFail
 	}
 	f.mu.Lock()
 	u := f.units
@@ -220,6 +228,40 @@ func TestAFailedStateCallIsLoggedOnce(t *testing.T) {
 	}
 	if n := logs.count("section unavailable"); n != 1 || acs.demoState.Load() != 1 {
 		t.Fatalf("%d lines for %d failed state calls, want 1 for 1:\n%s", n, acs.demoState.Load(), logs.buf.String())
+	}
+}
+
+// TestAFailedSiblingLoadIsLoggedOnce: a state's housing load that a
+// request started and the demographics load's background sibling load
+// joined fails once, and is logged once.
+func TestAFailedSiblingLoadIsLoggedOnce(t *testing.T) {
+	acs := newStateACS(3)
+	acs.houseGate = make(chan struct{})
+	acs.houseFail = providers.Errorf(providers.KindUpstream, providers.CodeUpstreamError, "down")
+	logs := &logLines{}
+	svc, _, _ := newACSService(t, acs, core.Config{Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	ctx := context.Background()
+	p := tractProperty("17031000100")
+	housing := make(chan error, 1)
+	go func() {
+		_, err := svc.SectionOf(ctx, p, providers.SectionHousing, core.Options{})
+		housing <- err
+	}()
+	waitFor(t, "the housing state call", func() bool { return acs.houseCall.Load() == 1 })
+	// The demographics load succeeds and starts housing's in the
+	// background, which joins the request's flight.
+	if r, err := svc.SectionOf(ctx, p, providers.SectionDemographics, core.Options{}); err != nil || r.Meta.Status != core.StatusOK {
+		t.Fatalf("demographics: %v, %+v", err, r.Meta)
+	}
+	time.Sleep(20 * time.Millisecond) // let the background load join the flight
+	close(acs.houseGate)
+	if err := <-housing; providers.CodeOf(err) != providers.CodeUpstreamError {
+		t.Fatalf("housing: %v, want %s", err, providers.CodeUpstreamError)
+	}
+	waitFor(t, "the background load to end", func() bool { return logs.count("section unavailable") > 0 })
+	time.Sleep(20 * time.Millisecond)
+	if n, calls := logs.count("section unavailable"), acs.houseCall.Load(); n != 1 || calls != 1 {
+		t.Fatalf("%d lines for %d failed housing state calls, want 1 for 1:\n%s", n, calls, logs.buf.String())
 	}
 }
 
