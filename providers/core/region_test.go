@@ -105,6 +105,41 @@ func newACSService(t *testing.T, acs *stateACS, cfg core.Config) (*core.Service,
 	return svc, st, clk
 }
 
+// newLoggedACSService is newACSService with the service's log lines kept.
+func newLoggedACSService(t *testing.T, acs *stateACS) (*core.Service, *logLines) {
+	t.Helper()
+	logs := &logLines{}
+	svc, _, _ := newACSService(t, acs, core.Config{Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	return svc, logs
+}
+
+// tractAnswer is one lookup's section and error.
+type tractAnswer struct {
+	r   core.SectionResult
+	err error
+}
+
+// demographicsOfTractsAtOnce asks for the demographics of n tracts of
+// Illinois at once while the state call is held at acs.gate, lets them
+// all join that one call, releases it and returns each lookup's answer.
+func demographicsOfTractsAtOnce(t *testing.T, svc *core.Service, acs *stateACS, n int) []tractAnswer {
+	t.Helper()
+	out := make([]tractAnswer, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i].r, out[i].err = svc.SectionOf(context.Background(), tractProperty(fmt.Sprintf("17031%06d", 100+i)), providers.SectionDemographics, core.Options{})
+		}()
+	}
+	waitFor(t, "the state call", func() bool { return acs.demoState.Load() == 1 })
+	time.Sleep(10 * time.Millisecond) // let the others join it
+	close(acs.gate)
+	wg.Wait()
+	return out
+}
+
 // TestTractsOfOneStateCostOneCallPerTableSet: the demographics of many
 // tracts of one state, asked for at once, make one state-wide call, and
 // the housing figures of the same state come with it: no call per tract.
@@ -113,28 +148,10 @@ func TestTractsOfOneStateCostOneCallPerTableSet(t *testing.T) {
 	acs.gate = make(chan struct{})
 	svc, st, _ := newACSService(t, acs, core.Config{})
 	ctx := context.Background()
-	var wg sync.WaitGroup
-	errs := make(chan error, 30)
-	for i := range 30 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r, err := svc.SectionOf(ctx, tractProperty(fmt.Sprintf("17031%06d", 100+i)), providers.SectionDemographics, core.Options{})
-			if err == nil && r.Meta.Status != core.StatusOK {
-				err = fmt.Errorf("status %s", r.Meta.Status)
-			}
-			if err != nil {
-				errs <- err
-			}
-		}()
-	}
-	waitFor(t, "the state call", func() bool { return acs.demoState.Load() == 1 })
-	time.Sleep(10 * time.Millisecond) // let the others join it
-	close(acs.gate)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatalf("a lookup of a tract of the state failed: %v", err)
+	for _, a := range demographicsOfTractsAtOnce(t, svc, acs, 30) {
+		if a.err != nil || a.r.Meta.Status != core.StatusOK {
+			t.Fatalf("a lookup of a tract of the state failed: %v, %+v", a.err, a.r.Meta)
+		}
 	}
 	// The housing load runs in the background: wait for its marker, stored
 	// after every tract's value.
@@ -203,26 +220,9 @@ func TestAFailedStateCallIsLoggedOnce(t *testing.T) {
 	acs := newStateACS(20)
 	acs.gate = make(chan struct{})
 	acs.fail = providers.Errorf(providers.KindUpstream, providers.CodeUpstreamError, "down")
-	logs := &logLines{}
-	svc, _, _ := newACSService(t, acs, core.Config{Logger: slog.New(slog.NewTextHandler(logs, nil))})
-	ctx := context.Background()
-	var wg sync.WaitGroup
-	codes := make(chan string, 20)
-	for i := range 20 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, err := svc.SectionOf(ctx, tractProperty(fmt.Sprintf("17031%06d", 100+i)), providers.SectionDemographics, core.Options{})
-			codes <- providers.CodeOf(err)
-		}()
-	}
-	waitFor(t, "the state call", func() bool { return acs.demoState.Load() == 1 })
-	time.Sleep(10 * time.Millisecond) // let the others join it
-	close(acs.gate)
-	wg.Wait()
-	close(codes)
-	for code := range codes {
-		if code != providers.CodeUpstreamError {
+	svc, logs := newLoggedACSService(t, acs)
+	for _, a := range demographicsOfTractsAtOnce(t, svc, acs, 20) {
+		if code := providers.CodeOf(a.err); code != providers.CodeUpstreamError {
 			t.Fatalf("a tract waiting on the failed state call got %q, want %s", code, providers.CodeUpstreamError)
 		}
 	}
@@ -238,8 +238,7 @@ func TestAFailedSiblingLoadIsLoggedOnce(t *testing.T) {
 	acs := newStateACS(3)
 	acs.houseGate = make(chan struct{})
 	acs.houseFail = providers.Errorf(providers.KindUpstream, providers.CodeUpstreamError, "down")
-	logs := &logLines{}
-	svc, _, _ := newACSService(t, acs, core.Config{Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	svc, logs := newLoggedACSService(t, acs)
 	ctx := context.Background()
 	p := tractProperty("17031000100")
 	housing := make(chan error, 1)
