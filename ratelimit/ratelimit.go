@@ -52,11 +52,12 @@ type Keyed struct {
 // late one does not find the bucket emptier than it is (with a burst a
 // millisecond's worth, it would be refused).
 type bucket struct {
-	tat      atomic.Int64 // nanoseconds since epoch
-	latest   atomic.Int64 // the latest now a charge was made at
-	limit    Limit
-	interval float64 // l.interval(), kept: a charge needs it
-	tau      float64 // B*T: the most TAT may lead now by
+	tat    atomic.Int64 // nanoseconds since epoch
+	latest atomic.Int64 // the latest now a charge was made at
+	limit  Limit
+	// interval is limit.IntervalNanos(), kept: every charge and every
+	// reading needs it, and it costs two divisions.
+	interval float64
 }
 
 // epoch keeps the nanosecond counts in an int64 for three centuries.
@@ -77,10 +78,11 @@ func graceOf(t float64) float64 { return min(grace, t/1e6) }
 // bucket that slow never refills in practice.
 const maxTau = float64(1 << 62)
 
-// interval is T, the nanoseconds one token of l takes to refill: 1/rate,
-// capped so that B*T stays within maxTau (a rate of zero or less never
-// refills in practice).
-func (l Limit) interval() float64 {
+// IntervalNanos is T, the nanoseconds one token of l takes to refill:
+// 1/rate, capped so that B*T stays within maxTau (a rate of zero or less
+// never refills in practice). Budgets kept elsewhere by the same algorithm
+// (ratelimit/fleet) refill at it too.
+func (l Limit) IntervalNanos() float64 {
 	t := maxTau
 	if l.Rate > 0 {
 		t = 1e9 / l.Rate
@@ -101,8 +103,12 @@ func (l Limit) interval() float64 {
 // stays whole in X-RateLimit-Reset, and a token short of a whole by less
 // than it counts as whole.
 func (l Limit) State(backlog, precision time.Duration) (remaining int, reset time.Duration) {
+	return l.stateAt(l.IntervalNanos(), backlog, precision)
+}
+
+// stateAt is State for a token interval t already known.
+func (l Limit) stateAt(t float64, backlog, precision time.Duration) (remaining int, reset time.Duration) {
 	backlog = max(backlog, 0)
-	t := l.interval()
 	g := max(float64(precision), graceOf(t))
 	tokens := math.Floor((float64(l.Burst)*t - float64(backlog) + g) / t)
 	if precision > 0 {
@@ -114,14 +120,17 @@ func (l Limit) State(backlog, precision time.Duration) (remaining int, reset tim
 // RetryAfter is how long until cost tokens fit in a GCRA bucket of limit l
 // whose TAT leads now by backlog.
 func (l Limit) RetryAfter(backlog time.Duration, cost int) time.Duration {
-	t := l.interval()
+	return l.retryAfterAt(l.IntervalNanos(), backlog, cost)
+}
+
+// retryAfterAt is RetryAfter for a token interval t already known.
+func (l Limit) retryAfterAt(t float64, backlog time.Duration, cost int) time.Duration {
 	wait := float64(max(backlog, 0)) + float64(cost)*t - float64(l.Burst)*t
 	return time.Duration(math.Ceil(max(wait, 0)))
 }
 
 func newBucket(l Limit) *bucket {
-	b := &bucket{limit: l, interval: l.interval()}
-	b.tau = float64(l.Burst) * b.interval
+	b := &bucket{limit: l, interval: l.IntervalNanos()}
 	b.tat.Store(math.MinInt64 / 2) // long past: the bucket starts full
 	b.latest.Store(math.MinInt64 / 2)
 	return b
@@ -139,11 +148,17 @@ func (b *bucket) backlog(now int64) time.Duration {
 	return time.Duration(max(tat-b.at(now), 0))
 }
 
+// state is what the bucket holds at now (see Limit.State).
+func (b *bucket) state(now int64) (remaining int, reset time.Duration) {
+	return b.limit.stateAt(b.interval, b.backlog(now), 0)
+}
+
 // charge takes cost tokens at now when they fit. It returns whether they
 // were taken and the backlog after (before, when refused).
 func (b *bucket) charge(cost int, now int64) (bool, time.Duration) {
 	for l := b.latest.Load(); now > l && !b.latest.CompareAndSwap(l, now); l = b.latest.Load() {
 	}
+	most := float64(b.limit.Burst)*b.interval + graceOf(b.interval) // how far TAT may lead now
 	for {
 		old := b.tat.Load()
 		// latest is read after the TAT: a charge publishes its time before
@@ -151,7 +166,7 @@ func (b *bucket) charge(cost int, now int64) (bool, time.Duration) {
 		at := b.at(now)
 		lead := max(old-at, 0)
 		after := float64(lead) + float64(cost)*b.interval
-		if after > b.tau+graceOf(b.interval) {
+		if after > most {
 			return false, time.Duration(lead)
 		}
 		ahead := int64(after) // whole nanoseconds, rounded down
@@ -230,13 +245,13 @@ func (k *Keyed) Reserve(key string, cost int, now time.Time) Decision {
 	at := nanos(now)
 	if cost > b.limit.Burst {
 		d.Impossible = true
-		d.Remaining, d.Reset = b.limit.State(b.backlog(at), 0)
+		d.Remaining, d.Reset = b.state(at)
 		return d
 	}
 	allowed, backlog := b.charge(cost, at)
-	d.Remaining, d.Reset = b.limit.State(backlog, 0)
+	d.Remaining, d.Reset = b.limit.stateAt(b.interval, backlog, 0)
 	if !allowed {
-		d.RetryAfter = b.limit.RetryAfter(backlog, cost)
+		d.RetryAfter = b.limit.retryAfterAt(b.interval, backlog, cost)
 		return d
 	}
 	d.Allowed, d.cost = true, cost
@@ -262,7 +277,7 @@ func (d *Decision) RefundTo(keep int, now time.Time) (charged int) {
 	}
 	d.b.give(d.cost - keep)
 	d.cost = keep
-	d.Remaining, d.Reset = d.b.limit.State(d.b.backlog(nanos(now)), 0)
+	d.Remaining, d.Reset = d.b.state(nanos(now))
 	return d.cost
 }
 

@@ -103,8 +103,9 @@ return string.format('%.17g', tat - now)
 // micros is t in microseconds since epoch.
 func micros(t time.Time) float64 { return float64(t.Sub(epoch).Microseconds()) }
 
-// interval is the microseconds one token of l takes to refill.
-func interval(l ratelimit.Limit) float64 { return 1e6 / l.Rate }
+// interval is the microseconds one token of l takes to refill: the
+// in-process bucket's interval, in the scripts' unit.
+func interval(l ratelimit.Limit) float64 { return l.IntervalNanos() / 1e3 }
 
 func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
