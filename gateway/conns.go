@@ -83,7 +83,7 @@ func (l trackedListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	tc := &trackedConn{Conn: c, t: l.t, slack: int64(l.t.slack)}
+	tc := &trackedConn{Conn: c, t: l.t}
 	l.t.mu.Lock()
 	if l.t.open == nil {
 		l.t.open = map[*trackedConn]time.Time{}
@@ -111,9 +111,8 @@ func (l trackedListener) Accept() (net.Conn, error) {
 // rather than moving their deadlines.
 type trackedConn struct {
 	net.Conn
-	t     *conns
-	used  atomic.Bool
-	slack int64 // ns
+	t    *conns
+	used atomic.Bool
 	// Deadlines as Unix nanoseconds, 0 for none: the ones asked for, and
 	// the ones armed on the connection.
 	readWant, readArmed   atomic.Int64
@@ -158,7 +157,7 @@ func (c *trackedConn) SetWriteDeadline(t time.Time) error {
 // at most the slack earlier (see trackedConn).
 func (c *trackedConn) arm(want, armed *atomic.Int64, set func(time.Time) error) error {
 	w, a := want.Load(), armed.Load()
-	if w == a || (a != 0 && w > a && w-a <= c.slack) {
+	if w == a || (a != 0 && w > a && w-a <= int64(c.t.slack)) {
 		return nil
 	}
 	t := time.Time{}

@@ -30,7 +30,7 @@ func lazyPipe(t *testing.T, slack time.Duration) (*trackedConn, *countedConn, ne
 	a, b := net.Pipe()
 	t.Cleanup(func() { a.Close(); b.Close() })
 	cc := &countedConn{Conn: a}
-	return &trackedConn{Conn: cc, t: &conns{}, slack: int64(slack)}, cc, b
+	return &trackedConn{Conn: cc, t: &conns{slack: slack}}, cc, b
 }
 
 // fasthttp asks for an idle, a read and a write deadline per request; a
