@@ -225,19 +225,6 @@ func (c *client) closedLoop(reqs []request, conns int, d time.Duration, once boo
 	return merge(recs, time.Since(start))
 }
 
-// openLoop sends reqs at a constant total rate (requests per second) for
-// d, whatever the answers, from workers connections each keeping its own
-// schedule (wrk2's way: no central dispatcher to slow the generator). A
-// request's latency runs from the moment it was due, not from when its
-// worker got to send it, so a server that falls behind is charged for the
-// queue it causes (no coordinated omission).
-func (c *client) openLoop(reqs []request, rate float64, workers int, d time.Duration) result {
-	defer collectorOff()()
-	start := time.Now()
-	s := slots{start: start, on: time.Second, period: time.Second, end: start.Add(d)}
-	return merge(c.send(reqs, rate, workers, s), s.sendTime())
-}
-
 // alternate runs one open loop at rate over two servers, second by
 // second: a's client sends in the even seconds and b's in the odd ones,
 // n seconds each, each from its own workers connections (so that a late
@@ -290,8 +277,13 @@ func (s slots) sendTime() time.Duration {
 	return d/s.period*s.on + min(d%s.period, s.on)
 }
 
-// send is the open loop of openLoop in the slots given; it returns each
-// worker's recorder, to merge.
+// send sends reqs at a constant total rate (requests per second) in the
+// slots given, whatever the answers, from workers connections each keeping
+// its own schedule (wrk2's way: no central dispatcher to slow the
+// generator), and returns each worker's recorder, to merge. A request's
+// latency runs from the moment it was due, not from when its worker got to
+// send it, so a server that falls behind is charged for the queue it
+// causes (no coordinated omission).
 func (c *client) send(reqs []request, rate float64, workers int, s slots) []*recorder {
 	recs := make([]*recorder, workers)
 	interval := time.Duration(float64(time.Second) * float64(workers) / rate)
