@@ -70,10 +70,17 @@ func TestDeadlinesAskedPerRequestAreArmedAboutOncePerSlack(t *testing.T) {
 	}
 }
 
+// unblockAfter closes tc's pipe after d, so that a read or write that no
+// deadline ends fails the test then rather than hanging it.
+func unblockAfter(tc *trackedConn, d time.Duration) (stop func() bool) {
+	return time.AfterFunc(d, func() { tc.Conn.Close() }).Stop
+}
+
 // readTimesOut reads from tc and reports whether it failed with a timeout
 // within limit.
 func readTimesOut(t *testing.T, tc *trackedConn, limit time.Duration) bool {
 	t.Helper()
+	defer unblockAfter(tc, 2*limit)()
 	start := time.Now()
 	_, err := tc.Read(make([]byte, 1))
 	if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
@@ -123,6 +130,7 @@ func TestALaterOrNoDeadlineReplacesTheArmedOne(t *testing.T) {
 func TestAWriteDeadlineIsArmedAtTheNextWrite(t *testing.T) {
 	tc, _, _ := lazyPipe(t, time.Second)
 	tc.SetWriteDeadline(time.Now().Add(30 * time.Millisecond))
+	defer unblockAfter(tc, 4*time.Second)()
 	start := time.Now()
 	_, err := tc.Write([]byte("nobody reads this"))
 	if !errors.Is(err, os.ErrDeadlineExceeded) || time.Since(start) > 2*time.Second {
