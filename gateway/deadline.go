@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -20,7 +19,10 @@ type deadlineCtx struct {
 	deadline        time.Time
 	obs             *providers.Observation // the request's, answered by Value
 
-	mu    sync.Mutex // serializes arming and release
+	// armed is nil until the first use or the release, whichever comes
+	// first: then the armed context, or released. It is set once, by
+	// compare-and-swap (a mutex here cost a warm GET as much as its
+	// authentication's hash).
 	armed atomic.Pointer[armedCtx]
 }
 
@@ -41,14 +43,13 @@ func (c *deadlineCtx) arm() context.Context {
 	if a := c.armed.Load(); a != nil {
 		return a.ctx
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if a := c.armed.Load(); a != nil {
-		return a.ctx
-	}
 	ctx, cancel := context.WithDeadline(c.Context, c.deadline)
-	c.armed.Store(&armedCtx{ctx: ctx, cancel: cancel})
-	return ctx
+	if c.armed.CompareAndSwap(nil, &armedCtx{ctx: ctx, cancel: cancel}) {
+		return ctx
+	}
+	// Armed by another goroutine, or released, meanwhile: use that.
+	cancel()
+	return c.armed.Load().ctx
 }
 
 func (c *deadlineCtx) Deadline() (time.Time, bool) { return c.deadline, true }
@@ -80,13 +81,8 @@ func (c *deadlineCtx) reset() {
 // does: from then on it reports context.Canceled (or DeadlineExceeded if
 // that came first), and an armed timer is stopped. Safe to call twice.
 func (c *deadlineCtx) release() {
-	c.mu.Lock()
-	a := c.armed.Load()
-	if a == nil {
-		c.armed.Store(released)
+	if c.armed.CompareAndSwap(nil, released) {
+		return
 	}
-	c.mu.Unlock()
-	if a != nil {
-		a.cancel()
-	}
+	c.armed.Load().cancel()
 }

@@ -101,3 +101,41 @@ func TestDeadlineCtxCarriesTheRequestsObservation(t *testing.T) {
 		t.Fatal("a context without an observation answered an unknown key")
 	}
 }
+
+// Goroutines arming the context while the request is released: every one of
+// them must see it end (a context armed after the release and never
+// cancelled would keep an upstream call running past its request's answer),
+// and all of them the same context.
+func TestDeadlineCtxArmedWhileReleasedEndsForEveryone(t *testing.T) {
+	for range 200 {
+		c := &deadlineCtx{Context: context.Background(), deadline: time.Now().Add(time.Hour)}
+		const n = 4
+		dones := make(chan (<-chan struct{}), n)
+		start := make(chan struct{})
+		for range n {
+			go func() {
+				<-start
+				dones <- c.Done()
+			}()
+		}
+		close(start)
+		c.release()
+		var first <-chan struct{}
+		for range n {
+			d := <-dones
+			if first == nil {
+				first = d
+			} else if d != first {
+				t.Fatal("two goroutines armed two different contexts")
+			}
+			select {
+			case <-d:
+			case <-time.After(2 * time.Second):
+				t.Fatal("a context armed as the request was released never ended")
+			}
+		}
+		if !errors.Is(c.Err(), context.Canceled) {
+			t.Fatalf("Err() after release = %v, want Canceled", c.Err())
+		}
+	}
+}
