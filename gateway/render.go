@@ -60,16 +60,35 @@ func appendRecord(b []byte, p *providers.Property) []byte {
 	return append(b, `"}`...)
 }
 
+// jsonPlain marks the bytes a JSON string holds as they are: ASCII but
+// for control characters, '"', '\\' and encoding/json's HTML escapes.
+var jsonPlain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
 // appendJSONString appends s as a JSON string, escaped as encoding/json
 // does (including its HTML-safe escapes and U+FFFD for invalid UTF-8).
+// The plain prefix, most often all of s, is found with one table load per
+// byte and appended at once.
 func appendJSONString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
+	i := 0
+	for i < len(s) && jsonPlain[s[i]] {
+		i++
+	}
 	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
+	b = append(b, s[:i]...)
+	if i == len(s) {
+		return append(b, '"')
+	}
+	start := i
+	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if jsonPlain[c] {
 				i++
 				continue
 			}
@@ -83,6 +102,10 @@ func appendJSONString(b []byte, s string) []byte {
 				b = append(b, '\\', 'r')
 			case '\t':
 				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
 			default:
 				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 			}

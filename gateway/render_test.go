@@ -141,3 +141,14 @@ func TestRenameKeysRenamesMembersOnlyAndKeepsOrder(t *testing.T) {
 		t.Fatal("renameKeys changed its input (a cached section value)")
 	}
 }
+
+// Every ASCII byte is written as encoding/json writes it.
+func TestAppendJSONStringEscapesEveryASCIIByteAsEncodingJSON(t *testing.T) {
+	for c := range 128 {
+		s := "a" + string(rune(c)) + "b"
+		want, _ := json.Marshal(s)
+		if got := appendJSONString(nil, s); string(got) != string(want) {
+			t.Errorf("byte %#x: got %s, want %s", c, got, want)
+		}
+	}
+}
