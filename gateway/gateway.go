@@ -194,7 +194,7 @@ func (g *Gateway) Shutdown(ctx context.Context) error {
 
 func (g *Gateway) routes() {
 	app := g.app
-	app.Use(g.requestContext, g.observe)
+	app.Use(g.requestContext)
 	if g.cfg.Metrics != nil {
 		app.Get("/metrics", adaptor.HTTPHandler(g.cfg.Metrics.Handler()))
 	}
