@@ -333,3 +333,47 @@ func TestAlternateSendsToEachServerInItsOwnSeconds(t *testing.T) {
 		}
 	}
 }
+
+// A late wake-up of the canary counts in the second of the loop it was due
+// in, and not at all in the idle rest of a period (the other server's
+// second).
+func TestLatenessPutsEachWakeUpInItsLoopsSecond(t *testing.T) {
+	start := time.Unix(1000, 0)
+	s := slots{start: start, on: time.Second, period: 2 * time.Second, end: start.Add(6 * time.Second)}
+	ms := time.Millisecond
+	seen := []wakeup{
+		{start.Add(-time.Second), 50 * ms},                          // before the loop
+		{start.Add(100 * ms), 3 * ms},                               // second 0
+		{start.Add(900 * ms), 5 * ms},                               // second 0, later still
+		{start.Add(1500 * ms), 40 * ms},                             // the other server's second
+		{start.Add(4*time.Second + 10*ms), 2 * ms},                  // second 2
+		{start.Add(9 * time.Second), 9 * ms},                        // past the windows asked for
+		{start.Add(2*time.Second + 999*ms), 7 * ms},                 // second 1
+		{start.Add(2*time.Second + 1000*ms), 70 * time.Millisecond}, // idle again
+	}
+	got := lateness(seen, s, 3)
+	want := []time.Duration{5 * ms, 7 * ms, 2 * ms}
+	if !slices.Equal(got, want) {
+		t.Fatalf("lateness = %v, want %v", got, want)
+	}
+}
+
+// The worst second over calm pairs leaves out every pair in which either
+// server's second had a stall, and says so when none is left.
+func TestStallFreeLeavesOutPairsWithAStall(t *testing.T) {
+	ms := time.Millisecond
+	p := []time.Duration{2 * ms, 30 * ms, 3 * ms, 4 * ms}
+	bare := []time.Duration{1 * ms, 1 * ms, 1 * ms, 1 * ms}
+	pLate := []time.Duration{0, 12 * ms, 0, 0}
+	bareLate := []time.Duration{0, 0, 0, 3 * ms}
+	ratio, pair, pairs := stallFree(p, bare, pLate, bareLate)
+	if ratio != 3 || pair != 2 || pairs != 2 {
+		t.Fatalf("stallFree = %.2f at pair %d over %d pairs, want 3.00 at pair 2 over 2", ratio, pair, pairs)
+	}
+	if _, _, pairs := stallFree(p, bare, []time.Duration{9 * ms, 9 * ms, 9 * ms, 9 * ms}, bareLate); pairs != 0 {
+		t.Fatalf("%d calm pairs when every pair stalled", pairs)
+	}
+	if got := calmWorst(0, -1, 0, 4); got != "none of 4 pairs was calm" {
+		t.Fatalf("calmWorst with no calm pair = %q", got)
+	}
+}

@@ -110,6 +110,9 @@ type result struct {
 	// requests were due), in order: it tells a queue that grew all along
 	// from a stall of the machine in one second.
 	windowP99 []time.Duration
+	// sent is when an alternating open loop sent (its windows), to line
+	// its seconds up with the canary's.
+	sent slots
 }
 
 func (r result) rate() float64 {
@@ -251,7 +254,9 @@ func alternate(a, b *client, ra, rb []request, rate float64, workers, n int) (re
 	wg.Wait()
 	// Merged once both loops are over: sorting a loop's latencies takes
 	// tens of milliseconds of CPU, which would land in b's last second.
-	return merge(recsA, sa.sendTime()), merge(recsB, sb.sendTime())
+	resA, resB = merge(recsA, sa.sendTime()), merge(recsB, sb.sendTime())
+	resA.sent, resB.sent = sa, sb
+	return resA, resB
 }
 
 // slots is when a loop sends: from start until end, the first on of every

@@ -321,6 +321,15 @@ func worstSecond(p, bare []time.Duration) (ratio float64, second int) {
 	return ratio, second
 }
 
+// calmWorst says stallFree's finding: the worst ratio over the calm pairs
+// of all pairs.
+func calmWorst(ratio float64, pair, pairs, all int) string {
+	if pairs == 0 {
+		return fmt.Sprintf("none of %d pairs was calm", all)
+	}
+	return fmt.Sprintf("%.2f x bare Fiber's (pair %d; %d of %d pairs calm)", ratio, pair+1, pairs, all)
+}
+
 // each lists per-second figures in milliseconds, in order.
 func each(ds []time.Duration) string {
 	parts := make([]string, len(ds))
@@ -395,7 +404,21 @@ func (b *bench) warm(ctx context.Context) error {
 	// is the calibration: how far apart two identical servers' seconds
 	// come out of this machine in this run.
 	var at, bareAt, twin, bareTwin result
+	var woke []wakeup
+	canaryPolicy := "real-time"
 	if ctx.Err() == nil {
+		cn, err := startCanary()
+		if err != nil {
+			return err
+		}
+		if !cn.realtime {
+			canaryPolicy = "ordinary (chrt -f refused: it counts CPU contention as stalls too)"
+		}
+		defer func() {
+			if cn != nil {
+				cn.stop()
+			}
+		}()
 		seconds := max(int(b.o.duration/time.Second), 1)
 		profiled := b.profile("warm-get", time.Duration(2*seconds)*time.Second)
 		bareAt, at = alternate(b.bc, b.pc, []request{get("/get")}, []request{byID}, load, b.o.openConns, seconds)
@@ -408,23 +431,34 @@ func (b *bench) warm(ctx context.Context) error {
 		}
 		bareTwin, twin = alternate(b.bc, sc, []request{get("/get")}, []request{get("/get")}, load, b.o.openConns, seconds)
 		second.stop() //nolint:errcheck // done with the calibration
+		woke, cn = cn.stop(), nil
 	}
 	p99 := at.percentile(99)
 	worst, worstAt := worstSecond(at.windowP99, bareAt.windowP99)
 	twinWorst, twinAt := worstSecond(twin.windowP99, bareTwin.windowP99)
 	b.logf("warm GET open loop, p99 of each second: propertyd %s; bare Fiber %s", each(at.windowP99), each(bareAt.windowP99))
 	b.logf("calibration loop, p99 of each second: second bare Fiber %s; bare Fiber %s", each(twin.windowP99), each(bareTwin.windowP99))
+	late := func(r result) []time.Duration { return lateness(woke, r.sent, len(r.windowP99)) }
+	lateAt, lateBare, lateTwin, lateBareTwin := late(at), late(bareAt), late(twin), late(bareTwin)
+	b.logf("the canary (%s) woke at the latest, in each second (0: never more than 1 ms late): propertyd's %s; bare Fiber's %s; in the calibration, the second bare Fiber's %s; bare Fiber's %s",
+		canaryPolicy, each(lateAt), each(lateBare), each(lateTwin), each(lateBareTwin))
+	calm, calmAt, calmPairs := stallFree(at.windowP99, bareAt.windowP99, lateAt, lateBare)
+	twinCalm, twinCalmAt, twinCalmPairs := stallFree(twin.windowP99, bareTwin.windowP99, lateTwin, lateBareTwin)
 	b.add(row{
 		scenario: "warm GET /v1/properties/{id}: throughput, and p99 at 0.5 x bare Fiber's rate",
 		target:   ">= 0.75 x bare Fiber; at that load p99 < 5 ms, and each second's p99 <= 2 x bare Fiber's in the second before it (one loop, alternating)",
 		measured: fmt.Sprintf("%s vs bare Fiber %s (closed loop, %d connections: p99 %s vs %s); "+
 			"one open loop at %s over %d connections per server, alternating every second: propertyd p99 %s, p50 %s, %s answered, p99 per second %s; "+
 			"bare Fiber p99 %s, p50 %s, %s answered, p99 per second %s; worst second %.2f x bare Fiber's (pair %d). "+
-			"Calibration, the same loop with a second bare Fiber in propertyd's place: its p99 %s, worst second %.2f x bare Fiber's (pair %d)",
+			"Calibration, the same loop with a second bare Fiber in propertyd's place: its p99 %s, worst second %.2f x bare Fiber's (pair %d). "+
+			"Over the pairs in which a process that only sleeps woke at most %s late in both seconds (the machine did not stall): "+
+			"propertyd's worst second %s; the calibration's %s",
 			rps(p.rate()), rps(bb.rate()), b.o.conns, ms(p.percentile(99)), ms(bb.percentile(99)),
 			rps(load), b.o.openConns, ms(p99), ms(at.percentile(50)), rps(at.rate()), spread(at.windowP99),
 			ms(bareAt.percentile(99)), ms(bareAt.percentile(50)), rps(bareAt.rate()), spread(bareAt.windowP99),
-			worst, worstAt+1, ms(twin.percentile(99)), twinWorst, twinAt+1),
+			worst, worstAt+1, ms(twin.percentile(99)), twinWorst, twinAt+1,
+			ms(canaryStall), calmWorst(calm, calmAt, calmPairs, len(at.windowP99)),
+			calmWorst(twinCalm, twinCalmAt, twinCalmPairs, len(twin.windowP99))),
 		ratio:   fmt.Sprintf("%.2f", ratio),
 		met:     ratio >= 0.75 && p99 < 5*time.Millisecond && worst <= 2,
 		failure: failure(p, bb, at, bareAt, twin, bareTwin),
