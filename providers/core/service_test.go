@@ -559,3 +559,62 @@ func TestARememberedMissIsAnsweredFromMemoryOnOneInstance(t *testing.T) {
 		t.Fatalf("the repeats read the remembered miss from the database %d times, want 0 (memory holds it)", n)
 	}
 }
+
+// Lookups of one address in several spellings that join a flight whose
+// spelling the geocoder cannot match (no apostrophe) ask again together:
+// one more call, led by the first of them with its own spelling, not one
+// call each.
+func TestLookupsThatJoinedAMissAskAgainTogether(t *testing.T) {
+	release := make(chan struct{})
+	obrien := providers.Location{MatchedAddress: "42 O'BRIEN CT, BOSTON, MA, 02110", Street: "42 O'BRIEN CT", City: "BOSTON",
+		State: "MA", Zip: "02110", Point: providers.Point{Lat: 42.35, Lng: -71.05}, County: "Suffolk County", FIPSCode: "25025",
+		CensusTract: "070101"}
+	geo := &fakeGeocoder{geocode: func(_ context.Context, a providers.Address) (providers.Location, error) {
+		if !strings.Contains(a.Street, "'") {
+			<-release
+			return providers.Location{}, providers.ErrNoMatch
+		}
+		return obrien, nil
+	}}
+	svc := newService(t, newMemStore(), geo, &clock{now: time.Now()}, nil)
+	lookup := func(street string) (int64, error) {
+		p, _, err := svc.Lookup(context.Background(), providers.Address{Street: street, City: "Boston", State: "MA"})
+		if err != nil {
+			return 0, err
+		}
+		return p.ID, nil
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if _, err := lookup("42 OBrien Ct"); providers.CodeOf(err) != providers.ErrNoMatch.Code {
+			t.Errorf("the spelling without its apostrophe: %v, want %s", err, providers.ErrNoMatch.Code)
+		}
+	}()
+	for geo.calls.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	spellings := []string{"42 O'Brien Court", "42 o'brien ct", "42 O'BRIEN CT."}
+	ids := make([]int64, len(spellings))
+	for i, street := range spellings {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id, err := lookup(street)
+			if err != nil {
+				t.Errorf("%s: %v", street, err)
+			}
+			ids[i] = id
+		}()
+	}
+	time.Sleep(50 * time.Millisecond) // let them join the first call
+	close(release)
+	wg.Wait()
+	if ids[0] == 0 || ids[1] != ids[0] || ids[2] != ids[0] {
+		t.Fatalf("ids %v, want one record for every spelling with the apostrophe", ids)
+	}
+	if n := geo.calls.Load(); n != 2 {
+		t.Fatalf("the geocoder was called %d times, want 2 (the miss, then one spelling with the apostrophe)", n)
+	}
+}
