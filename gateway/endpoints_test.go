@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -321,4 +322,48 @@ func TestARepeatedGetIsTheSameAnswerAndHeadStaysBare(t *testing.T) {
 	if head.status != 200 || len(head.body) != 0 || head.header.Get("ETag") != "" {
 		t.Fatalf("HEAD: %d, body %q, ETag %q", head.status, head.body, head.header.Get("ETag"))
 	}
+}
+
+// A warm GET answered in front of the app (the plain path) and one the app
+// answers from the same ready body (another spelling of the path, which
+// Fiber matches case-insensitively) send the same answer: status, body and
+// every header but the ones that differ per request.
+func TestAWarmGetIsTheSameAnswerInFrontOfTheAppAndThroughIt(t *testing.T) {
+	s := newStack(t, stackOptions{})
+	created := s.get(lookupURL("123 N Main St", "Springfield", "IL", ""))
+	id := int(created.data()["id"].(float64))
+	path := fmt.Sprintf("/v1/properties/%d", id)
+	if r := s.get(path); r.status != 200 { // renders the ready body
+		t.Fatalf("first GET: %d %s", r.status, r.body)
+	}
+	s.cache.Wait()
+	perRequest := map[string]bool{"X-Request-Id": true, "Date": true, "X-Ratelimit-Remaining": true, "X-Ratelimit-Reset": true}
+	for _, extra := range [][]string{nil, {"If-None-Match", "*"}} {
+		front := s.get(path, extra...)
+		app := s.get(strings.ToUpper(path), extra...)
+		if front.status != app.status || string(front.body) != string(app.body) {
+			t.Fatalf("%v: in front %d %s, through the app %d %s", extra, front.status, front.body, app.status, app.body)
+		}
+		for _, h := range []http.Header{front.header, app.header} {
+			if h.Get("X-Request-ID") == "" || h.Get("X-RateLimit-Remaining") == "" {
+				t.Fatalf("%v: an answer without its request id or budget: %v", extra, h)
+			}
+		}
+		for name := range merged(front.header, app.header) {
+			if !perRequest[name] && front.header.Get(name) != app.header.Get(name) {
+				t.Errorf("%v: %s in front %q, through the app %q", extra, name, front.header.Get(name), app.header.Get(name))
+			}
+		}
+	}
+}
+
+func merged(a, b http.Header) map[string]bool {
+	m := map[string]bool{}
+	for k := range a {
+		m[k] = true
+	}
+	for k := range b {
+		m[k] = true
+	}
+	return m
 }

@@ -108,7 +108,7 @@ func (g *Gateway) handleError(c *fiber.Ctx, err error) error {
 		c.Locals(localState, st)
 		c.Response().Header.SetCanonical(headerRequestID, st.id)
 		start := time.Now()
-		defer func() { g.record(c, st, "unmatched", start, time.Since(start)) }()
+		defer func() { g.record(c.Response().StatusCode(), c.Method(), st, "unmatched", start, time.Since(start)) }()
 		if fe, ok := errors.AsType[*fiber.Error](err); ok && fe.Code == fiber.StatusRequestEntityTooLarge {
 			drainRefusedBody(c)
 		}

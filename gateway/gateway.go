@@ -150,10 +150,15 @@ func New(cfg Config) *Gateway {
 	})
 	g.conns.slack = deadlineSlack(min(ioTimeout, idleTimeout))
 	g.routes()
-	// Fiber answers a method it does not know (FETCH, say) in plain text
-	// before any handler or the error handler runs; answer it as a problem.
+	// A warm GET of a record is answered in front of the app when it can
+	// be (serveReady). Fiber answers a method it does not know (FETCH, say)
+	// in plain text before any handler or the error handler runs; answer it
+	// as a problem.
 	inner := g.app.Handler()
 	g.handler = func(rctx *fasthttp.RequestCtx) {
+		if g.serveReady(rctx) {
+			return
+		}
 		if !slices.Contains(fiber.DefaultMethods, string(rctx.Method())) {
 			g.unknownMethod(rctx)
 			return

@@ -31,7 +31,8 @@ func (g *Gateway) respondRecord(c *fiber.Ctx, p *providers.Property, src core.So
 		// A plain GET by id: its answer is kept ready for the next one.
 		return renderPooledWith(c, render, func(c *fiber.Ctx, b []byte) error {
 			rb := g.ready.put(p.ID, b, stateOf(c).start)
-			return sendTagged(c, rb.body, rb.etag)
+			sendTagged(c.Context(), rb.body, rb.etag)
+			return nil
 		})
 	}
 	return renderPooled(c, render)

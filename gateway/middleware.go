@@ -15,8 +15,10 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/utils"
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/ratelimit"
+	"github.com/valyala/fasthttp"
 )
 
 // localState is the Locals key of the request's *requestState.
@@ -71,19 +73,8 @@ func stateOf(c *fiber.Ctx) *requestState {
 // (see observe). It is one middleware rather than two so that a request
 // walks Fiber's route stack one step less.
 func (g *Gateway) requestContext(c *fiber.Ctx) error {
-	st := statePool.Get().(*requestState)
-	// fasthttp read the clock as it handed the request over; a context
-	// made by hand (tests that call Handler directly) has no such time.
-	if st.start = c.Context().Time(); st.start.IsZero() {
-		st.start = time.Now()
-	}
-	if id := c.Request().Header.Peek(fiber.HeaderXRequestID); saneRequestID(id) {
-		st.id = append(st.idBuf[:0], id...) // in idBuf when it fits, else a copy of its own
-	} else {
-		st.id = newRequestID(st.idBuf[:0])
-	}
+	st := newState(c.Context(), requestTime(c.Context()))
 	c.Locals(localState, st)
-	c.Response().Header.SetCanonical(headerRequestID, st.id)
 	st.ctx.Context, st.ctx.obs = context.Background(), &st.obs
 	st.ctx.deadline = st.start.Add(g.cfg.RequestTimeout)
 	c.SetUserContext(&st.ctx)
@@ -93,6 +84,32 @@ func (g *Gateway) requestContext(c *fiber.Ctx) error {
 		statePool.Put(st)
 	}
 	return nil
+}
+
+// requestTime is when the request of rctx arrived: the time fasthttp read
+// as it handed the request over, or now for a context made by hand (tests
+// that call Handler directly), which has none.
+func requestTime(rctx *fasthttp.RequestCtx) time.Time {
+	if t := rctx.Time(); !t.IsZero() {
+		return t
+	}
+	return time.Now()
+}
+
+// newState takes a request state from the pool for the request of rctx,
+// which arrived at start, and gives the request its id (the client's
+// X-Request-ID when it is sane, else a random one), echoed in the
+// response.
+func newState(rctx *fasthttp.RequestCtx, start time.Time) *requestState {
+	st := statePool.Get().(*requestState)
+	st.start = start
+	if id := rctx.Request.Header.Peek(fiber.HeaderXRequestID); saneRequestID(id) {
+		st.id = append(st.idBuf[:0], id...) // in idBuf when it fits, else a copy of its own
+	} else {
+		st.id = newRequestID(st.idBuf[:0])
+	}
+	rctx.Response.Header.SetCanonical(headerRequestID, st.id)
+	return st
 }
 
 // nextReleasing runs the rest of the chain and ends the request's context
@@ -140,13 +157,12 @@ func (g *Gateway) observe(c *fiber.Ctx, st *requestState, err error) {
 			_ = c.SendStatus(fiber.StatusInternalServerError)
 		}
 	}
-	g.record(c, st, route, st.start, time.Since(st.start))
+	g.record(c.Response().StatusCode(), c.Method(), st, route, st.start, time.Since(st.start))
 }
 
 // record counts an answered request in the metrics and writes its request
 // log line (see observe).
-func (g *Gateway) record(c *fiber.Ctx, st *requestState, route string, start time.Time, d time.Duration) {
-	status := c.Response().StatusCode()
+func (g *Gateway) record(status int, method string, st *requestState, route string, start time.Time, d time.Duration) {
 	obs := &st.obs
 	m := g.cfg.Metrics
 	m.ObserveRequest(route, status, d)
@@ -164,7 +180,7 @@ func (g *Gateway) record(c *fiber.Ctx, st *requestState, route string, start tim
 	}
 	if g.cfg.AccessLog != nil {
 		bp := bodyPool.Get().(*[]byte)
-		b := appendAccessLine((*bp)[:0], start.Add(d), level, st, c.Method(), route, status, d, obs)
+		b := appendAccessLine((*bp)[:0], start.Add(d), level, st, method, route, status, d, obs)
 		_, _ = g.cfg.AccessLog.Write(b)
 		*bp = b[:0]
 		bodyPool.Put(bp)
@@ -173,7 +189,7 @@ func (g *Gateway) record(c *fiber.Ctx, st *requestState, route string, start tim
 	r := slog.NewRecord(start.Add(d), level, "request", 0)
 	r.AddAttrs(
 		slog.String("request_id", string(st.id)),
-		slog.String("method", c.Method()),
+		slog.String("method", method),
 		slog.String("route", route),
 		slog.Int("status", status),
 		slog.Int64("duration_us", d.Microseconds()), // an integer: a float costs its formatting
@@ -252,9 +268,21 @@ var errUnauthorized = providers.Errorf(providers.KindUnauthorized, providers.Cod
 // in constant time against every configured key. The key itself is never
 // stored or logged.
 func (g *Gateway) authenticate(c *fiber.Ctx) error {
-	presented := c.Request().Header.Peek("X-API-Key")
-	if len(presented) == 0 {
+	name := g.keyName(c.Request().Header.Peek(headerAPIKey))
+	if name == "" {
 		return errUnauthorized
+	}
+	stateOf(c).keyName = name
+	return c.Next()
+}
+
+const headerAPIKey = "X-API-Key"
+
+// keyName is the name of the configured key presented, or "" when none
+// matches (or none was presented).
+func (g *Gateway) keyName(presented []byte) string {
+	if len(presented) == 0 {
+		return ""
 	}
 	sum := sha256.Sum256(presented)
 	name := ""
@@ -263,11 +291,7 @@ func (g *Gateway) authenticate(c *fiber.Ctx) error {
 			name = k.Name
 		}
 	}
-	if name == "" {
-		return errUnauthorized
-	}
-	stateOf(c).keyName = name
-	return c.Next()
+	return name
 }
 
 // costFunc returns the weight of a request, or an error for input that makes
@@ -303,7 +327,7 @@ func (g *Gateway) limit(cost costFunc) fiber.Handler {
 		}
 		st := stateOf(c)
 		d := g.limiter.Reserve(st.keyName, n, g.now(st))
-		setLimitHeaders(c, d, n)
+		setLimitHeaders(&c.Response().Header, d, n)
 		switch {
 		case d.Impossible:
 			return &providers.Error{Kind: providers.KindUnprocessable, Code: providers.CodeCostExceedsLimit,
@@ -318,10 +342,10 @@ func (g *Gateway) limit(cost costFunc) fiber.Handler {
 		obs := &st.obs
 		switch {
 		case err != nil && rejectedInput(err) && obs.UpstreamCalls() == 0 && obs.Outcome() == "":
-			setLimitHeaders(c, d, d.RefundTo(0, g.now(st)))
+			setLimitHeaders(&c.Response().Header, d, d.RefundTo(0, g.now(st)))
 		case err == nil && n > notModifiedCost && c.Response().StatusCode() == fiber.StatusNotModified &&
 			servedFromStore(obs):
-			setLimitHeaders(c, d, d.RefundTo(notModifiedCost, g.now(st)))
+			setLimitHeaders(&c.Response().Header, d, d.RefundTo(notModifiedCost, g.now(st)))
 		}
 		return err
 	}
@@ -354,8 +378,7 @@ var (
 	headerETag      = []byte(fiber.HeaderETag)
 )
 
-func setLimitHeaders(c *fiber.Ctx, d ratelimit.Decision, cost int) {
-	h := &c.Response().Header
+func setLimitHeaders(h *fasthttp.ResponseHeader, d ratelimit.Decision, cost int) {
 	var buf [20]byte
 	h.SetCanonical(headerLimit, strconv.AppendInt(buf[:0], int64(d.Limit), 10))
 	h.SetCanonical(headerRemaining, strconv.AppendInt(buf[:0], int64(d.Remaining), 10))
@@ -373,21 +396,21 @@ func sendJSON(c *fiber.Ctx, body []byte) error {
 		return nil
 	}
 	var buf [16]byte
-	return sendTagged(c, body, appendETag(buf[:0], body))
+	sendTagged(c.Context(), body, appendETag(buf[:0], body))
+	return nil
 }
 
 // sendTagged sends the JSON body of a GET whose ETag is etag, or 304 when
 // the request's If-None-Match matches it.
-func sendTagged(c *fiber.Ctx, body, etag []byte) error {
-	c.Response().Header.SetContentTypeBytes(mimeJSON)
-	c.Response().Header.SetCanonical(headerETag, etag)
-	if inm := c.Get(fiber.HeaderIfNoneMatch); inm != "" && etagMatches(inm, string(etag)) {
-		c.Status(fiber.StatusNotModified)
-		c.Response().ResetBody()
-		return nil
+func sendTagged(rctx *fasthttp.RequestCtx, body, etag []byte) {
+	rctx.Response.Header.SetContentTypeBytes(mimeJSON)
+	rctx.Response.Header.SetCanonical(headerETag, etag)
+	if inm := rctx.Request.Header.Peek(fiber.HeaderIfNoneMatch); len(inm) > 0 && etagMatches(utils.UnsafeString(inm), utils.UnsafeString(etag)) {
+		rctx.SetStatusCode(fiber.StatusNotModified)
+		rctx.Response.ResetBody()
+		return
 	}
-	c.Response().SetBody(body)
-	return nil
+	rctx.Response.SetBody(body)
 }
 
 var mimeJSON = []byte(fiber.MIMEApplicationJSON)

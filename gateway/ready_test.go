@@ -1,11 +1,15 @@
 package gateway
 
 import (
+	"crypto/sha256"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/valyala/fasthttp"
+
 	"github.com/propertyd/propertyd/cache"
+	"github.com/propertyd/propertyd/ratelimit"
 )
 
 // The table in front of the cache answers only for the id it holds, and
@@ -56,5 +60,95 @@ func TestReadyBodiesKeepNothingWithoutACache(t *testing.T) {
 	}
 	if _, ok := r.get(7, now); ok {
 		t.Error("a body was served with no cache")
+	}
+}
+
+// serveReady answers only the plainest warm GET of a record, as the Fiber
+// chain would; anything else it leaves to the app untouched and uncharged.
+func TestServeReadyTakesOnlyThePlainWarmGetOfARecord(t *testing.T) {
+	c, err := cache.New(1 << 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	key := "the-key"
+	g := New(Config{Answers: c, AnswerTTL: time.Hour, Keys: []Key{
+		{Name: "one", SHA256: sha256.Sum256([]byte(key)), Limit: ratelimit.Limit{Rate: 1e-6, Burst: 3}},
+	}})
+	body := []byte(`{"data":{"id":7}}`)
+	rb := g.ready.put(7, body, time.Now())
+	c.Wait()
+	request := func(method, uri string, headers ...string) *fasthttp.RequestCtx {
+		rctx := &fasthttp.RequestCtx{}
+		rctx.Request.Header.SetMethod(method)
+		rctx.Request.Header.SetRequestURI(uri)
+		for i := 0; i+1 < len(headers); i += 2 {
+			rctx.Request.Header.Set(headers[i], headers[i+1])
+		}
+		return rctx
+	}
+	untouched := func(rctx *fasthttp.RequestCtx) bool {
+		return rctx.Response.StatusCode() == 200 && len(rctx.Response.Body()) == 0 &&
+			rctx.Response.Header.Len() <= 1 // Content-Type's default only
+	}
+	for _, r := range []struct{ method, uri, key string }{
+		{"GET", "/v1/properties/7?include=flood", key},
+		{"GET", "/v1/properties/7?", key},
+		{"GET", "/v1/properties/07", key},
+		{"GET", "/v1/properties/+7", key},
+		{"GET", "/V1/properties/7", key},
+		{"GET", "/v1/properties/7/", key},
+		{"GET", "/v1/properties/", key},
+		{"GET", "/v1/properties/8", key}, // no ready body
+		{"GET", "/v1/properties/1234567890123456789", key},
+		{"GET", "http://example.com/v1/properties/7", key},
+		{"HEAD", "/v1/properties/7", key},
+		{"POST", "/v1/properties/7", key},
+		{"GET", "/v1/properties/7", ""},
+		{"GET", "/v1/properties/7", "wrong"},
+	} {
+		rctx := request(r.method, r.uri, "X-API-Key", r.key)
+		if g.serveReady(rctx) || !untouched(rctx) {
+			t.Errorf("%s %s (key %q) was answered in front of the app: %d %q", r.method, r.uri, r.key, rctx.Response.StatusCode(), rctx.Response.Header.String())
+		}
+	}
+	rctx := request("GET", "/v1/properties/7", "X-API-Key", key, "X-Request-ID", "abc")
+	if !g.serveReady(rctx) {
+		t.Fatal("the plain warm GET was left to the app")
+	}
+	// The names as sent: fasthttp's Peek would look up its own spelling
+	// (X-Request-Id), not the API's.
+	sent := func(rctx *fasthttp.RequestCtx) map[string]string {
+		m := map[string]string{}
+		rctx.Response.Header.VisitAll(func(k, v []byte) { m[string(k)] = string(v) })
+		return m
+	}
+	want := map[string]string{"Content-Type": "application/json", "X-Request-ID": "abc", "X-Request-Cost": "1",
+		"X-RateLimit-Limit": "3", "X-RateLimit-Remaining": "2", "ETag": string(rb.etag)}
+	got := sent(rctx)
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("the warm GET's %s: %q, want %q", k, got[k], v)
+		}
+	}
+	if rctx.Response.StatusCode() != 200 || string(rctx.Response.Body()) != string(body) {
+		t.Fatalf("the warm GET's answer: %d %s", rctx.Response.StatusCode(), rctx.Response.Body())
+	}
+	rctx = request("GET", "/v1/properties/7", "X-API-Key", key, "If-None-Match", `"x", `+string(rb.etag))
+	if !g.serveReady(rctx) || rctx.Response.StatusCode() != 304 || len(rctx.Response.Body()) != 0 ||
+		sent(rctx)["X-RateLimit-Remaining"] != "1" {
+		t.Fatalf("a matching If-None-Match: %d %q", rctx.Response.StatusCode(), rctx.Response.Header.String())
+	}
+	// The budget (burst 3, refilling once in about 12 days) is spent: the
+	// refused request is the app's to answer with its 429.
+	rctx = request("GET", "/v1/properties/7", "X-API-Key", key)
+	if !g.serveReady(rctx) {
+		t.Fatal("the third request within the burst was left to the app")
+	}
+	for range 2 {
+		rctx = request("GET", "/v1/properties/7", "X-API-Key", key)
+		if g.serveReady(rctx) || !untouched(rctx) {
+			t.Fatalf("a request over the budget was answered in front of the app: %d %q", rctx.Response.StatusCode(), rctx.Response.Header.String())
+		}
 	}
 }
