@@ -158,14 +158,17 @@ func (g *Gateway) includes(c *fiber.Ctx) ([]string, error) {
 	return inc, nil
 }
 
-// costOfIncludes is 1 plus the cost of each distinct section included (1
-// each in the catalogue).
+// recordCost is what a record costs a key's budget, before any section.
+const recordCost = 1
+
+// costOfIncludes is recordCost plus the cost of each distinct section
+// included (1 each in the catalogue).
 func (g *Gateway) costOfIncludes(c *fiber.Ctx) (int, error) {
 	inc, err := g.includes(c)
 	if err != nil {
 		return 0, err
 	}
-	return 1 + core.CostOf(inc), nil
+	return recordCost + core.CostOf(inc), nil
 }
 
 // parseInt reads an integer parameter within [min, max], written as plain
