@@ -451,7 +451,7 @@ func (b *bench) warm(ctx context.Context) error {
 			"one open loop at %s over %d connections per server, alternating every second: propertyd p99 %s, p50 %s, %s answered, p99 per second %s; "+
 			"bare Fiber p99 %s, p50 %s, %s answered, p99 per second %s; worst second %.2f x bare Fiber's (pair %d). "+
 			"Calibration, the same loop with a second bare Fiber in propertyd's place: its p99 %s, worst second %.2f x bare Fiber's (pair %d). "+
-			"Over the pairs in which a process that only sleeps woke at most %s late in both seconds (the machine did not stall): "+
+			"Over the pairs in which a process that only sleeps woke at most %s late in both seconds (the machine's CPUs did not stall): "+
 			"propertyd's worst second %s; the calibration's %s",
 			rps(p.rate()), rps(bb.rate()), b.o.conns, ms(p.percentile(99)), ms(bb.percentile(99)),
 			rps(load), b.o.openConns, ms(p99), ms(at.percentile(50)), rps(at.rate()), spread(at.windowP99),
