@@ -103,12 +103,11 @@ func (g *Gateway) handleError(c *fiber.Ctx, err error) error {
 		// line or headers over the read buffer, a body over the limit): it
 		// still gets a request id, in the body and the header, and is
 		// counted and logged, under the route "unmatched", once answered.
-		st := &requestState{}
+		st := &requestState{start: time.Now()}
 		st.id = newRequestID(st.idBuf[:0])
 		c.Locals(localState, st)
 		c.Response().Header.SetCanonical(headerRequestID, st.id)
-		start := time.Now()
-		defer func() { g.record(c.Response().StatusCode(), c.Method(), st, "unmatched", start, time.Since(start)) }()
+		defer func() { g.record(c.Response().StatusCode(), c.Method(), st, "unmatched") }()
 		if fe, ok := errors.AsType[*fiber.Error](err); ok && fe.Code == fiber.StatusRequestEntityTooLarge {
 			drainRefusedBody(c)
 		}

@@ -221,11 +221,11 @@ func (g *Gateway) routes() {
 	// errors, which handleError renders as problem details.
 }
 
-// now is the time the request of st is charged at: when the middleware
-// first saw it, with the real clock, else Config.Now's.
-func (g *Gateway) now(st *requestState) time.Time {
-	if g.realClock && st != nil {
-		return st.start
+// now is the time a request that arrived at start is charged at: start,
+// with the real clock, else Config.Now's.
+func (g *Gateway) now(start time.Time) time.Time {
+	if g.realClock {
+		return start
 	}
 	return g.cfg.Now()
 }

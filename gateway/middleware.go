@@ -157,12 +157,13 @@ func (g *Gateway) observe(c *fiber.Ctx, st *requestState, err error) {
 			_ = c.SendStatus(fiber.StatusInternalServerError)
 		}
 	}
-	g.record(c.Response().StatusCode(), c.Method(), st, route, st.start, time.Since(st.start))
+	g.record(c.Response().StatusCode(), c.Method(), st, route)
 }
 
 // record counts an answered request in the metrics and writes its request
-// log line (see observe).
-func (g *Gateway) record(status int, method string, st *requestState, route string, start time.Time, d time.Duration) {
+// log line (see observe), timed from the state's start to now.
+func (g *Gateway) record(status int, method string, st *requestState, route string) {
+	d := time.Since(st.start)
 	obs := &st.obs
 	m := g.cfg.Metrics
 	m.ObserveRequest(route, status, d)
@@ -180,13 +181,13 @@ func (g *Gateway) record(status int, method string, st *requestState, route stri
 	}
 	if g.cfg.AccessLog != nil {
 		bp := bodyPool.Get().(*[]byte)
-		b := appendAccessLine((*bp)[:0], start.Add(d), level, st, method, route, status, d, obs)
+		b := appendAccessLine((*bp)[:0], st.start.Add(d), level, st, method, route, status, d, obs)
 		_, _ = g.cfg.AccessLog.Write(b)
 		*bp = b[:0]
 		bodyPool.Put(bp)
 		return
 	}
-	r := slog.NewRecord(start.Add(d), level, "request", 0)
+	r := slog.NewRecord(st.start.Add(d), level, "request", 0)
 	r.AddAttrs(
 		slog.String("request_id", string(st.id)),
 		slog.String("method", method),
@@ -326,7 +327,7 @@ func (g *Gateway) limit(cost costFunc) fiber.Handler {
 			return err
 		}
 		st := stateOf(c)
-		d := g.limiter.Reserve(st.keyName, n, g.now(st))
+		d := g.limiter.Reserve(st.keyName, n, g.now(st.start))
 		setLimitHeaders(&c.Response().Header, d, n)
 		switch {
 		case d.Impossible:
@@ -342,10 +343,10 @@ func (g *Gateway) limit(cost costFunc) fiber.Handler {
 		obs := &st.obs
 		switch {
 		case err != nil && rejectedInput(err) && obs.UpstreamCalls() == 0 && obs.Outcome() == "":
-			setLimitHeaders(&c.Response().Header, d, d.RefundTo(0, g.now(st)))
+			setLimitHeaders(&c.Response().Header, d, d.RefundTo(0, g.now(st.start)))
 		case err == nil && n > notModifiedCost && c.Response().StatusCode() == fiber.StatusNotModified &&
 			servedFromStore(obs):
-			setLimitHeaders(&c.Response().Header, d, d.RefundTo(notModifiedCost, g.now(st)))
+			setLimitHeaders(&c.Response().Header, d, d.RefundTo(notModifiedCost, g.now(st.start)))
 		}
 		return err
 	}

@@ -144,11 +144,7 @@ func (g *Gateway) serveReady(rctx *fasthttp.RequestCtx) bool {
 	if name == "" {
 		return false
 	}
-	now := start
-	if !g.realClock {
-		now = g.cfg.Now()
-	}
-	d := g.limiter.Reserve(name, recordCost, now)
+	d := g.limiter.Reserve(name, recordCost, g.now(start))
 	if !d.Allowed || d.Impossible {
 		return false
 	}
@@ -157,7 +153,7 @@ func (g *Gateway) serveReady(rctx *fasthttp.RequestCtx) bool {
 	setLimitHeaders(&rctx.Response.Header, d, recordCost)
 	st.obs.Served(providers.ReadRecord, providers.TierMemory)
 	sendTagged(rctx, rb.body, rb.etag)
-	g.record(rctx.Response.StatusCode(), fiber.MethodGet, st, routeProperty, start, time.Since(start))
+	g.record(rctx.Response.StatusCode(), fiber.MethodGet, st, routeProperty)
 	st.reset()
 	statePool.Put(st)
 	return true
