@@ -71,12 +71,6 @@ func (c *deadlineCtx) Value(key any) any {
 	return c.Context.Value(key)
 }
 
-// reset readies a released c for another request.
-func (c *deadlineCtx) reset() {
-	c.Context, c.obs, c.deadline = nil, nil, time.Time{}
-	c.armed.Store(nil)
-}
-
 // release ends c once its request is answered, as WithTimeout's cancel
 // does: from then on it reports context.Canceled (or DeadlineExceeded if
 // that came first), and an armed timer is stopped. Safe to call twice.

@@ -30,12 +30,12 @@ const localState = "propertyd.request"
 // deadline context. (Kept apart, as Locals values, a value context and a
 // WithTimeout, they were nine allocations and a timer.)
 //
-// A request answered from a ready body (see getReady) hands its state back
-// to statePool, so that a warm GET allocates nothing and gives the garbage
-// collector, whose pauses land in every request's latency, nothing to do.
-// Any other request keeps its state to the garbage collector: its context
-// went into the service, where a flight, a refresh or a log line may hold
-// it past the answer.
+// A warm GET answered in front of the app (serveReady) takes its state from
+// statePool and hands it back, so that it allocates nothing and gives the
+// garbage collector, whose pauses land in every request's latency, nothing
+// to do; nothing but the gateway ever sees that state. A request through
+// the app has a state of its own: its context goes into the service, where
+// a flight, a refresh or a log line may hold it past the answer.
 type requestState struct {
 	start    time.Time // when the middleware first saw the request
 	id       []byte    // in idBuf, or the client's X-Request-ID copied when longer
@@ -43,19 +43,16 @@ type requestState struct {
 	includes []string
 	obs      providers.Observation
 	ctx      deadlineCtx
-	// recycle is set once the request is answered without its context
-	// having left the gateway: its state may then serve another request.
-	recycle bool
-	idBuf   [24]byte
+	idBuf    [24]byte
 }
 
 var statePool = sync.Pool{New: func() any { return new(requestState) }}
 
-// reset readies st for another request.
+// reset readies a state serveReady used for another request: what it sets
+// (it parses no include list and makes no context).
 func (st *requestState) reset() {
-	st.id, st.keyName, st.includes, st.recycle = nil, "", nil, false
+	st.id, st.keyName = nil, ""
 	st.obs.Reset()
-	st.ctx.reset()
 }
 
 // stateOf returns the request's state, or nil when the request was refused
@@ -73,16 +70,13 @@ func stateOf(c *fiber.Ctx) *requestState {
 // (see observe). It is one middleware rather than two so that a request
 // walks Fiber's route stack one step less.
 func (g *Gateway) requestContext(c *fiber.Ctx) error {
-	st := newState(c.Context(), requestTime(c.Context()))
+	st := new(requestState)
+	st.begin(c.Context(), requestTime(c.Context()))
 	c.Locals(localState, st)
 	st.ctx.Context, st.ctx.obs = context.Background(), &st.obs
 	st.ctx.deadline = st.start.Add(g.cfg.RequestTimeout)
 	c.SetUserContext(&st.ctx)
 	g.observe(c, st, nextReleasing(c, &st.ctx))
-	if st.recycle {
-		st.reset()
-		statePool.Put(st)
-	}
 	return nil
 }
 
@@ -96,12 +90,10 @@ func requestTime(rctx *fasthttp.RequestCtx) time.Time {
 	return time.Now()
 }
 
-// newState takes a request state from the pool for the request of rctx,
-// which arrived at start, and gives the request its id (the client's
-// X-Request-ID when it is sane, else a random one), echoed in the
-// response.
-func newState(rctx *fasthttp.RequestCtx, start time.Time) *requestState {
-	st := statePool.Get().(*requestState)
+// begin readies st for the request of rctx, which arrived at start, and
+// gives the request its id (the client's X-Request-ID when it is sane,
+// else a random one), echoed in the response.
+func (st *requestState) begin(rctx *fasthttp.RequestCtx, start time.Time) {
 	st.start = start
 	if id := rctx.Request.Header.Peek(fiber.HeaderXRequestID); saneRequestID(id) {
 		st.id = append(st.idBuf[:0], id...) // in idBuf when it fits, else a copy of its own
@@ -109,7 +101,6 @@ func newState(rctx *fasthttp.RequestCtx, start time.Time) *requestState {
 		st.id = newRequestID(st.idBuf[:0])
 	}
 	rctx.Response.Header.SetCanonical(headerRequestID, st.id)
-	return st
 }
 
 // nextReleasing runs the rest of the chain and ends the request's context

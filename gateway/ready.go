@@ -102,9 +102,6 @@ func (g *Gateway) getReady(c *fiber.Ctx, id int64) (ok bool, err error) {
 		return false, nil
 	}
 	st.obs.Served(providers.ReadRecord, providers.TierMemory)
-	// Nothing outside the gateway saw the request's context: its state
-	// may serve another request once this one is answered.
-	st.recycle = true
 	sendTagged(c.Context(), rb.body, rb.etag)
 	return true, nil
 }
@@ -148,7 +145,8 @@ func (g *Gateway) serveReady(rctx *fasthttp.RequestCtx) bool {
 	if !d.Allowed || d.Impossible {
 		return false
 	}
-	st := newState(rctx, start)
+	st := statePool.Get().(*requestState)
+	st.begin(rctx, start)
 	st.keyName = name
 	setLimitHeaders(&rctx.Response.Header, d, recordCost)
 	st.obs.Served(providers.ReadRecord, providers.TierMemory)
