@@ -206,26 +206,19 @@ func (s *Service) lookupNormalized(ctx context.Context, n address.Normalized) (*
 	ran := false
 	geocode := func(ctx context.Context, recheck bool) (any, error) { ran = true; return s.geocode(ctx, n, recheck) }
 	v, err := s.shared(ctx, "geo:"+key, key, seen, geocode)
-	for round := 0; ; round++ {
-		g, ok := v.(geocoded)
-		if !ok || g.sent == sent || providers.CodeOf(err) != providers.ErrNoMatch.Code {
-			break
-		}
+	if missed, ok := otherMiss(v, err, sent); ok {
 		// The flight this lookup joined asked with another spelling of the
 		// address, which the geocoder could not match; ours may match (it
-		// has the apostrophe the other left out), so it is asked next. The
-		// lookups that joined that flight share the next one, keyed by the
-		// spelling that missed, which the first of them leads with its own:
-		// one more call for all of them, not one each. When that spelling
-		// misses too and is not ours, ours is asked after it; past
-		// maxRespellings rounds, in a flight of its own.
-		missed := g.sent
-		if round == maxRespellings {
-			missed = sent
-		}
+		// has the apostrophe the other left out). The lookups that joined
+		// that flight share the next one, keyed by the spelling that
+		// missed, which the first of them leads with its own: one more
+		// call for all of them, not one each.
 		v, err = s.shared(ctx, "geo:"+key+missKey(missed), key, seen, geocode)
-		if round == maxRespellings {
-			break
+		if _, ok := otherMiss(v, err, sent); ok {
+			// Its spelling missed too, and it was not ours: ours is asked
+			// in a flight keyed by our own spelling, which only this
+			// lookup or a miss of that very spelling starts.
+			v, err = s.shared(ctx, "geo:"+key+missKey(sent), key, seen, geocode)
 		}
 	}
 	if err != nil {
@@ -240,12 +233,15 @@ func (s *Service) lookupNormalized(ctx context.Context, n address.Normalized) (*
 	return r.p, Source{Geocoder: r.p.Source, Created: r.created && ran}, nil
 }
 
-// maxRespellings bounds how many other spellings of one address a lookup
-// waits on after the one it joined missed, before it asks with its own in
-// a flight keyed by its own spelling (one that only a miss of that very
-// spelling, or this lookup, starts): each is a flight led by one of the
-// spellings that joined the one before.
-const maxRespellings = 3
+// otherMiss reports the spelling a shared geocoding sent, when it was not
+// sent (the lookup's own) and the geocoder could not match it.
+func otherMiss(v any, err error, sent providers.Address) (providers.Address, bool) {
+	g, ok := v.(geocoded)
+	if !ok || g.sent == sent || providers.CodeOf(err) != providers.ErrNoMatch.Code {
+		return providers.Address{}, false
+	}
+	return g.sent, true
+}
 
 // geocoded is what one geocoding of an address gives the lookups sharing it:
 // the record (nil on error), whether it was created, and the building sent

@@ -618,3 +618,66 @@ func TestLookupsThatJoinedAMissAskAgainTogether(t *testing.T) {
 		t.Fatalf("the geocoder was called %d times, want 2 (the miss, then one spelling with the apostrophe)", n)
 	}
 }
+
+// When the spelling that leads the shared retry misses too, a lookup
+// whose own spelling matches still asks with it: a spelling the geocoder
+// matches always finds its record, whoever led.
+func TestASpellingThatMatchesIsAskedWhenTheSharedRetryMisses(t *testing.T) {
+	obrien := providers.Location{MatchedAddress: "42 O'BRIEN CT, BOSTON, MA, 02110", Street: "42 O'BRIEN CT", City: "BOSTON",
+		State: "MA", Zip: "02110", Point: providers.Point{Lat: 42.35, Lng: -71.05}, County: "Suffolk County", FIPSCode: "25025",
+		CensusTract: "070101"}
+	otherLed := 0
+	for range 30 {
+		release := make(chan struct{})
+		geo := &fakeGeocoder{geocode: func(_ context.Context, a providers.Address) (providers.Location, error) {
+			switch a.Street {
+			case "42 OBrien Ct":
+				<-release
+				return providers.Location{}, providers.ErrNoMatch
+			case "42 O'Brien Ct":
+				return obrien, nil
+			}
+			return providers.Location{}, providers.ErrNoMatch // "42 O'Brien Court" misses too
+		}}
+		svc := newService(t, newMemStore(), geo, &clock{now: time.Now()}, nil)
+		lookup := func(street string) (*providers.Property, error) {
+			p, _, err := svc.Lookup(context.Background(), providers.Address{Street: street, City: "Boston", State: "MA"})
+			return p, err
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, 3)
+		var matched *providers.Property
+		for i, street := range []string{"42 OBrien Ct", "42 O'Brien Court", "42 O'Brien Ct"} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				p, err := lookup(street)
+				errs[i] = err
+				if i == 2 {
+					matched = p
+				}
+			}()
+			for i == 0 && geo.calls.Load() == 0 {
+				time.Sleep(time.Millisecond)
+			}
+		}
+		time.Sleep(20 * time.Millisecond) // let both join the first call
+		close(release)
+		wg.Wait()
+		if errs[2] != nil || matched == nil || matched.StreetAddress != "42 O'BRIEN CT" {
+			t.Fatalf("the spelling the geocoder matches: %v %v, want its record", matched, errs[2])
+		}
+		if providers.CodeOf(errs[0]) != providers.ErrNoMatch.Code {
+			t.Fatalf("the spelling without its apostrophe: %v, want %s", errs[0], providers.ErrNoMatch.Code)
+		}
+		if errs[1] != nil && providers.CodeOf(errs[1]) != providers.ErrNoMatch.Code {
+			t.Fatalf("the spelling that misses: %v, want its record or %s", errs[1], providers.ErrNoMatch.Code)
+		}
+		if n := geo.calls.Load(); n > 3 {
+			t.Fatalf("%d geocoder calls, want at most one per spelling", n)
+		} else if n == 3 {
+			otherLed++
+		}
+	}
+	t.Logf("the missing spelling led the shared retry in %d of 30 rounds", otherLed)
+}
