@@ -401,10 +401,10 @@ func (sec *Section) fetchAndStore(ctx context.Context, p *providers.Property, o 
 		}
 	}
 	defer func() {
-		if _, logged := errors.AsType[loggedFailure](err); err != nil && !logged {
-			sec.logFailure(err, again != nil && !again.Missing)
-		} else if err == nil {
+		if err == nil {
 			sec.svc.bg.succeeded(sec.flightKey(key))
+		} else if _, logged := errors.AsType[loggedFailure](err); !logged {
+			sec.logFailure(err, again != nil && !again.Missing)
 		}
 	}()
 	if sec.FetchRegion != nil {
