@@ -81,12 +81,21 @@ func (g *Gateway) reverse(c *fiber.Ctx) error {
 // parseID reads the path's record id: a positive integer in decimal digits
 // without a sign or a leading zero, so that one record has one URL.
 func parseID(c *fiber.Ctx) (int64, error) {
-	raw := c.Params("id")
-	id, err := strconv.ParseInt(raw, 10, 64)
-	if err != nil || id < 1 || !plainInteger(raw) {
+	id, ok := recordID(c.Params("id"))
+	if !ok {
 		return 0, invalid(providers.ParamError{Parameter: "id", Message: "must be a positive integer without sign or leading zeros"})
 	}
 	return id, nil
+}
+
+// recordID is the id raw names, if it is a record's id as the API writes
+// it: a positive integer without sign or leading zeros that fits int64.
+func recordID(raw string) (int64, bool) {
+	if !plainInteger(raw) {
+		return 0, false
+	}
+	id, err := strconv.ParseInt(raw, 10, 64)
+	return id, err == nil && id >= 1
 }
 
 // get: GET /v1/properties/{id}?include=

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/utils"
 	"github.com/propertyd/propertyd/cache"
 	"github.com/propertyd/propertyd/providers"
 	"github.com/valyala/fasthttp"
@@ -158,19 +159,11 @@ func (g *Gateway) serveReady(rctx *fasthttp.RequestCtx) bool {
 }
 
 // readyID returns the id of a request URI that is exactly readyPrefix and
-// a positive id of at most 18 digits without a leading zero (one that
-// cannot overflow), and whether it is that.
+// a record's id (see recordID), and whether it is that.
 func readyID(uri []byte) (int64, bool) {
 	rest, ok := bytes.CutPrefix(uri, readyPrefix)
-	if !ok || len(rest) == 0 || len(rest) > 18 || rest[0] == '0' {
+	if !ok {
 		return 0, false
 	}
-	var id int64
-	for _, c := range rest {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		id = id*10 + int64(c-'0')
-	}
-	return id, true
+	return recordID(utils.UnsafeString(rest))
 }
