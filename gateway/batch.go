@@ -228,9 +228,14 @@ func (g *Gateway) batch(c *fiber.Ctx) error {
 	clientIDs := make([]*string, len(r.items))
 	var errs []batchError
 	bad := make([]bool, len(r.items))
+	// An item is charged only when it was answered: one refused as invalid
+	// or failed by an upstream or the database is given back (see limit),
+	// and so is a section that failed.
+	st, itemCost := stateOf(c), 1+core.CostOf(inc)
 	for i, raw := range r.items {
 		a, perr := readAddress(raw)
 		if perr != nil {
+			st.undelivered += itemCost
 			bad[i] = true
 			errs = append(errs, batchError{Index: i, Code: perr.Code, Message: perr.Message, Errors: perr.Params, Input: validInput(raw)})
 			continue
@@ -254,6 +259,9 @@ func (g *Gateway) batch(c *fiber.Ctx) error {
 		i := idx[k]
 		if o.Err != nil {
 			pe := providers.As(o.Err)
+			if pe.Kind.Failure() || rejectedInput(pe) {
+				st.undelivered += itemCost
+			}
 			if pe.Kind == providers.KindInternal {
 				pe = &providers.Error{Code: providers.CodeInternalError, Message: "an internal error occurred"}
 			}
@@ -267,6 +275,7 @@ func (g *Gateway) batch(c *fiber.Ctx) error {
 	secs := g.enrichAll(c.UserContext(), found, inc)
 	results := make([]json.RawMessage, 0, len(found))
 	for j, p := range found {
+		st.undelivered += failedCost(inc, secs[j])
 		o := outcomes[foundAt[j]]
 		i := idx[foundAt[j]]
 		src := p.Source

@@ -299,7 +299,7 @@ func TestUpstreamTimeoutIs504(t *testing.T) {
 	wantProblem(t, s.get(lookupURL("1 Main St", "", "IL", "")), 504, "upstream_timeout")
 }
 
-func TestARepeatedGetIsTheSameAnswerAndHeadStaysBare(t *testing.T) {
+func TestARepeatedGetIsTheSameAnswer(t *testing.T) {
 	s := newStack(t, stackOptions{})
 	created := s.get(lookupURL("123 N Main St", "Springfield", "IL", ""))
 	url := fmt.Sprintf("/v1/properties/%d", int(created.data()["id"].(float64)))
@@ -317,16 +317,62 @@ func TestARepeatedGetIsTheSameAnswerAndHeadStaysBare(t *testing.T) {
 	if withFlood := s.get(url + "?include=flood"); withFlood.status == 200 && string(withFlood.body) == string(first.body) {
 		t.Fatal("include=flood answered the plain record")
 	}
-	// HEAD is not a GET: no body, and no ETag, as before any GET was kept.
-	head := s.do("HEAD", url, "")
-	if head.status != 200 || len(head.body) != 0 || head.header.Get("ETag") != "" {
-		t.Fatalf("HEAD: %d, body %q, ETag %q", head.status, head.body, head.header.Get("ETag"))
+}
+
+// HEAD is GET without a body: the same status and headers (ETag,
+// Cache-Control, the budget's headers, the request's cost), the same
+// conditional answer to If-None-Match, at the same price, on every read
+// endpoint, the plain warm GET answered in front of the app included.
+func TestHeadIsGetWithoutABody(t *testing.T) {
+	f := newFakeSections()
+	s := newStack(t, stackOptions{burst: 1000, rate: 0.001, sections: f.sections(time.Hour, nil)})
+	created := s.get(lookupURL("123 N Main St", "Springfield", "IL", ""))
+	id := int(created.data()["id"].(float64))
+	record := fmt.Sprintf("/v1/properties/%d", id)
+	perRequest := map[string]bool{"X-Request-Id": true, "Date": true, "X-Ratelimit-Remaining": true, "X-Ratelimit-Reset": true}
+	for _, target := range []string{
+		record, // rendered by the app, then kept ready
+		record, // the ready body, in front of the app
+		record + "?include=flood,demographics",
+		record + "/flood",
+		lookupURL("123 N Main St", "Springfield", "IL", "") + "&include=flood",
+		"/v1/properties/search?state=IL",
+		"/v1/properties/reverse?lat=39.8017&lng=-89.6437",
+	} {
+		s.get(target) // a first answer may say that its sections were fetched ("cache": "miss")
+		s.cache.Wait()
+		get := s.get(target)
+		head := s.do("HEAD", target, "")
+		if get.status != 200 || head.status != 200 || len(head.body) != 0 {
+			t.Fatalf("%s: GET %d, HEAD %d with a body of %d bytes; want 200 and 200 without a body", target, get.status, head.status, len(head.body))
+		}
+		if get.header.Get("ETag") == "" {
+			t.Fatalf("%s: GET without an ETag", target)
+		}
+		for name := range get.header {
+			if !perRequest[name] && get.header.Get(name) != head.header.Get(name) {
+				t.Errorf("%s: header %s: GET %q, HEAD %q", target, name, get.header.Get(name), head.header.Get(name))
+			}
+		}
+		for name := range head.header {
+			if _, ok := get.header[name]; !ok && !perRequest[name] {
+				t.Errorf("%s: HEAD has header %s that GET has not", target, name)
+			}
+		}
+		getNM := s.get(target, "If-None-Match", get.header.Get("ETag"))
+		headNM := s.do("HEAD", target, "", "If-None-Match", get.header.Get("ETag"))
+		if getNM.status != 304 || headNM.status != 304 {
+			t.Errorf("%s with If-None-Match of the current ETag: GET %d, HEAD %d; want 304 for both", target, getNM.status, headNM.status)
+		}
+		if g, h := getNM.header.Get("X-Request-Cost"), headNM.header.Get("X-Request-Cost"); g != h {
+			t.Errorf("%s: a conditional GET cost %s, a conditional HEAD %s", target, g, h)
+		}
 	}
 }
 
 // A warm GET answered in front of the app (the plain path) and one the app
-// answers from the same ready body (another spelling of the path, which
-// Fiber matches case-insensitively) send the same answer: status, body and
+// answers from the same ready body (with an empty include=, which the plain
+// path leaves to the app) send the same answer: status, body and
 // every header but the ones that differ per request.
 func TestAWarmGetIsTheSameAnswerInFrontOfTheAppAndThroughIt(t *testing.T) {
 	s := newStack(t, stackOptions{})
@@ -340,7 +386,7 @@ func TestAWarmGetIsTheSameAnswerInFrontOfTheAppAndThroughIt(t *testing.T) {
 	perRequest := map[string]bool{"X-Request-Id": true, "Date": true, "X-Ratelimit-Remaining": true, "X-Ratelimit-Reset": true}
 	for _, extra := range [][]string{nil, {"If-None-Match", "*"}} {
 		front := s.get(path, extra...)
-		app := s.get(strings.ToUpper(path), extra...)
+		app := s.get(path+"?include=", extra...)
 		if front.status != app.status || string(front.body) != string(app.body) {
 			t.Fatalf("%v: in front %d %s, through the app %d %s", extra, front.status, front.body, app.status, app.body)
 		}

@@ -16,6 +16,7 @@ import (
 func (g *Gateway) respondRecord(c *fiber.Ctx, p *providers.Property, src core.Source, created bool) error {
 	inc, _ := g.includes(c)
 	secs := g.cfg.Service.Enrich(c.UserContext(), p, inc, core.Options{Radius: core.DefaultRadius})
+	stateOf(c).undelivered += failedCost(inc, secs)
 	meta := recordMeta{Source: src.Geocoder, Sections: sectionMetas(inc, secs)}
 	if created {
 		meta.Created = &src.Created
@@ -27,7 +28,7 @@ func (g *Gateway) respondRecord(c *fiber.Ctx, p *providers.Property, src core.So
 		}
 		return appendMeta(b, meta)
 	}
-	if !created && len(inc) == 0 && g.ready.c != nil && c.Method() == fiber.MethodGet {
+	if !created && len(inc) == 0 && g.ready.c != nil && isRead(c.Context()) {
 		// A plain GET by id: its answer is kept ready for the next one.
 		return renderPooledWith(c, render, func(c *fiber.Ctx, b []byte) error {
 			rb := g.ready.put(p.ID, b, stateOf(c).start)
@@ -36,6 +37,18 @@ func (g *Gateway) respondRecord(c *fiber.Ctx, p *providers.Property, src core.So
 		})
 	}
 	return renderPooled(c, render)
+}
+
+// failedCost is the cost of the sections of secs (named by inc) that
+// failed, which a request does not pay for (see limit).
+func failedCost(inc []string, secs []core.SectionResult) int {
+	n := 0
+	for i, r := range secs {
+		if r.Failed {
+			n += core.CostOf(inc[i : i+1])
+		}
+	}
+	return n
 }
 
 // lookup: GET /v1/properties/lookup?street=&city=&state=&zip=&include=

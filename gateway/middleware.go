@@ -41,9 +41,13 @@ type requestState struct {
 	id       []byte    // in idBuf, or the client's X-Request-ID copied when longer
 	keyName  string
 	includes []string
-	obs      providers.Observation
-	ctx      deadlineCtx
-	idBuf    [24]byte
+	// undelivered is the part of the request's cost that it did not
+	// deliver (batch items refused or failed, sections that failed), given
+	// back by limit once the handler returns.
+	undelivered int
+	obs         providers.Observation
+	ctx         deadlineCtx
+	idBuf       [24]byte
 }
 
 var statePool = sync.Pool{New: func() any { return new(requestState) }}
@@ -51,7 +55,7 @@ var statePool = sync.Pool{New: func() any { return new(requestState) }}
 // reset readies a state serveReady used for another request: what it sets
 // (it parses no include list and makes no context).
 func (st *requestState) reset() {
-	st.id, st.keyName = nil, ""
+	st.id, st.keyName, st.undelivered = nil, "", 0
 	st.obs.Reset()
 }
 
@@ -299,18 +303,30 @@ func fixedCost(n int) costFunc { return func(*fiber.Ctx) (int, error) { return n
 const notModifiedCost = 1
 
 // limit charges the request's cost to its key's bucket before any work is
-// done. A refused request consumes nothing and gets 429 with Retry-After;
-// one that costs more than the bucket holds gets 422 cost_exceeds_limit,
-// since waiting cannot help. A response that ends as 304 Not Modified is
-// refunded down to notModifiedCost, but only when it was served wholly from
-// stored data: a 304 whose record or sections had to be fetched upstream
-// (even by a request it waited on) pays full price, so a conditional header
-// never buys upstream work. Input refused with a 400, 415 or 422 before any
-// record was read or anything was sent upstream costs nothing, whichever
-// check refused it. Every response carries X-RateLimit-Limit,
-// -Remaining, -Reset and X-Request-Cost (the final charge: a refund the
-// limiter could not make, as when shared budgets lose Redis meanwhile,
-// leaves the full cost charged and said).
+// done, and gives back afterwards what the request did not deliver: a key
+// pays only for answers (the README's "What a request costs" is this
+// function in a table).
+//
+//   - A refused request consumes nothing and gets 429 with Retry-After; one
+//     that costs more than the bucket holds gets 422 cost_exceeds_limit,
+//     since waiting cannot help.
+//   - A request that ends in a failure of propertyd or of an upstream (an
+//     error of a Failure kind: 500, 502, 503, 504) is refunded in full.
+//   - Input refused with a 400, 415 or 422 before any record was read or
+//     anything was sent upstream costs nothing, whichever check refused it.
+//   - A request that answers in part gives back the cost of the parts it
+//     did not deliver (requestState.undelivered): batch items refused as
+//     invalid or failed, sections that failed.
+//   - A response that ends as 304 Not Modified is refunded down to
+//     notModifiedCost, but only when it was served wholly from stored data:
+//     a 304 whose record or sections had to be fetched upstream (even by a
+//     request it waited on) pays full price, so a conditional header never
+//     buys upstream work.
+//
+// Every response carries X-RateLimit-Limit, -Remaining, -Reset (after the
+// refund) and X-Request-Cost (the final charge: a refund the limiter could
+// not make, as when shared budgets lose Redis meanwhile, leaves the full
+// cost charged and said).
 func (g *Gateway) limit(cost costFunc) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		n, err := cost(c)
@@ -331,16 +347,30 @@ func (g *Gateway) limit(cost costFunc) fiber.Handler {
 				Message: "rate limit exceeded for this API key", RetryAfter: d.RetryAfter}
 		}
 		err = c.Next()
-		obs := &st.obs
-		switch {
-		case err != nil && rejectedInput(err) && obs.UpstreamCalls() == 0 && obs.Outcome() == "":
-			setLimitHeaders(&c.Response().Header, d, d.RefundTo(0, g.now(st.start)))
-		case err == nil && n > notModifiedCost && c.Response().StatusCode() == fiber.StatusNotModified &&
-			servedFromStore(obs):
-			setLimitHeaders(&c.Response().Header, d, d.RefundTo(notModifiedCost, g.now(st.start)))
+		if keep := g.keep(c, st, n, err); keep < n {
+			setLimitHeaders(&c.Response().Header, d, d.RefundTo(keep, g.now(st.start)))
 		}
 		return err
 	}
+}
+
+// keep is what a request of cost n that ended with err is charged in the
+// end (see limit).
+func (g *Gateway) keep(c *fiber.Ctx, st *requestState, n int, err error) int {
+	obs := &st.obs
+	switch {
+	case err != nil && providers.KindOf(err).Failure():
+		return 0
+	case err != nil && rejectedInput(err) && obs.UpstreamCalls() == 0 && obs.Outcome() == "":
+		return 0
+	case err != nil:
+		return n
+	}
+	keep := n - st.undelivered
+	if keep > notModifiedCost && c.Response().StatusCode() == fiber.StatusNotModified && servedFromStore(obs) {
+		keep = notModifiedCost
+	}
+	return keep
 }
 
 // rejectedInput reports whether err refuses the request's input (400, 415,
@@ -378,12 +408,18 @@ func setLimitHeaders(h *fasthttp.ResponseHeader, d ratelimit.Decision, cost int)
 	h.SetCanonical(headerCost, strconv.AppendInt(buf[:0], int64(cost), 10))
 }
 
+// isRead reports whether the request is a GET or a HEAD, which is a GET
+// without a body: the same headers (ETag, rate-limit headers), the same
+// conditional answers and the same price (fasthttp drops the body of a
+// HEAD's response as it writes it).
+func isRead(rctx *fasthttp.RequestCtx) bool { return rctx.IsGet() || rctx.IsHead() }
+
 // sendJSON writes a 200 JSON body with a strong ETag over its bytes; a GET
-// whose If-None-Match names that ETag gets 304 with no body instead. The
-// body is copied (the caller may reuse it).
+// or HEAD whose If-None-Match names that ETag gets 304 with no body
+// instead. The body is copied (the caller may reuse it).
 func sendJSON(c *fiber.Ctx, body []byte) error {
 	c.Response().Header.SetContentTypeBytes(mimeJSON)
-	if c.Method() != fiber.MethodGet {
+	if !isRead(c.Context()) {
 		c.Response().SetBody(body)
 		return nil
 	}

@@ -52,14 +52,7 @@ func queryParams(c *fiber.Ctx, allowed ...string) (map[string]string, error) {
 	return out, nil
 }
 
-func invalid(errs ...providers.ParamError) *providers.Error {
-	names := make([]string, len(errs))
-	for i, e := range errs {
-		names[i] = e.Parameter
-	}
-	return &providers.Error{Kind: providers.KindInvalid, Code: providers.CodeInvalidParameter,
-		Message: "invalid parameter: " + strings.Join(names, ", "), Params: errs}
-}
+func invalid(errs ...providers.ParamError) *providers.Error { return providers.InvalidParams(errs...) }
 
 func hasControl(b []byte) bool {
 	// C0 controls and DEL are single bytes in UTF-8, and no byte of a

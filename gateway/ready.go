@@ -94,7 +94,7 @@ func (r readyBodies) put(id int64, body []byte, now time.Time) *readyBody {
 // there is one and the request includes no section; ok is false otherwise
 // and nothing was sent.
 func (g *Gateway) getReady(c *fiber.Ctx, id int64) (ok bool, err error) {
-	if inc, _ := g.includes(c); len(inc) > 0 || c.Method() != fiber.MethodGet {
+	if inc, _ := g.includes(c); len(inc) > 0 || !isRead(c.Context()) {
 		return false, nil
 	}
 	st := stateOf(c)
@@ -114,9 +114,9 @@ const routeProperty = "/v1/properties/:id"
 // readyPrefix is the path of a record before its id.
 var readyPrefix = []byte("/v1/properties/")
 
-// serveReady answers GET /v1/properties/{id} from the record's ready body
+// serveReady answers GET (or HEAD) /v1/properties/{id} from the record's ready body
 // in front of the Fiber app, and reports whether it did. It takes only the
-// plainest form of that request: a GET of exactly /v1/properties/ and a
+// plainest form of that request: a GET or HEAD of exactly /v1/properties/ and a
 // positive id without leading zeros, with no query, a configured key, a
 // ready body, and a budget that allows it. It then does what the Fiber
 // chain does for that request (requestContext, authenticate, limit, get,
@@ -126,7 +126,7 @@ var readyPrefix = []byte("/v1/properties/")
 // nothing and charged nothing (a refused budget consumes nothing), and the
 // Fiber app answers as always, errors included.
 func (g *Gateway) serveReady(rctx *fasthttp.RequestCtx) bool {
-	if g.ready.c == nil || !rctx.IsGet() {
+	if g.ready.c == nil || !isRead(rctx) {
 		return false
 	}
 	id, ok := readyID(rctx.Request.Header.RequestURI())
@@ -152,7 +152,11 @@ func (g *Gateway) serveReady(rctx *fasthttp.RequestCtx) bool {
 	setLimitHeaders(&rctx.Response.Header, d, recordCost)
 	st.obs.Served(providers.ReadRecord, providers.TierMemory)
 	sendTagged(rctx, rb.body, rb.etag)
-	g.record(rctx.Response.StatusCode(), fiber.MethodGet, st, routeProperty)
+	method := fiber.MethodGet
+	if rctx.IsHead() {
+		method = fiber.MethodHead
+	}
+	g.record(rctx.Response.StatusCode(), method, st, routeProperty)
 	st.reset()
 	statePool.Put(st)
 	return true

@@ -102,7 +102,6 @@ func TestServeReadyTakesOnlyThePlainWarmGetOfARecord(t *testing.T) {
 		{"GET", "/v1/properties/8", key}, // no ready body
 		{"GET", "/v1/properties/1234567890123456789", key},
 		{"GET", "http://example.com/v1/properties/7", key},
-		{"HEAD", "/v1/properties/7", key},
 		{"POST", "/v1/properties/7", key},
 		{"GET", "/v1/properties/7", ""},
 		{"GET", "/v1/properties/7", "wrong"},

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/propertyd/propertyd/gateway"
+	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/ratelimit"
 	"github.com/propertyd/propertyd/ratelimit/fleet"
 	"github.com/propertyd/propertyd/ratelimit/fleet/fleettest"
@@ -54,6 +55,23 @@ func budgetRun(t *testing.T, limiter func(map[string]ratelimit.Limit) gateway.Li
 	out = append(out, s.seenLimit("GET", "/v1/properties/search?state=IL", ""))
 	out = append(out, s.seenLimit("GET", "/v1/properties/search?state=IL", ""))
 	out = append(out, s.seenLimit("GET", full, "", "X-API-Key", otherKey))
+
+	// A key pays only for answers: what failed upstream or here is given
+	// back, and so are batch items refused as invalid.
+	known := s.geo.geocode
+	s.geo.geocode = func(ctx context.Context, a providers.Address) (providers.Location, error) {
+		if strings.HasPrefix(a.Street, "999") {
+			return providers.Location{}, providers.Errorf(providers.KindUpstream, providers.CodeUpstreamError, "the geocoder answered 500")
+		}
+		return known(ctx, a)
+	}
+	failing := lookupURL("999 Fail St", "Springfield", "IL", "")
+	out = append(out, s.seenLimit("GET", failing+"&include=flood", "", "X-API-Key", otherKey))
+	f.setFail(providers.SectionFlood, providers.Errorf(providers.KindUnavailable, providers.CodeUpstreamUnavailable, "FEMA is down"))
+	out = append(out, s.seenLimit("GET", lookupURL("500 Elm Ave", "Richmond", "VA", "")+"&include=flood,walkscore", "", "X-API-Key", otherKey))
+	out = append(out, s.seenLimit("POST", "/v1/properties/batch", `{"addresses":[{"street":7,"state":"IL"},{"state":"IL"},`+
+		`{"street":"500 Elm Ave","state":"VA"},{"street":"999 Fail St","state":"IL"}]}`, "X-API-Key", otherKey))
+	out = append(out, s.seenLimit("GET", lookupURL("77 Nowhere Rd", "Springfield", "IL", ""), "", "X-API-Key", otherKey))
 	return out
 }
 
@@ -86,7 +104,11 @@ func TestSharedBudgetsChargeAsInProcess(t *testing.T) {
 		{429, "rate_limited", "1", "6"}, // refused: consumes nothing
 		{200, "", "0", "1"},
 		{429, "rate_limited", "0", "1"},
-		{200, "", "14", "6"}, // the other key has its own budget
+		{200, "", "14", "6"},                  // the other key has its own budget
+		{502, "upstream_error", "14", "0"},    // a failed upstream costs nothing
+		{200, "", "12", "2"},                  // 1 + walkscore; the flood section failed
+		{200, "", "11", "1"},                  // two invalid items and a failed one are given back
+		{404, "address_not_found", "10", "1"}, // an answer, though not the one hoped for
 	}
 	for i, w := range want {
 		got := local[i]

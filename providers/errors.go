@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -68,9 +69,30 @@ func Wrap(cause error, kind Kind, code, message string) *Error {
 
 // Invalid returns a 400-class error naming one bad parameter.
 func Invalid(param, message string) *Error {
-	return &Error{Kind: KindInvalid, Code: CodeInvalidParameter,
-		Message: "invalid parameter " + param + ": " + message,
-		Params:  []ParamError{{Parameter: param, Message: message}}}
+	return InvalidParams(ParamError{Parameter: param, Message: message})
+}
+
+// InvalidParams returns one invalid_parameter error naming every bad
+// parameter in errs (at least one), in order. Its message is the one form
+// every invalid input reads in, whichever layer found it: "invalid
+// parameter state: is required", or "invalid parameters: street: is
+// required; state: must be ..." for several.
+func InvalidParams(errs ...ParamError) *Error {
+	var b strings.Builder
+	if len(errs) == 1 {
+		b.WriteString("invalid parameter ")
+	} else {
+		b.WriteString("invalid parameters: ")
+	}
+	for i, pe := range errs {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(pe.Parameter)
+		b.WriteString(": ")
+		b.WriteString(pe.Message)
+	}
+	return &Error{Kind: KindInvalid, Code: CodeInvalidParameter, Message: b.String(), Params: errs}
 }
 
 // NotFound returns a 404-class error with the given code.
@@ -118,6 +140,19 @@ func CodeOf(err error) string {
 		return ""
 	}
 	return As(err).Code
+}
+
+// Failure reports whether an error of kind k is a failure of propertyd or
+// of an upstream rather than an answer about the request: an internal
+// error, an upstream that failed or is unavailable, a timeout. These are
+// the kinds the gateway answers with a 5xx status, and a request (or a
+// part of one) that ends in one is not charged to the key's budget.
+func (k Kind) Failure() bool {
+	switch k {
+	case KindInternal, KindUpstream, KindUnavailable, KindTimeout:
+		return true
+	}
+	return false
 }
 
 // IsFailure reports whether err should count against an upstream's health

@@ -402,6 +402,14 @@ func TestPostgresGoingAwayIs503AndRecovers(t *testing.T) {
 	if st != 503 || body["code"] != "database_unavailable" {
 		t.Fatalf("GET %s with the database gone: %d %v, want 503 database_unavailable", path, st, body)
 	}
+	// An outage is not charged: every 503 costs nothing, so a client that
+	// keeps asking is never pushed into 429 by our failure.
+	for i := range 40 {
+		st, body, hdr := getJSON(t, m, path)
+		if st != 503 || hdr.Get("X-Request-Cost") != "0" {
+			t.Fatalf("search %d with the database gone: %d %v, X-Request-Cost %q; want 503 at cost 0", i, st, body, hdr.Get("X-Request-Cost"))
+		}
+	}
 	if hdr.Get("Retry-After") != "5" {
 		t.Fatalf("503 database_unavailable with Retry-After %q, want 5", hdr.Get("Retry-After"))
 	}

@@ -205,25 +205,7 @@ func checkChars(s string) string {
 }
 
 // invalid returns one invalid_parameter error naming every field in errs.
-func invalid(errs []providers.ParamError) error {
-	e := providers.Invalid(errs[0].Parameter, errs[0].Message)
-	if len(errs) == 1 {
-		return e
-	}
-	var b strings.Builder
-	b.WriteString("invalid parameters: ")
-	for i, pe := range errs {
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		b.WriteString(pe.Parameter)
-		b.WriteString(": ")
-		b.WriteString(pe.Message)
-	}
-	e.Message = b.String()
-	e.Params = append(e.Params, errs[1:]...)
-	return e
-}
+func invalid(errs []providers.ParamError) error { return providers.InvalidParams(errs...) }
 
 // City returns a city name in the form Normalized.City holds it: upper case,
 // punctuation removed, single spaces. Use it wherever a client gives a city

@@ -82,10 +82,14 @@ const (
 )
 
 // SectionResult is one section of a response: its JSON value (nil when
-// unavailable) and how it was produced.
+// unavailable) and how it was produced. Failed is set when it is
+// unavailable because an upstream or propertyd failed (an error of a
+// providers.Kind that is a Failure), not because there is nothing to say:
+// the gateway does not charge for a section that failed.
 type SectionResult struct {
-	Data json.RawMessage
-	Meta providers.SectionMeta
+	Data   json.RawMessage
+	Meta   providers.SectionMeta
+	Failed bool
 }
 
 // Enrich fetches the named sections of p in parallel, each under its own
@@ -157,7 +161,7 @@ func (s *Service) sectionOf(ctx context.Context, p *providers.Property, name str
 	sec, ok := s.cfg.Sections[name]
 	if !ok {
 		err := providers.Errorf(providers.KindUnavailable, providers.CodeSectionNotConfigured, "the %s section is not configured", name)
-		return SectionResult{Meta: providers.SectionMeta{Status: StatusUnavailable, Error: err.Code}}, err
+		return SectionResult{Meta: providers.SectionMeta{Status: StatusUnavailable, Error: err.Code}, Failed: true}, err
 	}
 	r, err := sec.get(ctx, p, o, fetchExpired, rd)
 	if r.Data == nil {
@@ -474,7 +478,7 @@ func (sec *Section) unavailable(err error) SectionResult {
 		secs := int((ra + time.Second - 1) / time.Second)
 		m.RetryAfter = &secs
 	}
-	return SectionResult{Meta: m}
+	return SectionResult{Meta: m, Failed: providers.KindOf(err).Failure()}
 }
 
 // logFailure records why a section could not be fetched, once per failed
