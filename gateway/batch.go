@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"slices"
@@ -51,7 +50,7 @@ func decodeBatch(c *fiber.Ctx) *batchRequest {
 	c.Locals(localBatch, r)
 	body := c.Body()
 	if len(bytes.TrimSpace(body)) == 0 {
-		r.err = invalid(providers.ParamError{Parameter: "body", Message: "a JSON object with an addresses array is required"})
+		r.err = invalidBody("", errors.New("the body is empty"))
 		return r
 	}
 	if !isJSONMedia(c.Get(fiber.HeaderContentType)) {
@@ -60,7 +59,7 @@ func decodeBatch(c *fiber.Ctx) *batchRequest {
 	}
 	members, err := jsonObject(body)
 	if err != nil {
-		r.err = invalid(providers.ParamError{Parameter: "body", Message: "must be a JSON object {\"addresses\": [...]}: " + err.Error()})
+		r.err = invalidBody("", err)
 		return r
 	}
 	var addresses *[]json.RawMessage
@@ -72,6 +71,20 @@ func decodeBatch(c *fiber.Ctx) *batchRequest {
 		if json.Unmarshal(m.value, &addresses) != nil {
 			r.err = invalid(providers.ParamError{Parameter: "addresses", Message: "must be an array of address objects"})
 			return r
+		}
+	}
+	// A member named twice inside an address is as ambiguous as one named
+	// twice in the body (which of the two is the street?): the whole
+	// request is refused, naming the member's path, before anything is
+	// charged or looked up.
+	if addresses != nil {
+		for i, raw := range *addresses {
+			if _, err := jsonObject(raw); err != nil {
+				if dup, ok := errors.AsType[duplicateMember](err); ok {
+					r.err = invalidBody("addresses["+strconv.Itoa(i)+"]", dup)
+					return r
+				}
+			}
 		}
 	}
 	switch {
@@ -98,6 +111,29 @@ func isJSONMedia(ct string) bool {
 	return !ok || strings.EqualFold(cs, "utf-8")
 }
 
+// invalidBody is the 400 invalid_body of a body that is not the JSON its
+// endpoint reads: malformed, not an object, text after it, or a member
+// named twice, whose path (inside the object at path at, "" for the
+// body itself) it names.
+func invalidBody(at string, err error) *providers.Error {
+	param, msg := "body", "must be one JSON object {\"addresses\": [...]}: "+err.Error()
+	if dup, ok := errors.AsType[duplicateMember](err); ok {
+		param, msg = printable(dup.key), "given more than once"
+		if at != "" {
+			param = at + "." + param
+		}
+	}
+	return &providers.Error{Kind: providers.KindInvalid, Code: providers.CodeInvalidBody,
+		Message: "invalid body: " + param + ": " + msg, Params: []providers.ParamError{{Parameter: param, Message: msg}}}
+}
+
+// duplicateMember is the error of a JSON object that names a member twice.
+type duplicateMember struct{ key string }
+
+func (d duplicateMember) Error() string {
+	return "member " + strconv.Quote(printable(d.key)) + " given more than once"
+}
+
 // member is one name and raw value of a JSON object.
 type member struct {
 	key   string
@@ -122,7 +158,7 @@ func jsonObject(raw []byte) ([]member, error) {
 		key, _ := t.(string)
 		for _, m := range out {
 			if m.key == key {
-				return nil, fmt.Errorf("member %q given more than once", printable(key))
+				return nil, duplicateMember{key}
 			}
 		}
 		var v json.RawMessage
@@ -142,9 +178,12 @@ func jsonObject(raw []byte) ([]member, error) {
 
 // readAddress decodes one batch item as strictly as lookup reads its query:
 // an object of string members from batchKeys (id may be null), each at most
-// once, in valid UTF-8 (encoding/json would turn invalid bytes into U+FFFD
-// where lookup refuses them). The address itself is then normalized by the
-// service, as lookup's is.
+// once, in valid UTF-8 (encoding/json would turn invalid bytes, and escapes
+// of lone UTF-16 surrogates such as \ud800, into U+FFFD where lookup
+// refuses them). An item that is not an object is invalid_address; a
+// member that is unknown or not a valid string is invalid_parameter naming
+// it, as a missing one is (the service's check, as lookup's). The address
+// itself is then normalized by the service, as lookup's is.
 func readAddress(raw json.RawMessage) (batchAddress, *providers.Error) {
 	var a batchAddress
 	members, err := jsonObject(raw)
@@ -176,18 +215,62 @@ func readAddress(raw json.RawMessage) (batchAddress, *providers.Error) {
 			continue
 		}
 		switch {
-		case !utf8.Valid(m.value):
+		case len(m.value) == 0 || m.value[0] != '"':
+			errs = append(errs, providers.ParamError{Parameter: m.key, Message: "must be a string"})
+		case !utf8.Valid(m.value) || hasLoneSurrogate(m.value):
 			errs = append(errs, providers.ParamError{Parameter: m.key, Message: "must be valid UTF-8"})
-		case len(m.value) == 0 || m.value[0] != '"' || json.Unmarshal(m.value, dst) != nil:
+		case json.Unmarshal(m.value, dst) != nil:
 			errs = append(errs, providers.ParamError{Parameter: m.key, Message: "must be a string"})
 		}
 	}
 	if len(errs) > 0 {
-		e := invalid(errs...)
-		e.Code = providers.CodeInvalidAddress
-		return a, e
+		return a, invalid(errs...)
 	}
 	return a, nil
+}
+
+// hasLoneSurrogate reports whether the JSON string literal s escapes a
+// UTF-16 surrogate that is not half of a pair (\ud800 alone, or \udc00
+// first): text that no UTF-8 can hold, which encoding/json decodes to
+// U+FFFD without a word.
+func hasLoneSurrogate(s []byte) bool {
+	high := false // the previous escape was a high surrogate awaiting its low half
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 >= len(s) {
+			if high {
+				return true
+			}
+			continue
+		}
+		i++
+		if s[i] != 'u' || i+4 >= len(s) {
+			if high {
+				return true
+			}
+			continue
+		}
+		v, err := strconv.ParseUint(string(s[i+1:i+5]), 16, 16)
+		i += 4
+		switch {
+		case err != nil:
+			return false // not JSON; the decoder refuses it
+		case v >= 0xd800 && v < 0xdc00:
+			if high {
+				return true
+			}
+			high = true
+		case v >= 0xdc00 && v < 0xe000:
+			if !high {
+				return true
+			}
+			high = false
+		default:
+			if high {
+				return true
+			}
+		}
+	}
+	return high
 }
 
 // costOfBatch is (number of addresses) x (1 + sections). A body that cannot

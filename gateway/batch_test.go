@@ -86,7 +86,7 @@ func TestBatchReportsEveryIndexOnce(t *testing.T) {
 	for _, e := range d.Errors {
 		codes[int(e["index"].(float64))] = e["code"].(string)
 	}
-	want := map[int]string{1: "address_not_found", 4: "not_a_property", 5: "invalid_parameter", 6: "invalid_address", 7: "invalid_address"}
+	want := map[int]string{1: "address_not_found", 4: "not_a_property", 5: "invalid_parameter", 6: "invalid_address", 7: "invalid_parameter"}
 	for i, c := range want {
 		if codes[i] != c {
 			t.Errorf("error code at %d = %q, want %q", i, codes[i], c)
@@ -135,25 +135,29 @@ func TestBatchCostExceedingBurstIs422(t *testing.T) {
 
 func TestBatchRejectsBadBodies(t *testing.T) {
 	s := newStack(t, stackOptions{})
-	for name, body := range map[string]string{
-		"empty":          "",
-		"not json":       "street=1",
-		"array":          `[{"street":"1 Main St"}]`,
-		"no addresses":   `{"items":[]}`,
-		"wrong type":     `{"addresses":"1 Main St"}`,
-		"trailing data":  `{"addresses":[{"street":"1 Main St","state":"IL"}]} {}`,
-		"trailing brace": `{"addresses":[{"street":"1 Main St","state":"IL"}]}}`,
-		"trailing ]":     `{"addresses":[{"street":"1 Main St","state":"IL"}]}]`,
-		"trailing text":  `{"addresses":[{"street":"1 Main St","state":"IL"}]}x`,
-		"null addresses": `{"addresses":null}`,
-		"unknown member": `{"addresses":[{"street":"1 Main St","state":"IL"}],"priority":"high"}`,
+	// A body that is not one JSON object is invalid_body; one whose members
+	// are wrong is invalid_parameter, naming the member.
+	for name, c := range map[string]struct{ body, code string }{
+		"empty":          {"", "invalid_body"},
+		"not json":       {"street=1", "invalid_body"},
+		"array":          {`[{"street":"1 Main St"}]`, "invalid_body"},
+		"trailing data":  {`{"addresses":[{"street":"1 Main St","state":"IL"}]} {}`, "invalid_body"},
+		"trailing brace": {`{"addresses":[{"street":"1 Main St","state":"IL"}]}}`, "invalid_body"},
+		"trailing ]":     {`{"addresses":[{"street":"1 Main St","state":"IL"}]}]`, "invalid_body"},
+		"trailing text":  {`{"addresses":[{"street":"1 Main St","state":"IL"}]}x`, "invalid_body"},
+		"no addresses":   {`{"items":[]}`, "invalid_parameter"},
+		"wrong type":     {`{"addresses":"1 Main St"}`, "invalid_parameter"},
+		"null addresses": {`{"addresses":null}`, "invalid_parameter"},
+		"unknown member": {`{"addresses":[{"street":"1 Main St","state":"IL"}],"priority":"high"}`, "invalid_parameter"},
 	} {
-		r := s.do("POST", "/v1/properties/batch", body)
+		r := s.do("POST", "/v1/properties/batch", c.body)
 		if r.status != 400 {
 			t.Errorf("%s: status %d, want 400: %s", name, r.status, r.body)
 			continue
 		}
-		wantProblem(t, r, 400, "invalid_parameter")
+		if r.json["code"] != c.code || r.header.Get("X-Request-Cost") != "0" {
+			t.Errorf("%s: code %v at cost %s, want %s at cost 0: %s", name, r.json["code"], r.header.Get("X-Request-Cost"), c.code, r.body)
+		}
 	}
 	wantProblem(t, s.declaringHugeBody("POST", "/v1/properties/batch", 2<<20), 413, "body_too_large")
 	if s.countProperties() != 0 || s.geo.calls.Load() != 0 {

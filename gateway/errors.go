@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -55,8 +54,7 @@ const batchPath = "/properties/batch"
 // allowOf is the Allow header of a 405 on path: POST for the batch
 // endpoint, GET and HEAD for every other route.
 func allowOf(path string) string {
-	// Routing ignores case and a trailing slash, and so does this.
-	if strings.EqualFold(strings.TrimSuffix(path, "/"), "/v1"+batchPath) {
+	if path == "/v1"+batchPath {
 		return fiber.MethodPost
 	}
 	return "GET, HEAD"

@@ -147,6 +147,12 @@ func New(cfg Config) *Gateway {
 		ReadTimeout:           ioTimeout,
 		WriteTimeout:          ioTimeout,
 		IdleTimeout:           idleTimeout,
+		// One resource, one URL: /V1/properties/1 and /v1/properties/1/
+		// are no spelling of /v1/properties/1 but paths that name no
+		// endpoint, a 404 that costs nothing (a redirect would cost the
+		// client a round trip to learn the same).
+		CaseSensitive: true,
+		StrictRouting: true,
 	})
 	g.conns.slack = deadlineSlack(min(ioTimeout, idleTimeout))
 	g.routes()

@@ -329,6 +329,9 @@ const notModifiedCost = 1
 // cost charged and said).
 func (g *Gateway) limit(cost costFunc) fiber.Handler {
 	return func(c *fiber.Ctx) error {
+		if err := checkEscapes(c.Request().URI().QueryString()); err != nil {
+			return err
+		}
 		n, err := cost(c)
 		if err != nil {
 			return err

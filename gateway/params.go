@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"math/bits"
 	"slices"
 	"sort"
@@ -50,6 +51,46 @@ func queryParams(c *fiber.Ctx, allowed ...string) (map[string]string, error) {
 		return nil, invalid(errs...)
 	}
 	return out, nil
+}
+
+// checkEscapes refuses a query string with a malformed percent-escape
+// (a % not followed by two hex digits, as in street=1%zzMain), which
+// fasthttp would otherwise pass on as the literal text: it is a 400 naming
+// the parameter, before anything is charged or sent upstream.
+func checkEscapes(raw []byte) error {
+	if bytes.IndexByte(raw, '%') < 0 {
+		return nil
+	}
+	var errs []providers.ParamError
+	for pair := range bytes.SplitSeq(raw, []byte("&")) {
+		if !validEscapes(pair) {
+			name, _, _ := bytes.Cut(pair, []byte("=")) // as written
+			errs = append(errs, providers.ParamError{Parameter: printable(string(name)),
+				Message: "contains a malformed percent-escape (% must be followed by two hex digits; write a literal % as %25)"})
+		}
+	}
+	if len(errs) > 0 {
+		return invalid(errs...)
+	}
+	return nil
+}
+
+// validEscapes reports whether every % in b starts an escape of two hex
+// digits.
+func validEscapes(b []byte) bool {
+	for i := 0; i < len(b); i++ {
+		if b[i] == '%' {
+			if i+2 >= len(b) || !isHex(b[i+1]) || !isHex(b[i+2]) {
+				return false
+			}
+			i += 2
+		}
+	}
+	return true
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
 func invalid(errs ...providers.ParamError) *providers.Error { return providers.InvalidParams(errs...) }

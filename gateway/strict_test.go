@@ -3,9 +3,11 @@ package gateway_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -91,14 +93,25 @@ func TestNumbersArePlainDecimal(t *testing.T) {
 	}
 }
 
+// A batch item is read as strictly as lookup reads its query, and a member
+// that is missing, unknown or not a valid string is the same
+// invalid_parameter naming it; invalid bytes and escapes of lone UTF-16
+// surrogates (which encoding/json would turn into U+FFFD) alike. None of
+// them is charged or reaches the geocoder.
 func TestBatchValidatesItemsAsLookupDoes(t *testing.T) {
 	s := newStack(t, stackOptions{})
 	body := "{\"addresses\":[" +
 		"{\"id\":\"bad-utf8\",\"street\":\"123 N Main St\xff\",\"state\":\"IL\"}," +
-		`{"id":"dup","street":"123 N Main St","street":"500 Elm Ave","state":"IL"},` +
 		`{"id":"extra","street":"123 N Main St","state":"IL","country":"US"},` +
 		`{"id":"number","street":123,"state":"IL"},` +
-		`{"id":"control","street":"123 N Main St\u0000","state":"IL"}` +
+		`{"id":"control","street":"123 N Main St\u0000","state":"IL"},` +
+		`{"id":"lone high","street":"123 N Main St\ud800","state":"IL"},` +
+		`{"id":"lone low","street":"\udc00123 N Main St","state":"IL"},` +
+		`{"id":"high then letter","street":"123 N \ud83dMain St","state":"IL"},` +
+		`{"id":"missing","state":"IL"},` +
+		`{"id":"null street","street":null,"state":"IL"},` +
+		`5,` +
+		`{"id":"pair","street":"123 N Main St \ud83c\udfe0","state":"IL"}` +
 		"]}"
 	r := s.do("POST", "/v1/properties/batch", body)
 	if r.status != 200 {
@@ -109,11 +122,13 @@ func TestBatchValidatesItemsAsLookupDoes(t *testing.T) {
 	}
 	errs, _ := r.data()["errors"].([]any)
 	want := []struct{ code, param string }{
-		{"invalid_address", "street"}, {"invalid_address", ""}, {"invalid_address", "country"},
-		{"invalid_address", "street"}, {"invalid_parameter", "street"},
+		{"invalid_parameter", "street"}, {"invalid_parameter", "country"}, {"invalid_parameter", "street"},
+		{"invalid_parameter", "street"}, {"invalid_parameter", "street"}, {"invalid_parameter", "street"},
+		{"invalid_parameter", "street"}, {"invalid_parameter", "street"}, {"invalid_parameter", "street"},
+		{"invalid_address", ""},
 	}
 	if len(errs) != len(want) {
-		t.Fatalf("errors = %d, want %d: %s", len(errs), len(want), r.body)
+		t.Fatalf("errors = %d, want %d (every item but the surrogate pair): %s", len(errs), len(want), r.body)
 	}
 	for i, w := range want {
 		e := errs[i].(map[string]any)
@@ -124,8 +139,23 @@ func TestBatchValidatesItemsAsLookupDoes(t *testing.T) {
 			t.Errorf("item %d: errors do not name %s: %v", i, w.param, e)
 		}
 	}
-	if s.geo.calls.Load() != 0 || s.countProperties() != 0 {
-		t.Fatalf("invalid items reached the geocoder (%d calls) or the database", s.geo.calls.Load())
+	if got := r.header.Get("X-Request-Cost"); got != "1" {
+		t.Errorf("X-Request-Cost = %s, want 1: only the one valid item is charged", got)
+	}
+	if results, _ := r.data()["results"].([]any); s.countProperties() != len(results) {
+		t.Fatalf("records = %d for %d results: invalid items reached the database", s.countProperties(), len(results))
+	}
+
+	// A member named twice inside an item is refused with the whole body,
+	// as one named twice in the body is: which street was meant?
+	dup := s.do("POST", "/v1/properties/batch", `{"addresses":[{"street":"123 N Main St","state":"IL"},`+
+		`{"id":"dup","street":"123 N Main St","street":"500 Elm Ave","state":"IL"}]}`)
+	wantProblem(t, dup, 400, "invalid_body")
+	if !paramNamed(dup, "addresses[1].street") || dup.header.Get("X-Request-Cost") != "0" {
+		t.Errorf("a member named twice in item 1: %s at cost %s; want errors naming addresses[1].street at cost 0", dup.body, dup.header.Get("X-Request-Cost"))
+	}
+	if s.geo.calls.Load() != 1 {
+		t.Fatalf("geocoder calls = %d, want 1 (the pair of surrogates is a valid street)", s.geo.calls.Load())
 	}
 }
 
@@ -143,7 +173,7 @@ func TestBatchBodyMustBeJSONOneObject(t *testing.T) {
 		t.Fatalf("application/json; charset=UTF-8: status %d: %s", r.status, r.body)
 	}
 	dup := s.do("POST", "/v1/properties/batch", `{"addresses":[{"street":"1 Oak St","state":"IL"}],"addresses":[]}`)
-	wantProblem(t, dup, 400, "invalid_parameter")
+	wantProblem(t, dup, 400, "invalid_body")
 	if !strings.Contains(dup.json["detail"].(string)+string(dup.body), "more than once") {
 		t.Errorf("a repeated member is not named: %s", dup.body)
 	}
@@ -184,4 +214,96 @@ func TestOversizedBatchGetsA413EvenFromAGoClient(t *testing.T) {
 			t.Fatalf("status %d %s: %s", resp.StatusCode, resp.Header.Get("Content-Type"), b)
 		}
 	}
+}
+
+// Routes are case-sensitive and strict about the trailing slash: another
+// spelling of an endpoint's path names no endpoint, a 404 that costs
+// nothing, rather than a second URL of the same resource.
+func TestRoutesAreOnePathEach(t *testing.T) {
+	s := newStack(t, stackOptions{burst: 20, rate: 0.001})
+	created := s.get(lookupURL("123 N Main St", "Springfield", "IL", ""))
+	id := int(created.data()["id"].(float64))
+	before := created.header.Get("X-RateLimit-Remaining")
+	for _, target := range []string{
+		fmt.Sprintf("/V1/properties/%d", id),
+		fmt.Sprintf("/v1/Properties/%d", id),
+		fmt.Sprintf("/v1/properties/%d/", id),
+		"/v1/properties/search/?state=IL",
+		"/v1/properties/lookup/?street=123+N+Main+St&state=IL",
+		"/v1/PROPERTIES/lookup?street=123+N+Main+St&state=IL",
+		"/v1/properties/batch/",
+	} {
+		for range 3 {
+			r := s.get(target)
+			wantProblem(t, r, 404, "not_found")
+		}
+	}
+	r := s.get(fmt.Sprintf("/v1/properties/%d", id))
+	if r.status != 200 || r.header.Get("X-Request-Cost") != "1" {
+		t.Fatalf("the canonical path: %d at cost %s", r.status, r.header.Get("X-Request-Cost"))
+	}
+	if got, want := r.header.Get("X-RateLimit-Remaining"), strconv.Itoa(mustAtoi(t, before)-1); got != want {
+		t.Fatalf("after 21 requests to paths that name no endpoint and one GET, X-RateLimit-Remaining = %s, want %s: the 404s were charged", got, want)
+	}
+	if post := s.do("POST", "/v1/properties/batch/", `{"addresses":[{"street":"123 N Main St","state":"IL"}]}`); post.status != 404 {
+		t.Fatalf("POST /v1/properties/batch/: %d %s, want 404", post.status, post.body)
+	}
+}
+
+// A percent sign not followed by two hex digits is a 400 naming its
+// parameter, before anything is charged or sent upstream: fasthttp would
+// pass "1%zzMain" on as the street.
+func TestAMalformedPercentEscapeIsRefusedBeforeAnyCharge(t *testing.T) {
+	s := newStack(t, stackOptions{burst: 5, rate: 0.001})
+	for _, c := range []struct{ target, param string }{
+		{"/v1/properties/lookup?street=1%zzMain+St&state=IL", "street"},
+		{"/v1/properties/lookup?street=123+N+Main+St&state=IL%", "state"},
+		{"/v1/properties/lookup?street=123+N+Main+St&state=IL&zip=6270%2", "zip"},
+		{"/v1/properties/lookup?street=123+N+Main+St&state=IL&include=flood%g1", "include"},
+		{"/v1/properties/search?city=Spring%field", "city"},
+		{"/v1/properties/reverse?lat=39.8%&lng=-89.6", "lat"},
+		{"/v1/properties/1?include=%", "include"},
+	} {
+		for range 3 {
+			r := s.get(c.target)
+			wantProblem(t, r, 400, "invalid_parameter")
+			if !paramNamed(r, c.param) || r.header.Get("X-Request-Cost") != "" && r.header.Get("X-Request-Cost") != "0" {
+				t.Fatalf("%s: %s, X-Request-Cost %q; want errors naming %s at no cost", c.target, r.body, r.header.Get("X-Request-Cost"), c.param)
+			}
+		}
+	}
+	if n := s.geo.calls.Load() + s.geo.revs.Load(); n != 0 {
+		t.Fatalf("%d geocoder calls for malformed queries", n)
+	}
+	// A literal % written as %25 is fine.
+	if r := s.get("/v1/properties/lookup?street=123+N+Main+St%25&state=IL"); r.status == 400 {
+		t.Fatalf("%%25: %d %s", r.status, r.body)
+	}
+}
+
+// Every invalid_parameter reads one way, whichever layer found it: the
+// gateway's query checks and the address rules alike.
+func TestInvalidParameterDetailsReadOneWay(t *testing.T) {
+	s := newStack(t, stackOptions{})
+	for target, detail := range map[string]string{
+		"/v1/properties/lookup?street=1+Main+St":                        "invalid parameter state: is required",
+		"/v1/properties/lookup?street=1+Main+St&state=IL&include=bogus": `invalid parameter include: unknown section "bogus"`,
+		"/v1/properties/reverse?lat=91&lng=x":                           "invalid parameters: lat: must be between -90 and 90; lng: must be a decimal number",
+		"/v1/properties/search?page=0":                                  "invalid parameter page: must be between 1 and 1000000",
+	} {
+		r := s.get(target)
+		wantProblem(t, r, 400, "invalid_parameter")
+		if got, _ := r.json["detail"].(string); !strings.HasPrefix(got, detail) {
+			t.Errorf("%s: detail %q, want it to start %q", target, got, detail)
+		}
+	}
+}
+
+func mustAtoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatalf("%q is not a number", s)
+	}
+	return n
 }

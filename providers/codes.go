@@ -16,8 +16,13 @@ const (
 	CodeBadRequest = "bad_request"
 	// CodeRequestTimeout (400) is a request that took too long to arrive.
 	CodeRequestTimeout = "request_timeout"
+	// CodeInvalidBody (400) is a request body that is not the JSON its
+	// endpoint reads: malformed, not one object, or naming a member twice
+	// anywhere (the member's path is in Error.Params).
+	CodeInvalidBody = "invalid_body"
 	// CodeInvalidAddress is a batch item that is not an address object; it
-	// appears only in a batch answer's errors.
+	// appears only in a batch answer's errors (a member of one that is
+	// missing, unknown or not a string is invalid_parameter, as in lookup).
 	CodeInvalidAddress = "invalid_address"
 	// CodeUnauthorized (401) is a missing or unknown API key.
 	CodeUnauthorized = "unauthorized"

@@ -409,7 +409,7 @@ func TestResponsesMatchTheOpenAPIDocument(t *testing.T) {
 	c.do(fail("a bad id", "GET", "/v1/properties/0", "", 400, "invalid_parameter", oaRequestInvalid))
 	c.do(fail("a bad page", "GET", "/v1/properties/search?page=0", "", 400, "invalid_parameter", oaRequestInvalid))
 	c.do(fail("a bad radius", "GET", byID+"/amenities?radius=100", "", 400, "invalid_parameter", oaRequestInvalid))
-	c.do(fail("a body that is not JSON", "POST", "/v1/properties/batch", `{"addresses":`, 400, "invalid_parameter", oaRequestInvalid))
+	c.do(fail("a body that is not JSON", "POST", "/v1/properties/batch", `{"addresses":`, 400, "invalid_body", oaRequestInvalid))
 	c.do(oaAPICall{name: "no key", method: "GET", path: oaLookupPath(oaPlaceBroad, ""), status: 401, code: "unauthorized", request: oaRequestInvalid})
 	c.do(oaAPICall{name: "a wrong key", method: "GET", path: oaLookupPath(oaPlaceBroad, ""), key: "not-a-key", status: 401, code: "unauthorized"})
 	c.do(fail("an address the geocoder cannot match", "GET", "/v1/properties/lookup?street=1+Nowhere+Ln&state=VA", "", 404, "address_not_found", oaRequestValid))

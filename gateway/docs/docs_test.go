@@ -216,3 +216,38 @@ func TestSpecDocumentsTheCatalogue(t *testing.T) {
 		}
 	}
 }
+
+// TestTheCostTableIsOneTable keeps the README's table of what is charged
+// and what is refunded and the document's (in info.description) the same,
+// row for row: a client reads the rule in either place.
+func TestTheCostTableIsOneTable(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var spec struct{ Info struct{ Description string } }
+	if err := json.Unmarshal(docs.Spec(), &spec); err != nil {
+		t.Fatal(err)
+	}
+	table := func(where, text string) []string {
+		i := strings.Index(text, "| outcome | charged |")
+		if i < 0 {
+			t.Fatalf("%s has no table of what is charged (| outcome | charged |)", where)
+		}
+		var rows []string
+		for line := range strings.SplitSeq(text[i:], "\n") {
+			if !strings.HasPrefix(line, "|") {
+				break
+			}
+			rows = append(rows, line)
+		}
+		return rows
+	}
+	inReadme, inSpec := table("README.md", string(readme)), table("openapi.json's info.description", spec.Info.Description)
+	if len(inReadme) < 8 {
+		t.Fatalf("the README's cost table has %d rows", len(inReadme))
+	}
+	if !slices.Equal(inReadme, inSpec) {
+		t.Fatalf("the cost tables differ:\nREADME.md:\n%s\nopenapi.json:\n%s", strings.Join(inReadme, "\n"), strings.Join(inSpec, "\n"))
+	}
+}
