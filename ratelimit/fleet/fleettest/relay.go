@@ -3,17 +3,16 @@ package fleettest
 import (
 	"testing"
 
-	"github.com/propertyd/propertyd/store/postgres/pgtest"
+	"github.com/propertyd/propertyd/providers/relaytest"
 )
 
 // Relay forwards TCP connections to the test Redis: Stop cuts them all,
-// Start listens again on the same address. It is the PostgreSQL kit's
-// relay, which serves any TCP server.
-type Relay = pgtest.Relay
+// Start listens again on the same address.
+type Relay = relaytest.Relay
 
 // Relayed returns a Relay to the Redis server of u (listening) and u with
 // its host replaced by the relay's address.
 func Relayed(t testing.TB, u string) (string, *Relay) {
 	t.Helper()
-	return pgtest.RelayedURL(t, u, "6379")
+	return relaytest.RelayedURL(t, u, "6379")
 }
