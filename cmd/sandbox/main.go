@@ -6,7 +6,7 @@
 //
 // Usage:
 //
-//	go run ./cmd/sandbox [-listen 127.0.0.1:9090] [-places cmd/sandbox/places.json] [-seed 1]
+//	go run ./cmd/sandbox [-listen 127.0.0.1:9090] [-places FILE.json] [-seed 1]
 //	    [-latency [UPSTREAM=]DURATION] [-jitter [UPSTREAM=]DURATION]
 //	    [-error-rate [UPSTREAM=]RATE] [-status [UPSTREAM=]CODE] [-retry-after [UPSTREAM=]VALUE]
 //	    [-hang UPSTREAM] [-malformed UPSTREAM] [-arcgis-error] [-hud-token TOKEN] [-v]
@@ -168,7 +168,7 @@ func parseFlags(args []string, errOut io.Writer) (config, error) {
 	var cfg config
 	var list []assignment
 	fs.StringVar(&cfg.listen, "listen", "127.0.0.1:9090", "address to listen on (keep it on loopback)")
-	fs.StringVar(&cfg.places, "places", "", "places file (JSON, see cmd/sandbox/places.json); empty: the built-in places")
+	fs.StringVar(&cfg.places, "places", "", "places file (JSON, in the form of providers/providertest/sandbox/places.json); empty: the built-in places")
 	fs.Int64Var(&cfg.seed, "seed", 1, "seed of the random draws (jitter, error rates), for repeatable runs")
 	fs.StringVar(&cfg.hudToken, "hud-token", sandbox.HUDToken, "bearer token the HUD FMR API accepts")
 	fs.BoolVar(&cfg.verbose, "v", false, "log every upstream call to stderr")

@@ -70,7 +70,7 @@ func TestParseFlagsRejectsBadKnobs(t *testing.T) {
 }
 
 func TestRunServesUntilCanceled(t *testing.T) {
-	cfg, err := parseFlags([]string{"-listen", "127.0.0.1:0", "-places", "places.json", "-error-rate", "hud=1"}, io.Discard)
+	cfg, err := parseFlags([]string{"-listen", "127.0.0.1:0", "-places", "../../providers/providertest/sandbox/places.json", "-error-rate", "hud=1"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

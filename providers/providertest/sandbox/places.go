@@ -140,8 +140,8 @@ func (p Place) FIPS() string { return p.StateFIPS + p.CountyFIPS }
 //go:embed places.json
 var defaultPlaces []byte
 
-// DefaultPlaces returns the sample places shipped with the sandbox (the
-// same file as cmd/sandbox/places.json), so tests need no path. Each call
+// DefaultPlaces returns the sample places shipped with the sandbox (this
+// package's places.json, embedded), so tests need no path. Each call
 // returns a fresh copy the caller may change.
 func DefaultPlaces() []Place {
 	places, err := ParsePlaces(defaultPlaces)
