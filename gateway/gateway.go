@@ -216,7 +216,13 @@ func (g *Gateway) routes() {
 	v1.All(batchPath, func(*fiber.Ctx) error { return errMethodNotAllowed })
 	v1.Get("/properties/search", g.limit(fixedCost(1)), g.search)
 	v1.Get("/properties/:id", g.limit(g.costOfIncludes), g.get)
-	v1.Get("/properties/:id/:section", g.limit(fixedCost(2)), g.section)
+	// One route per section of the catalogue, rather than one taking any
+	// name: a path naming no section then matches no route and is the 404
+	// of any path that names no endpoint, charged nothing.
+	for _, name := range g.public {
+		e, _ := core.SectionEntry(name)
+		v1.Get("/properties/:id/"+name, g.limit(fixedCost(recordCost+e.Cost)), g.section(e))
+	}
 	// Unmatched paths and methods fall through to Fiber's 404 and 405
 	// errors, which handleError renders as problem details.
 }

@@ -365,6 +365,8 @@ func TestResponsesMatchTheOpenAPIDocument(t *testing.T) {
 	c.do(ok("demographics", "GET", byID+"/demographics", ""))
 	c.do(ok("amenities", "GET", byID+"/amenities", ""))
 	c.do(ok("amenities within 1500 m", "GET", byID+"/amenities?radius=1500", ""))
+	c.do(ok("walkscore", "GET", byID+"/walkscore", ""))
+	c.do(ok("housing", "GET", byID+"/housing", ""))
 
 	// Search.
 	if err := m.db.UpsertAttributes(context.Background(), id, oaPtr("single_family"), oaPtr(3)); err != nil {
