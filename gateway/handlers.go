@@ -38,14 +38,16 @@ func (g *Gateway) respondRecord(c *fiber.Ctx, p *providers.Property, src core.So
 	return renderPooled(c, render)
 }
 
-// lookup: GET /v1/properties/lookup?street=&city=&state=&zip=&include=
+// lookup: GET /v1/properties/lookup?street=&unit=&city=&state=&zip=&include=
+// The unit may be given on the street or apart from it, as an import's
+// unit column is: both name the same record (address.Normalize).
 func (g *Gateway) lookup(c *fiber.Ctx) error {
-	q, err := queryParams(c, "street", "city", "state", "zip", "include")
+	q, err := queryParams(c, "street", "unit", "city", "state", "zip", "include")
 	if err != nil {
 		return err
 	}
 	p, src, err := g.cfg.Service.Lookup(c.UserContext(), providers.Address{
-		Street: q["street"], City: q["city"], State: q["state"], Zip: q["zip"],
+		Street: q["street"], Unit: q["unit"], City: q["city"], State: q["state"], Zip: q["zip"],
 	})
 	if err != nil {
 		return err
