@@ -87,6 +87,9 @@ type Config struct {
 	Redis func() (up bool)
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
+	// CORS says which other origins' pages may call the API from a
+	// browser; the zero value allows none.
+	CORS CORS
 }
 
 // Gateway is the HTTP front end. Safe for concurrent use.
@@ -104,6 +107,7 @@ type Gateway struct {
 	// (see now), rather than by reading the clock again.
 	realClock bool
 	handler   fasthttp.RequestHandler
+	cors      fiber.Handler // nil: no origin is allowed
 }
 
 // New builds the Fiber app with every route.
@@ -122,7 +126,7 @@ func New(cfg Config) *Gateway {
 		cfg.Now = time.Now
 	}
 	g := &Gateway{cfg: cfg, keys: cfg.Keys, allowed: map[string]bool{}, public: core.PublicSections(),
-		ready: newReadyBodies(cfg.Answers, cfg.AnswerTTL), realClock: realClock}
+		ready: newReadyBodies(cfg.Answers, cfg.AnswerTTL), realClock: realClock, cors: newCORS(cfg.CORS)}
 	g.limiter = cfg.Limiter
 	if g.limiter == nil {
 		limits := map[string]ratelimit.Limit{}
@@ -157,12 +161,12 @@ func New(cfg Config) *Gateway {
 	g.conns.slack = deadlineSlack(min(ioTimeout, idleTimeout))
 	g.routes()
 	// A warm GET of a record is answered in front of the app when it can
-	// be (serveReady). Fiber answers a method it does not know (FETCH, say)
+	// be (serveFast). Fiber answers a method it does not know (FETCH, say)
 	// in plain text before any handler or the error handler runs; answer it
 	// as a problem.
 	inner := g.app.Handler()
 	g.handler = func(rctx *fasthttp.RequestCtx) {
-		if g.serveReady(rctx) {
+		if g.serveFast(rctx) {
 			return
 		}
 		if !slices.Contains(fiber.DefaultMethods, string(rctx.Method())) {
@@ -206,6 +210,9 @@ func (g *Gateway) Shutdown(ctx context.Context) error {
 func (g *Gateway) routes() {
 	app := g.app
 	app.Use(g.requestContext)
+	if g.cors != nil {
+		app.Use(g.cors)
+	}
 	if g.cfg.Metrics != nil {
 		app.Get("/metrics", adaptor.HTTPHandler(g.cfg.Metrics.Handler()))
 	}
@@ -222,7 +229,13 @@ func (g *Gateway) routes() {
 	v1.All(batchPath, func(*fiber.Ctx) error { return errMethodNotAllowed })
 	v1.Get("/properties/search", g.limit(fixedCost(1)), g.search)
 	v1.Get("/properties/:id", g.limit(g.costOfIncludes), g.get)
-	v1.Get("/properties/:id/:section", g.limit(fixedCost(2)), g.section)
+	// One route per section of the catalogue, rather than one taking any
+	// name: a path naming no section then matches no route and is the 404
+	// of any path that names no endpoint, charged nothing.
+	for _, name := range g.public {
+		e, _ := core.SectionEntry(name)
+		v1.Get("/properties/:id/"+name, g.limit(fixedCost(recordCost+e.Cost)), g.section(e))
+	}
 	// Unmatched paths and methods fall through to Fiber's 404 and 405
 	// errors, which handleError renders as problem details.
 }

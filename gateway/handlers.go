@@ -51,14 +51,16 @@ func failedCost(inc []string, secs []core.SectionResult) int {
 	return n
 }
 
-// lookup: GET /v1/properties/lookup?street=&city=&state=&zip=&include=
+// lookup: GET /v1/properties/lookup?street=&unit=&city=&state=&zip=&include=
+// The unit may be given on the street or apart from it, as an import's
+// unit column is: both name the same record (address.Normalize).
 func (g *Gateway) lookup(c *fiber.Ctx) error {
-	q, err := queryParams(c, "street", "city", "state", "zip", "include")
+	q, err := queryParams(c, "street", "unit", "city", "state", "zip", "include")
 	if err != nil {
 		return err
 	}
 	p, src, err := g.cfg.Service.Lookup(c.UserContext(), providers.Address{
-		Street: q["street"], City: q["city"], State: q["state"], Zip: q["zip"],
+		Street: q["street"], Unit: q["unit"], City: q["city"], State: q["state"], Zip: q["zip"],
 	})
 	if err != nil {
 		return err
@@ -130,46 +132,46 @@ func (g *Gateway) get(c *fiber.Ctx) error {
 	return g.respondRecord(c, p, core.Source{Geocoder: p.Source}, false)
 }
 
-// section: GET /v1/properties/{id}/{section}[?radius=], for the sections
-// the catalogue gives an endpoint of their own.
-func (g *Gateway) section(c *fiber.Ctx) error {
-	name := c.Params("section")
-	e, ok := core.SectionEntry(name)
-	if !ok || !e.Standalone {
-		return errRouteNotFound
-	}
-	id, err := parseID(c)
-	if err != nil {
-		return err
-	}
-	allowed := []string{}
+// section answers GET /v1/properties/{id}/{section}[?radius=] for the
+// catalogue entry e: radius= only where the entry takes a radius. A
+// section the deployment does not configure is a 503
+// section_not_configured, as in include= it is an unknown name.
+func (g *Gateway) section(e core.Entry) fiber.Handler {
+	name := e.Section
+	var allowed []string
 	if e.Radius {
 		allowed = append(allowed, "radius")
 	}
-	q, err := queryParams(c, allowed...)
-	if err != nil {
-		return err
+	return func(c *fiber.Ctx) error {
+		id, err := parseID(c)
+		if err != nil {
+			return err
+		}
+		q, err := queryParams(c, allowed...)
+		if err != nil {
+			return err
+		}
+		radius, perr := parseInt(q, "radius", core.DefaultRadius, core.MinRadius, core.MaxRadius)
+		if perr != nil {
+			return invalid(*perr)
+		}
+		if !g.allowed[name] {
+			return providers.Errorf(providers.KindUnavailable, providers.CodeSectionNotConfigured, "the %s section is not configured", name)
+		}
+		p, err := g.cfg.Service.Get(c.UserContext(), id)
+		if err != nil {
+			return err
+		}
+		r, err := g.cfg.Service.SectionOf(c.UserContext(), p, name, core.Options{Radius: radius})
+		if err != nil {
+			return err
+		}
+		body, err := envelope(r.Data, fiber.Map{"section": r.Meta})
+		if err != nil {
+			return err
+		}
+		return sendJSON(c, body)
 	}
-	radius, perr := parseInt(q, "radius", core.DefaultRadius, core.MinRadius, core.MaxRadius)
-	if perr != nil {
-		return invalid(*perr)
-	}
-	if !g.allowed[name] {
-		return providers.Errorf(providers.KindUnavailable, providers.CodeSectionNotConfigured, "the %s section is not configured", name)
-	}
-	p, err := g.cfg.Service.Get(c.UserContext(), id)
-	if err != nil {
-		return err
-	}
-	r, err := g.cfg.Service.SectionOf(c.UserContext(), p, name, core.Options{Radius: radius})
-	if err != nil {
-		return err
-	}
-	body, err := envelope(r.Data, fiber.Map{"section": r.Meta})
-	if err != nil {
-		return err
-	}
-	return sendJSON(c, body)
 }
 
 // searchMeta is the paging meta of a search response.

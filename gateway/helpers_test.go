@@ -114,6 +114,8 @@ type stackOptions struct {
 	limiter func(map[string]ratelimit.Limit) gateway.Limiter
 	// requestTimeout, when set, is the gateway's RequestTimeout.
 	requestTimeout time.Duration
+	// cors is the gateway's CORS.
+	cors gateway.CORS
 }
 
 func newStack(t *testing.T, opts stackOptions) *stack {
@@ -170,7 +172,7 @@ func (s *stack) open() {
 	}
 	s.gw = gateway.New(gateway.Config{
 		Service: s.svc, Sections: names, Now: s.opts.now, Limiter: limiter, Answers: c, AnswerTTL: time.Hour,
-		RequestTimeout: s.opts.requestTimeout,
+		RequestTimeout: s.opts.requestTimeout, CORS: s.opts.cors,
 		Keys: []gateway.Key{
 			{Name: "one", SHA256: sha256.Sum256([]byte(testKey)), Limit: ratelimit.Limit{Rate: rate, Burst: burst}},
 			{Name: "two", SHA256: sha256.Sum256([]byte(otherKey)), Limit: ratelimit.Limit{Rate: rate, Burst: burst}},

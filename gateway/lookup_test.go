@@ -116,6 +116,48 @@ func TestUnitIsPartOfIdentity(t *testing.T) {
 	}
 }
 
+// TestLookupTakesAUnitApartFromTheStreet: unit= names the same record as
+// the unit typed on the street (unit=4B is #4B, unit=Apt+4 is Apt 4), a
+// different record from the building without it, found again without a
+// geocoder call; a unit that is none, or contradicts the street's, is a
+// 400 naming unit.
+func TestLookupTakesAUnitApartFromTheStreet(t *testing.T) {
+	s := newStack(t, stackOptions{})
+	id := func(r response) any {
+		t.Helper()
+		if r.status != 200 {
+			t.Fatalf("status %d: %s", r.status, r.body)
+		}
+		return r.data()["id"]
+	}
+	building := id(s.get(lookupURL("500 Elm Ave", "Richmond", "VA", "")))
+	apt4 := s.get(lookupURL("500 Elm Ave", "Richmond", "VA", "") + "&unit=Apt+4")
+	if id(apt4) == building || apt4.data()["unit"] != "APT 4" || apt4.data()["street_address"] != "500 ELM AVE" {
+		t.Fatalf("unit=Apt+4 answered id %v unit %v street %v; want a record of its own, unit APT 4, on 500 ELM AVE (the building is id %v)",
+			apt4.data()["id"], apt4.data()["unit"], apt4.data()["street_address"], building)
+	}
+	if got := id(s.get(lookupURL("500 Elm Ave Apt 4", "Richmond", "VA", ""))); got != id(apt4) {
+		t.Fatalf("street 500 Elm Ave Apt 4 is id %v, unit=Apt+4 id %v: one unit, two records", got, id(apt4))
+	}
+	hash := id(s.get(lookupURL("500 Elm Ave #4B", "Richmond", "VA", "")))
+	calls := s.geo.calls.Load()
+	for _, unit := range []string{"4B", "%234B", "4b", "+%23+4B+"} {
+		if got := id(s.get(lookupURL("500 Elm Ave", "Richmond", "VA", "") + "&unit=" + unit)); got != hash {
+			t.Errorf("unit=%s is id %v, want #4B's id %v", unit, got, hash)
+		}
+	}
+	if n := s.geo.calls.Load() - calls; n != 0 {
+		t.Errorf("unit= spellings of a unit already looked up asked the geocoder %d times, want none", n)
+	}
+	for _, q := range []string{"street=500+Elm+Ave+Apt+4&unit=Apt+5", "street=500+Elm+Ave&unit=%23", "street=500+Elm+Ave&unit=4&unit=5"} {
+		r := s.get("/v1/properties/lookup?state=VA&" + q)
+		wantProblem(t, r, 400, "invalid_parameter")
+		if !paramNamed(r, "unit") {
+			t.Errorf("%s: the 400 does not name unit: %s", q, r.body)
+		}
+	}
+}
+
 func TestNoMatchIs404AndIsRemembered(t *testing.T) {
 	s := newStack(t, stackOptions{})
 	for i := 0; i < 3; i++ {

@@ -493,6 +493,69 @@ func TestStandaloneSectionEndpoints(t *testing.T) {
 	wantProblem(t, s.get(fmt.Sprintf("/v1/properties/%d/demographics", oid)), 504, "upstream_timeout")
 }
 
+// TestEverySectionHasItsOwnEndpoint: each section the catalogue offers in
+// include= also answers on its own at /v1/properties/{id}/{section}, at a
+// record's unit plus the section's cost, with the value include= embeds.
+func TestEverySectionHasItsOwnEndpoint(t *testing.T) {
+	f := newFakeSections()
+	s := newStack(t, stackOptions{sections: f.sections(time.Hour, nil)})
+	id := int(s.get(lookupURL("123 N Main St", "Springfield", "IL", "")).data()["id"].(float64))
+	for _, name := range core.PublicSections() {
+		r := s.get(fmt.Sprintf("/v1/properties/%d/%s", id, name))
+		if r.status != 200 || len(r.data()) == 0 {
+			t.Errorf("GET /v1/properties/%d/%s: %d %s, want 200 with the section", id, name, r.status, r.body)
+			continue
+		}
+		e, _ := core.SectionEntry(name)
+		if got, want := r.header.Get("X-Request-Cost"), fmt.Sprint(1+e.Cost); got != want {
+			t.Errorf("GET .../%s cost %s, want %s", name, got, want)
+		}
+		if m, _ := r.meta()["section"].(map[string]any); m["status"] != "ok" || m["cache"] != "miss" {
+			t.Errorf("GET .../%s meta.section = %v", name, r.meta()["section"])
+		}
+		if f.count(name) != 1 {
+			t.Errorf("%s fetched %d times, want 1", name, f.count(name))
+		}
+	}
+	if d := s.get(fmt.Sprintf("/v1/properties/%d/walkscore", id)).data(); d["walk_score"] != 72.0 {
+		t.Errorf("walkscore = %v", d)
+	}
+	if d := s.get(fmt.Sprintf("/v1/properties/%d/housing", id)).data(); d["total_housing_units"] != 1800.0 {
+		t.Errorf("housing = %v", d)
+	}
+}
+
+// TestUnknownSubRoutesOfAPropertyCostNothing: a path under a property that
+// names no section is a 404 that costs nothing, as any path naming no
+// endpoint: a dozen of them leave a burst-20 key's budget untouched.
+func TestUnknownSubRoutesOfAPropertyCostNothing(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	f := newFakeSections()
+	s := newStack(t, stackOptions{burst: 20, rate: 1, now: func() time.Time { return now }, sections: f.sections(time.Hour, nil)})
+	created := s.get(lookupURL("123 N Main St", "Springfield", "IL", ""))
+	if got := created.header.Get("X-RateLimit-Remaining"); got != "19" {
+		t.Fatalf("after the lookup X-RateLimit-Remaining = %s, want 19", got)
+	}
+	id := int(created.data()["id"].(float64))
+	paths := []string{"bogus", "..%2f..%2fmetrics", "flood/extra", "fair_market_rent", "flood,housing", "%66lood", "schools", "bogus/"}
+	var targets []string
+	for _, p := range paths {
+		targets = append(targets, fmt.Sprintf("/v1/properties/%d/%s", id, p), "/v1/properties/999999/"+p)
+	}
+	for _, target := range targets {
+		r := s.get(target)
+		wantProblem(t, r, 404, "not_found")
+		if r.header.Get("X-Request-Cost") != "" {
+			t.Errorf("GET %s was charged %s", target, r.header.Get("X-Request-Cost"))
+		}
+	}
+	r := s.get(fmt.Sprintf("/v1/properties/%d/flood", id))
+	if r.status != 200 || r.header.Get("X-RateLimit-Remaining") != "17" {
+		t.Fatalf("after %d unknown sub-routes, the flood section answered %d with X-RateLimit-Remaining %s, want 200 and 17 (19 less its 2)",
+			len(targets), r.status, r.header.Get("X-RateLimit-Remaining"))
+	}
+}
+
 func mustJSON(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b

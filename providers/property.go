@@ -45,9 +45,14 @@ var PropertyTypes = []string{"single_family", "multi_family", "condo", "townhous
 // Address is a postal address as a client sends it.
 type Address struct {
 	Street string
-	City   string
-	State  string
-	Zip    string
+	// Unit is a secondary unit the client gives apart from the street (an
+	// import's unit column, lookup's unit=): "Apt 4B", or a bare "4B".
+	// Empty when the street carries the unit or there is none; either way
+	// the record is the same (see address.Normalize).
+	Unit  string
+	City  string
+	State string
+	Zip   string
 }
 
 // Point is a WGS84 coordinate.

@@ -106,7 +106,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		Service: svc, Keys: keys, Sections: cfg.Sections(), BodyLimit: cfg.BodyLimitBytes,
 		RequestTimeout: cfg.RequestTimeout.D(), Logger: m.Logger, AccessLog: m.AccessLog, Ready: m.ready, Metrics: m.metrics,
 		Answers: m.cache, AnswerTTL: cfg.Cache.RecordTTL.D(),
-		Limiter: m.budgets(keys), Redis: m.redisUp(),
+		Limiter: m.budgets(keys), Redis: m.redisUp(), CORS: gateway.CORS{AllowedOrigins: cfg.CORS.AllowedOrigins},
 	})
 	return nil
 }

@@ -44,7 +44,7 @@ func TestANewSectionIsACatalogueEntryAndAModule(t *testing.T) {
 	saved := core.Catalog
 	t.Cleanup(func() { core.Catalog = saved })
 	core.Catalog = append(slices.Clone(saved), core.Entry{
-		Role: "noise", Section: "noise", Standalone: true, Cost: 1, DefaultTTL: time.Hour,
+		Role: "noise", Section: "noise", Cost: 1, DefaultTTL: time.Hour,
 		Key: func(p *providers.Property, _ core.Options) (string, bool) { return p.Point().Key(), true },
 		Bind: core.BindTo(func(m noiseProvider, ctx context.Context, p *providers.Property, _ core.Options) (any, error) {
 			return m.Noise(ctx, p.Point())

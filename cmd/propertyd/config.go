@@ -60,6 +60,18 @@ type Config struct {
 	Providers map[string]*ProviderConfig `yaml:"providers"`
 	// Redis is what the instances of a fleet share (see fleet.go).
 	Redis RedisConfig `yaml:"redis"`
+	// CORS says which other origins' web pages may call the API from a
+	// browser.
+	CORS CORSConfig `yaml:"cors"`
+}
+
+// CORSConfig lists the origins whose pages a browser lets call the API and
+// read its answers (gateway.CORS). Empty, the default: none, and no
+// response carries a CORS header. The API key, not the origin, authorizes.
+type CORSConfig struct {
+	// AllowedOrigins are origins as a browser sends them,
+	// scheme://host[:port] ("https://app.example.com"); "*" allows any.
+	AllowedOrigins []string `yaml:"allowed_origins"`
 }
 
 // CacheConfig sizes the in-memory tier.
@@ -295,6 +307,11 @@ func (c *Config) Validate() error {
 		}
 	}
 	c.Redis.validate(bad)
+	for i, o := range c.CORS.AllowedOrigins {
+		if err := gateway.CheckOrigin(o); err != nil {
+			bad(fmt.Sprintf("cors.allowed_origins[%d]", i), "%q %v", o, err)
+		}
+	}
 	for role, p := range c.Providers {
 		field := "providers." + role
 		e, known := core.EntryOf(providers.Role(role))

@@ -62,8 +62,8 @@ func TestDocsPageRendersInABrowser(t *testing.T) {
 	// data-path; the page as served holds none of them.
 	for _, op := range []string{
 		"/v1/properties/lookup", "/v1/properties/reverse", "/v1/properties/batch", "/v1/properties/search",
-		"/v1/properties/{id}", "/v1/properties/{id}/flood", "/v1/properties/{id}/demographics",
-		"/v1/properties/{id}/amenities", "/healthz", "/readyz", "/metrics", "/openapi.json", "/docs",
+		"/v1/properties/{id}", "/v1/properties/{id}/flood", "/v1/properties/{id}/walkscore",
+		"/v1/properties/{id}/demographics", "/v1/properties/{id}/amenities", "/v1/properties/{id}/housing", "/healthz", "/readyz", "/metrics", "/openapi.json", "/docs",
 	} {
 		re := regexp.MustCompile(`class="opblock-summary-path"[^>]*data-path="` + regexp.QuoteMeta(op) + `"`)
 		if !re.MatchString(dom) {

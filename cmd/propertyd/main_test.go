@@ -194,6 +194,8 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 		{"refresh of a role without a section", "    options: {benchmark", "    refresh: sync\n    options: {benchmark", "providers.geocoder.refresh"},
 		{"refresh concurrency out of range", "refresh_concurrency: 8", "refresh_concurrency: 500", "refresh_concurrency: must be between 1 and 100"},
 		{"debug listener without a port", "refresh_concurrency: 8", "refresh_concurrency: 8\ndebug_listen: localhost", "debug_listen: must be host:port"},
+		{"an origin with a path", "allowed_origins: []", `allowed_origins: ["https://app.example.com", "https://app.example.com/"]`, `cors.allowed_origins[1]: "https://app.example.com/" must be scheme://host`},
+		{"an origin without a scheme", "allowed_origins: []", `allowed_origins: ["app.example.com"]`, `cors.allowed_origins[0]: "app.example.com" must start with http:// or https://`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

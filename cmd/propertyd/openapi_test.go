@@ -341,6 +341,7 @@ func TestResponsesMatchTheOpenAPIDocument(t *testing.T) {
 	c.do(oaAPICall{name: "lookup not modified", method: "GET", path: oaLookupPath(oaPlaceBroad, ""), key: demoKey,
 		header: map[string]string{"If-None-Match": etag}, status: 304})
 	c.do(ok("lookup with a unit and a zip", "GET", "/v1/properties/lookup?street=2200+W+Broad+St+Apt+4B&state=Virginia&zip=23220-1234", ""))
+	c.do(ok("lookup with the unit apart", "GET", "/v1/properties/lookup?street=2200+W+Broad+St&unit=4C&state=VA", ""))
 	c.do(ok("reverse to the existing record", "GET", "/v1/properties/reverse?lat=37.56001&lng=-77.47201&include=flood", ""))
 	c.do(ok("reverse creating a record", "GET", "/v1/properties/reverse?lat=37.5650&lng=-77.4600", ""))
 	// Coordinates keep every digit a float64 has, through the server and
@@ -365,6 +366,8 @@ func TestResponsesMatchTheOpenAPIDocument(t *testing.T) {
 	c.do(ok("demographics", "GET", byID+"/demographics", ""))
 	c.do(ok("amenities", "GET", byID+"/amenities", ""))
 	c.do(ok("amenities within 1500 m", "GET", byID+"/amenities?radius=1500", ""))
+	c.do(ok("walkscore", "GET", byID+"/walkscore", ""))
+	c.do(ok("housing", "GET", byID+"/housing", ""))
 
 	// Search.
 	if err := m.db.UpsertAttributes(context.Background(), id, oaPtr("single_family"), oaPtr(3)); err != nil {

@@ -2,6 +2,7 @@ package docs_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"regexp"
@@ -47,8 +48,8 @@ func TestSpecIsAValidOpenAPI31Document(t *testing.T) {
 
 	want := []string{
 		"/v1/properties/lookup", "/v1/properties/reverse", "/v1/properties/batch", "/v1/properties/search",
-		"/v1/properties/{id}", "/v1/properties/{id}/flood", "/v1/properties/{id}/demographics",
-		"/v1/properties/{id}/amenities", "/healthz", "/readyz", "/metrics", "/openapi.json", "/docs",
+		"/v1/properties/{id}", "/v1/properties/{id}/flood", "/v1/properties/{id}/walkscore",
+		"/v1/properties/{id}/demographics", "/v1/properties/{id}/amenities", "/v1/properties/{id}/housing", "/healthz", "/readyz", "/metrics", "/openapi.json", "/docs",
 		"/docs/assets/{asset}",
 	}
 	var got []string
@@ -183,9 +184,11 @@ func TestPageLoadsNothingFromElsewhere(t *testing.T) {
 
 // TestSpecDocumentsTheCatalogue holds the document to the core's catalogue
 // of sections: include= names exactly the offered sections, in response
-// order, and exactly the standalone sections have an endpoint, with radius=
-// where the entry takes a radius. A section added to the catalogue fails
-// here until the document says how to ask for it.
+// order; every offered section, and nothing else, has an endpoint under
+// /v1/properties/{id}/, with radius= exactly where the entry takes a
+// radius and the cost the gateway charges for it. A section added to the
+// catalogue fails here, naming what the document lacks, until the
+// document says how to ask for it.
 func TestSpecDocumentsTheCatalogue(t *testing.T) {
 	var raw struct {
 		Paths      map[string]map[string]json.RawMessage `json:"paths"`
@@ -201,18 +204,40 @@ func TestSpecDocumentsTheCatalogue(t *testing.T) {
 	if got, want := raw.Components.Schemas["SectionName"].Enum, core.PublicSections(); !slices.Equal(got, want) {
 		t.Errorf("SectionName enum = %v, want the catalogue's offered sections %v", got, want)
 	}
-	for _, e := range core.Catalog {
-		if e.Section == "" {
+	const prefix = "/v1/properties/{id}/"
+	for _, name := range core.PublicSections() {
+		e, _ := core.SectionEntry(name)
+		path := prefix + name
+		type param struct {
+			Name string `json:"name"`
+		}
+		var op struct {
+			Description string  `json:"description"`
+			Parameters  []param `json:"parameters"`
+		}
+		rawOp, ok := raw.Paths[path]["get"]
+		if !ok {
+			t.Errorf("section %s: the document has no GET %s, the section's own endpoint", name, path)
 			continue
 		}
-		op, ok := raw.Paths["/v1/properties/{id}/"+e.Section]["get"]
-		if ok != (e.Standalone && !e.Internal) {
-			t.Errorf("section %s: documented endpoint %v, catalogue says standalone %v", e.Section, ok, e.Standalone)
+		if err := json.Unmarshal(rawOp, &op); err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		radius := slices.Contains(op.Parameters, param{Name: "radius"})
+		if radius != e.Radius {
+			t.Errorf("section %s: GET %s documents radius= %v, the catalogue says the section takes a radius %v", name, path, radius, e.Radius)
+		}
+		if cost := fmt.Sprintf("Costs %d.", 1+e.Cost); !strings.Contains(op.Description, cost) {
+			t.Errorf("section %s: GET %s does not say what it costs (%q) in its description", name, path, cost)
+		}
+	}
+	for path := range raw.Paths {
+		name, ok := strings.CutPrefix(path, prefix)
+		if !ok {
 			continue
 		}
-		if ok && strings.Contains(string(op), `"radius"`) != e.Radius {
-			t.Errorf("section %s: the endpoint's radius parameter is documented %v, catalogue says %v",
-				e.Section, strings.Contains(string(op), `"radius"`), e.Radius)
+		if !slices.Contains(core.PublicSections(), name) {
+			t.Errorf("the document has %s, but the catalogue offers no section %q: the endpoint does not exist", path, name)
 		}
 	}
 }

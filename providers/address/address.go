@@ -84,7 +84,14 @@ func (n Normalized) Building() providers.Address {
 // most MaxLen characters. No field may hold invalid UTF-8 or a control
 // character (NUL, tab, newline...); surrounding spaces are trimmed. Every
 // invalid field is reported in one KindInvalid error (code
-// invalid_parameter) whose Params name them all (street, city, state, zip).
+// invalid_parameter) whose Params name them all (street, unit, city,
+// state, zip).
+//
+// The unit, when given apart from the street, is optional and read as if
+// typed after a '#' on the street line (see withUnit): it must parse as a
+// secondary unit and agree with any unit the street names, else it is an
+// invalid unit. The import's unit column and lookup's unit= come here, so
+// a unit has one reading wherever it is given.
 //
 // A valid street that is a post office box or private mailbox returns a
 // KindUnprocessable error with code providers.CodeNotAProperty naming street.
@@ -108,6 +115,9 @@ func Normalize(a providers.Address) (Normalized, error) {
 	}
 	if msg := checkText(a.City, city, false); msg != "" {
 		fail("city", msg)
+	}
+	if msg := checkChars(a.Unit); msg != "" {
+		fail("unit", msg)
 	}
 	var stateCode, zip5 string
 	if msg := checkChars(a.State); msg != "" {
@@ -155,6 +165,28 @@ func Normalize(a providers.Address) (Normalized, error) {
 	}
 	n.Written = providers.Address{Street: writtenStreet(street, upper, cut), City: asWritten(city),
 		State: stateCode, Zip: zip5}
+	if unit := strings.TrimSpace(a.Unit); unit != "" {
+		return n.withUnit(unit)
+	}
+	return n, nil
+}
+
+// withUnit is n with unit, a secondary unit given apart from the street,
+// as its unit. The unit is read as if typed after a '#' on the street
+// line, so "Apt 4B" is "APT 4B" and a bare "4B" is "# 4B": the units a
+// client typing "12 Elm St Apt 4B" or "12 Elm St #4B" gets, so that both
+// ways of giving a unit name one record. A unit that does not parse as
+// one, or that differs from the unit the street already names, is an
+// invalid unit.
+func (n Normalized) withUnit(unit string) (Normalized, error) {
+	u, err := Normalize(providers.Address{Street: n.Street + " # " + unit, State: n.State})
+	if err != nil || u.Unit == "" || u.Street != n.Street {
+		return Normalized{}, providers.Invalid("unit", `is not a secondary unit such as "Apt 4B" or "4B"`)
+	}
+	if n.Unit != "" && n.Unit != u.Unit {
+		return Normalized{}, providers.Invalid("unit", "is "+u.Unit+" but the street names "+n.Unit)
+	}
+	n.Unit = u.Unit
 	return n, nil
 }
 

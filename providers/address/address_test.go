@@ -200,6 +200,58 @@ func TestNormalizeOtherFields(t *testing.T) {
 	}
 }
 
+// TestUnitGivenApartFromTheStreet: a unit given on its own (lookup's
+// unit=, the import's unit column) names the record the same unit typed on
+// the street names; a bare "4B" is "#4B"; a unit that is no unit, or that
+// contradicts the street's, is an invalid unit.
+func TestUnitGivenApartFromTheStreet(t *testing.T) {
+	key := func(street, unit string) (string, error) {
+		n, err := address.Normalize(providers.Address{Street: street, Unit: unit, City: "Springfield", State: "IL"})
+		return n.Key(), err
+	}
+	same := []struct{ street, unit, asStreet string }{
+		{"12 Elm St", "Apt 4", "12 Elm St Apt 4"},
+		{"12 Elm St", "apartment 4", "12 Elm St Apt 4"},
+		{"12 Elm St", "4B", "12 Elm St #4B"},
+		{"12 Elm St", "#4B", "12 Elm St #4B"},
+		{"12 Elm St", " Suite 200 ", "12 Elm St Ste 200"},
+		{"12 Elm St Apt 4", "Apt 4", "12 Elm St Apt 4"},
+		{"12 Elm St", "", "12 Elm St"},
+		{"12 Elm St", "   ", "12 Elm St"},
+	}
+	for _, c := range same {
+		got, err := key(c.street, c.unit)
+		want, werr := key(c.asStreet, "")
+		if err != nil || werr != nil || got != want {
+			t.Errorf("street %q unit %q: key %q (%v), want the key of %q: %q (%v)", c.street, c.unit, got, err, c.asStreet, want, werr)
+		}
+	}
+	if with, _ := key("12 Elm St", "Apt 4"); with == mustKey(t, "12 Elm St") {
+		t.Error("12 Elm St with unit Apt 4 has the key of 12 Elm St: two properties would be one record")
+	}
+	for _, c := range []struct{ street, unit, msg string }{
+		{"12 Elm St", "#", "is not a secondary unit"},
+		{"12 Elm St", "Apt 4\n", "must not contain control characters"},
+		{"12 Elm St Apt 4", "Apt 5", "is APT 5 but the street names APT 4"},
+	} {
+		_, err := key(c.street, c.unit)
+		e := providers.As(err)
+		if err == nil || e.Kind != providers.KindInvalid || len(e.Params) != 1 || e.Params[0].Parameter != "unit" ||
+			!strings.Contains(e.Params[0].Message, c.msg) {
+			t.Errorf("street %q unit %q: %v, want an invalid unit that %s", c.street, c.unit, err, c.msg)
+		}
+	}
+}
+
+func mustKey(t *testing.T, street string) string {
+	t.Helper()
+	n, err := address.Normalize(providers.Address{Street: street, City: "Springfield", State: "IL"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n.Key()
+}
+
 // TestSameAddressSameKey protects "one record per address": every spelling
 // in a group must produce the same key, so a repeated address costs no
 // upstream call and lands on the same record.

@@ -23,14 +23,14 @@ type Entry struct {
 	// Section names the section in include=, in meta.sections and in the
 	// store; it is empty for the geocoder roles, which are no section.
 	Section string
-	// Internal sections are not offered in include=: another section
-	// embeds them (fair market rents are part of housing).
+	// Internal sections are not offered in include= and have no endpoint:
+	// another section embeds them (fair market rents are part of housing).
+	// Every other section is offered in include= and has its own endpoint,
+	// GET /v1/properties/{id}/{section}, so that a client can ask for any
+	// one section without a second form of the question to learn.
 	Internal bool
 	// Required roles must be configured for the service to start.
 	Required bool
-	// Standalone sections have their own endpoint,
-	// GET /v1/properties/{id}/{section}.
-	Standalone bool
 	// Radius sections take a radius (amenities): their standalone endpoint
 	// reads radius=, and include= uses DefaultRadius.
 	Radius bool
@@ -47,7 +47,9 @@ type Entry struct {
 	// Renames are the members the include form renames, old then new name,
 	// pairwise: it reads unambiguously beside the property's own fields.
 	Renames []string
-	// Cost is what the section adds to the cost of a request including it.
+	// Cost is what the section adds to the cost of a request including it;
+	// its own endpoint costs a record's unit plus Cost, as a GET of the
+	// record including it would.
 	Cost int
 	// Bind adapts a built module to the section (see BindTo): ok is false
 	// when the module does not implement the role's interface.
@@ -88,7 +90,7 @@ var Catalog = []Entry{
 	{Role: providers.RoleGeocoder, Required: true},
 	{Role: providers.RoleReverseGeocoder, Required: true},
 	{
-		Role: providers.RoleFlood, Section: providers.SectionFlood, Standalone: true, Cost: 1,
+		Role: providers.RoleFlood, Section: providers.SectionFlood, Cost: 1,
 		DefaultTTL: 30 * day, Key: pointKey,
 		Renames: []string{"zone", "zone_code", "risk_level", "flood_risk_level"},
 		Bind: BindTo(func(m providers.FloodProvider, ctx context.Context, p *providers.Property, _ Options) (any, error) {
@@ -103,7 +105,7 @@ var Catalog = []Entry{
 		}),
 	},
 	{
-		Role: providers.RoleDemographics, Section: providers.SectionDemographics, Standalone: true, Cost: 1,
+		Role: providers.RoleDemographics, Section: providers.SectionDemographics, Cost: 1,
 		DefaultTTL: 365 * day, Key: tractKey,
 		Bind: BindTo(func(m providers.DemographicsProvider, ctx context.Context, p *providers.Property, _ Options) (any, error) {
 			t, _ := p.Tract()
@@ -114,7 +116,7 @@ var Catalog = []Entry{
 		})),
 	},
 	{
-		Role: providers.RoleAmenities, Section: providers.SectionAmenities, Standalone: true, Radius: true, Cost: 1,
+		Role: providers.RoleAmenities, Section: providers.SectionAmenities, Radius: true, Cost: 1,
 		DefaultTTL: 7 * day,
 		Key: func(p *providers.Property, o Options) (string, bool) {
 			return p.Point().Key() + "@" + strconv.Itoa(o.Radius), true

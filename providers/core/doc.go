@@ -36,8 +36,9 @@
 //     batch geocoder call per chunk, saved exactly as Lookup saves.
 //
 // What a section is, is declared once, in the catalogue (catalog.go): its
-// role, natural key, default TTL, cost, standalone endpoint, include-form
-// renames and embeds. Configuration, wiring (Config.Add), the gateway and
+// role, natural key, default TTL, cost, whether it is internal (embedded
+// in another, with no endpoint of its own), include-form renames and
+// embeds. Configuration, wiring (Config.Add), the gateway and
 // the OpenAPI check all read it, so a new section is a catalogue entry and
 // a provider module.
 package core

@@ -111,10 +111,10 @@ type importRow struct {
 func (h ImportHeader) parseRow(fields []string) importRow {
 	row := importRow{fields: fields, geo: -1}
 	var reasons []string
-	n, err := normalizeWithUnit(providers.Address{
-		Street: h.get(fields, "street"), City: h.get(fields, "city"),
+	n, err := address.Normalize(providers.Address{
+		Street: h.get(fields, "street"), Unit: h.get(fields, "unit"), City: h.get(fields, "city"),
 		State: h.get(fields, "state"), Zip: h.get(fields, "zip"),
-	}, h.get(fields, "unit"))
+	})
 	if err != nil {
 		reasons = append(reasons, reasonOf(err))
 	}
@@ -136,27 +136,6 @@ func (h ImportHeader) parseRow(fields []string) importRow {
 	}
 	row.reason = strings.Join(reasons, "; ")
 	return row
-}
-
-// normalizeWithUnit normalizes a, with unit as its secondary unit when
-// given. The unit is read as if typed after a '#' on the street line, so
-// "Apt 4B" is "APT 4B" and a bare "4B" is "# 4B", the keys a client typing
-// "12 Elm St Apt 4B" or "12 Elm St #4B" gets. A street that already names
-// a different unit is an error.
-func normalizeWithUnit(a providers.Address, unit string) (address.Normalized, error) {
-	n, err := address.Normalize(a)
-	if err != nil || unit == "" {
-		return n, err
-	}
-	u, err := address.Normalize(providers.Address{Street: n.Street + " # " + unit, State: n.State})
-	if err != nil || u.Unit == "" || u.Street != n.Street {
-		return n, providers.Invalid("unit", "is not a secondary unit such as \"Apt 4B\" or \"4B\"")
-	}
-	if n.Unit != "" && n.Unit != u.Unit {
-		return n, providers.Invalid("unit", fmt.Sprintf("is %s but the street names %s", u.Unit, n.Unit))
-	}
-	n.Unit = u.Unit
-	return n, nil
 }
 
 // reasonOf is the failures-file text of a row's error: the fields and what
