@@ -19,12 +19,12 @@ import (
 const localBatch = "propertyd.batch"
 
 // batchKeys are the members an address object of a batch may hold.
-var batchKeys = []string{"id", "street", "city", "state", "zip"}
+var batchKeys = []string{"id", "street", "unit", "city", "state", "zip"}
 
 // batchAddress is one address object of a batch request as sent.
 type batchAddress struct {
-	ID                       *string
-	Street, City, State, Zip string
+	ID                             *string
+	Street, Unit, City, State, Zip string
 }
 
 // batchRequest is the body as decoded: each item kept raw so that one
@@ -189,7 +189,7 @@ func readAddress(raw json.RawMessage) (batchAddress, *providers.Error) {
 	members, err := jsonObject(raw)
 	if err != nil {
 		return a, &providers.Error{Kind: providers.KindInvalid, Code: providers.CodeInvalidAddress,
-			Message: "each address must be an object with string fields id, street, city, state, zip: " + err.Error()}
+			Message: "each address must be an object with string fields id, street, unit, city, state, zip: " + err.Error()}
 	}
 	var errs []providers.ParamError
 	for _, m := range members {
@@ -203,6 +203,8 @@ func readAddress(raw json.RawMessage) (batchAddress, *providers.Error) {
 			dst = a.ID
 		case "street":
 			dst = &a.Street
+		case "unit":
+			dst = &a.Unit
 		case "city":
 			dst = &a.City
 		case "state":
@@ -296,7 +298,7 @@ type batchError struct {
 	Input    json.RawMessage        `json:"input"`
 }
 
-// batch: POST /v1/properties/batch {"addresses":[{id?, street, city, state, zip}...]}
+// batch: POST /v1/properties/batch {"addresses":[{id?, street, unit?, city, state, zip}...]}
 func (g *Gateway) batch(c *fiber.Ctx) error {
 	if _, err := queryParams(c, "include"); err != nil {
 		return err
@@ -324,7 +326,7 @@ func (g *Gateway) batch(c *fiber.Ctx) error {
 			continue
 		}
 		clientIDs[i] = a.ID
-		items[i] = core.BatchItem{Address: providers.Address{Street: a.Street, City: a.City, State: a.State, Zip: a.Zip}}
+		items[i] = core.BatchItem{Address: providers.Address{Street: a.Street, Unit: a.Unit, City: a.City, State: a.State, Zip: a.Zip}}
 	}
 	// Look up only the well-formed items, keeping their positions.
 	var idx []int

@@ -164,3 +164,34 @@ func TestBatchRejectsBadBodies(t *testing.T) {
 		t.Fatal("bad batch bodies changed something")
 	}
 }
+
+// A batch item takes a unit apart from its street, read as lookup's unit=
+// and the import's unit column are: the same record as the unit written on
+// the street, and another record than the building.
+func TestBatchItemsTakeAUnit(t *testing.T) {
+	s := newStack(t, stackOptions{})
+	building := s.get(lookupURL("500 Elm Ave", "Richmond", "VA", "")).data()["id"]
+	hash := s.get(lookupURL("500 Elm Ave #4B", "Richmond", "VA", "")).data()["id"]
+	b := decodeBatch(t, s.do("POST", "/v1/properties/batch", `{"addresses":[
+		{"id":"a","street":"500 Elm Ave","unit":"4B","city":"Richmond","state":"VA"},
+		{"id":"b","street":"500 Elm Ave","unit":"Apt 7","city":"Richmond","state":"VA"},
+		{"id":"c","street":"500 Elm Ave Apt 7","city":"Richmond","state":"VA"},
+		{"id":"d","street":"500 Elm Ave Apt 4","unit":"Apt 5","city":"Richmond","state":"VA"},
+		{"id":"e","street":"500 Elm Ave","unit":4,"city":"Richmond","state":"VA"}
+	]}`))
+	got := map[string]any{}
+	for _, r := range b.Data.Results {
+		got[r["client_id"].(string)] = r["id"]
+	}
+	if got["a"] != hash || got["b"] == building || got["b"] != got["c"] || got["b"] == nil {
+		t.Fatalf("ids by client id %v: want a = #4B's %v, b = c and neither the building's %v", got, hash, building)
+	}
+	if len(b.Data.Errors) != 2 {
+		t.Fatalf("errors %v, want the unit that contradicts the street (d) and the unit that is no string (e)", b.Data.Errors)
+	}
+	for _, e := range b.Data.Errors {
+		if e["code"] != "invalid_parameter" || !strings.Contains(string(mustJSON(e["errors"])), `"parameter":"unit"`) {
+			t.Errorf("error entry %v: want invalid_parameter naming unit", e)
+		}
+	}
+}

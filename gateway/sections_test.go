@@ -537,7 +537,7 @@ func TestUnknownSubRoutesOfAPropertyCostNothing(t *testing.T) {
 		t.Fatalf("after the lookup X-RateLimit-Remaining = %s, want 19", got)
 	}
 	id := int(created.data()["id"].(float64))
-	paths := []string{"bogus", "..%2f..%2fmetrics", "flood/extra", "fair_market_rent", "flood,housing", "%66lood", "schools", "bogus/"}
+	paths := []string{"bogus", "..%2f..%2fmetrics", "flood/extra", "fair_market_rent", "flood,housing", "%66lood", "schools", "bogus/", "FLOOD", "Flood", "flood/"}
 	var targets []string
 	for _, p := range paths {
 		targets = append(targets, fmt.Sprintf("/v1/properties/%d/%s", id, p), "/v1/properties/999999/"+p)
