@@ -354,12 +354,14 @@ func (g *Gateway) batch(c *fiber.Ctx) error {
 				Errors: pe.Params, Input: r.items[i]})
 			continue
 		}
+		st.obs.Served(providers.ReadRecord, o.Tier)
 		found = append(found, o.Property)
 		foundAt = append(foundAt, k)
 	}
 	secs := g.enrichAll(c.UserContext(), found, inc)
 	results := make([]json.RawMessage, 0, len(found))
 	for j, p := range found {
+		st.servedSections(secs[j])
 		st.undelivered += failedCost(inc, secs[j])
 		o := outcomes[foundAt[j]]
 		i := idx[foundAt[j]]

@@ -16,7 +16,10 @@ import (
 func (g *Gateway) respondRecord(c *fiber.Ctx, p *providers.Property, src core.Source, created bool) error {
 	inc, _ := g.includes(c)
 	secs := g.cfg.Service.Enrich(c.UserContext(), p, inc, core.Options{Radius: core.DefaultRadius})
-	stateOf(c).undelivered += failedCost(inc, secs)
+	st := stateOf(c)
+	st.obs.Served(providers.ReadRecord, src.Tier)
+	st.servedSections(secs)
+	st.undelivered += failedCost(inc, secs)
 	meta := recordMeta{Source: src.Geocoder, Sections: sectionMetas(inc, secs)}
 	if created {
 		meta.Created = &src.Created
@@ -125,11 +128,11 @@ func (g *Gateway) get(c *fiber.Ctx) error {
 	if ok, err := g.getReady(c, id); ok {
 		return err
 	}
-	p, err := g.cfg.Service.Get(c.UserContext(), id)
+	p, src, err := g.cfg.Service.Get(c.UserContext(), id)
 	if err != nil {
 		return err
 	}
-	return g.respondRecord(c, p, core.Source{Geocoder: p.Source}, false)
+	return g.respondRecord(c, p, src, false)
 }
 
 // section answers GET /v1/properties/{id}/{section}[?radius=] for the
@@ -158,11 +161,14 @@ func (g *Gateway) section(e core.Entry) fiber.Handler {
 		if !g.allowed[name] {
 			return providers.Errorf(providers.KindUnavailable, providers.CodeSectionNotConfigured, "the %s section is not configured", name)
 		}
-		p, err := g.cfg.Service.Get(c.UserContext(), id)
+		p, src, err := g.cfg.Service.Get(c.UserContext(), id)
 		if err != nil {
 			return err
 		}
+		st := stateOf(c)
+		st.obs.Served(providers.ReadRecord, src.Tier)
 		r, err := g.cfg.Service.SectionOf(c.UserContext(), p, name, core.Options{Radius: radius})
+		st.obs.Served(providers.ReadSection, r.Tier)
 		if err != nil {
 			return err
 		}

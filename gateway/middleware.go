@@ -17,6 +17,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/utils"
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/core"
 	"github.com/propertyd/propertyd/ratelimit"
 	"github.com/valyala/fasthttp"
 )
@@ -51,6 +52,15 @@ type requestState struct {
 }
 
 var statePool = sync.Pool{New: func() any { return new(requestState) }}
+
+// servedSections counts the tier each of secs was read from (see
+// requestState.obs): what the service returned, not what it was told to
+// count.
+func (st *requestState) servedSections(secs []core.SectionResult) {
+	for i := range secs {
+		st.obs.Served(providers.ReadSection, secs[i].Tier)
+	}
+}
 
 // reset readies a state serveReady used for another request: what it sets
 // (it parses no include list and makes no context).

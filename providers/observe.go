@@ -23,17 +23,30 @@ const (
 // Tiers lists every tier, cheapest first.
 var Tiers = []string{TierMemory, TierDatabase, TierUpstream}
 
+// DearerTier returns the dearer of two tiers (TierUpstream over
+// TierDatabase over TierMemory; "" is cheapest): where a value made of
+// others came from, as a whole.
+func DearerTier(a, b string) string {
+	if indexOf(Tiers, b) > indexOf(Tiers, a) {
+		return b
+	}
+	return a
+}
+
 // ReadKinds lists every kind of read.
 var ReadKinds = []string{ReadRecord, ReadSection}
 
 // Observation counts what one request cost: the HTTP requests sent to
 // upstreams (retries included) and which tier served each record and section
-// value it read. The gateway puts one in every request's context; the
-// decorators (the retry transport, the caching store, the property service)
-// count into it, so a request log line can say what the request did without
-// any of them knowing about logs or metrics. The zero value is ready to use;
-// a nil *Observation ignores everything, so counting code never checks
-// whether a request is observed. Safe for concurrent use.
+// value it read. The gateway keeps one per request: it counts the reads
+// from the tiers the service returns with each value (core.Source.Tier,
+// core.SectionResult.Tier), and the retry transport, which sits below
+// every module and knows no request, counts the HTTP requests into the one
+// the request's context carries (WithObservation). So a request log line
+// can say what the request did without the service or a module knowing
+// about logs or metrics. The zero value is ready to use; a nil
+// *Observation ignores everything, so counting code never checks whether a
+// request is observed. Safe for concurrent use.
 type Observation struct {
 	upstream atomic.Int64
 	reads    [2][3]atomic.Int64 // [kind][tier], in the order of ReadKinds and Tiers

@@ -24,7 +24,9 @@ type BatchOutcome struct {
 	Property *providers.Property
 	// FromDatabase is true when the record existed before this batch.
 	FromDatabase bool
-	Err          error
+	// Tier is where the record came from (see Source.Tier).
+	Tier string
+	Err  error
 }
 
 // Batch looks every item up as Lookup does, concurrently within the
@@ -47,7 +49,7 @@ func (s *Service) Batch(ctx context.Context, items []BatchItem) []BatchOutcome {
 			continue
 		}
 		norm[i] = n
-		k := n.Key() + missKey(n.Building())
+		k := n.Key() + "\x00" + spelling(n.Building())
 		if _, seen := byKey[k]; !seen {
 			keys = append(keys, k)
 		}
@@ -74,7 +76,7 @@ func (s *Service) Batch(ctx context.Context, items []BatchItem) []BatchOutcome {
 				mu.Unlock()
 			}
 			for _, i := range idx {
-				out[i].Property, out[i].Err = p, err
+				out[i].Property, out[i].Tier, out[i].Err = p, src.Tier, err
 			}
 		}()
 	}
@@ -98,7 +100,7 @@ func (s *Service) Batch(ctx context.Context, items []BatchItem) []BatchOutcome {
 			continue
 		}
 		if j, ok := found[norm[i].Key()]; ok {
-			out[i].Property, out[i].FromDatabase, out[i].Err = out[j].Property, out[j].FromDatabase, nil
+			out[i].Property, out[i].FromDatabase, out[i].Tier, out[i].Err = out[j].Property, out[j].FromDatabase, out[j].Tier, nil
 		}
 	}
 	return out

@@ -65,13 +65,6 @@ type Section struct {
 	svc *Service
 }
 
-// flight is what one shared fetch of a section yields: the value, and
-// whether it was already stored by a flight that had just finished.
-type flight struct {
-	rec    *providers.SectionRecord
-	reused bool
-}
-
 // Section statuses and cache outcomes reported in meta.sections.
 const (
 	StatusOK          = "ok"
@@ -90,6 +83,16 @@ type SectionResult struct {
 	Data   json.RawMessage
 	Meta   providers.SectionMeta
 	Failed bool
+	// Tier is where the value came from (TierMemory, TierDatabase,
+	// TierUpstream: the dearest, with the sections it embeds), "" when no
+	// value was read. Metrics and the request log count it.
+	Tier string
+}
+
+// from returns r, read from tier.
+func (r SectionResult) from(tier string) SectionResult {
+	r.Tier = tier
+	return r
 }
 
 // Enrich fetches the named sections of p in parallel, each under its own
@@ -170,6 +173,7 @@ func (s *Service) sectionOf(ctx context.Context, p *providers.Property, name str
 	for member, other := range sec.Embed {
 		if sub, _ := s.SectionOf(ctx, p, other, o); sub.Data != nil {
 			r.Data = embedMember(r.Data, member, sub.Data)
+			r.Tier = providers.DearerTier(r.Tier, sub.Tier)
 		}
 	}
 	return r, err
@@ -179,7 +183,7 @@ func (s *Service) sectionOf(ctx context.Context, p *providers.Property, name str
 // key (ok false when the property lacks what the section needs), what the
 // store held (nil: nothing, or the store failed, which is served like a
 // miss), the tier that answered, whether the value is fresh, and the
-// count of ended flights noted before the read (see flightsEnded).
+// note a trip that fetches it takes (see flights).
 type sectionRead struct {
 	name  string
 	key   string
@@ -187,17 +191,7 @@ type sectionRead struct {
 	rec   *providers.SectionRecord
 	tier  string
 	fresh bool
-	seen  uint64
-}
-
-// expiredInMemory reports whether the read found an expired value in the
-// memory tier. A fetch that would replace it reads the database first:
-// memory admits new values asynchronously and may still hold a value the
-// database has since replaced (a refresh that just ended), which must not
-// cost another upstream call. A refresh is rare (once per key and TTL),
-// so the read costs little.
-func (rd *sectionRead) expiredInMemory() bool {
-	return rd.rec != nil && !rd.fresh && rd.tier == providers.TierMemory
+	note  note
 }
 
 // freshSection is SectionOf when the section and every section it embeds
@@ -212,15 +206,15 @@ func (s *Service) freshSection(ctx context.Context, p *providers.Property, name 
 	if rd = sec.read(ctx, p, o); !rd.fresh || rd.rec.Missing {
 		return SectionResult{}, rd, false
 	}
-	r = sec.result(rd.rec, StatusOK, CacheHit)
+	r = sec.result(rd.rec, StatusOK, CacheHit).from(rd.tier)
 	for member, other := range sec.Embed {
 		sub, _, ok := s.freshSection(ctx, p, other, o)
 		if !ok {
 			return SectionResult{}, rd, false
 		}
 		r.Data = embedMember(r.Data, member, sub.Data)
+		r.Tier = providers.DearerTier(r.Tier, sub.Tier)
 	}
-	served(ctx, providers.ReadSection, rd.tier)
 	return r, rd, true
 }
 
@@ -231,17 +225,23 @@ func (sec *Section) read(ctx context.Context, p *providers.Property, o Options) 
 	if rd.key, rd.ok = sec.Key(p, o); !rd.ok {
 		return rd
 	}
-	rd.seen = sec.svc.ended.before(rd.key)
+	rd.note = sec.svc.fl.note(rd.key)
 	rd.rec, rd.tier, rd.fresh = sec.check(sec.svc.reads.Section.Get(ctx, providers.SectionID{Section: sec.Name, Key: rd.key}))
+	if rd.rec != nil && !rd.fresh {
+		// A trip that replaces an expired value reads past where it was
+		// found (see flights): memory may still hold a value the
+		// database has since replaced (a refresh that just ended).
+		rd.note = rd.note.unusable(rd.tier)
+	}
 	return rd
 }
 
-// reread is the read of a flight that must recheck (see
-// Service.flightFunc, and sectionRead.expiredInMemory), past memory: in a
-// fleet another instance may have written the database behind this one's
-// memory, and alone too memory can lag the database for a moment, since
-// the memory tier admits a new value asynchronously. Taking memory's word
-// here would call the upstream for a value already stored.
+// reread is the read of a trip that must recheck (see flights), past
+// memory: in a fleet another instance may have written the database
+// behind this one's memory, and alone too memory can lag the database for
+// a moment, since the memory tier admits a new value asynchronously.
+// Taking memory's word here would call the upstream for a value already
+// stored.
 func (sec *Section) reread(ctx context.Context, key string) (*providers.SectionRecord, bool) {
 	rec, _, fresh := sec.check(providers.Reload(ctx, sec.svc.reads.Section, providers.SectionID{Section: sec.Name, Key: key}))
 	return rec, fresh
@@ -311,11 +311,10 @@ func (sec *Section) get(ctx context.Context, p *providers.Property, o Options, f
 	}
 	key, cached, tier := rd.key, rd.rec, rd.tier
 	if rd.fresh {
-		served(ctx, providers.ReadSection, tier)
 		if cached.Missing {
-			return sec.missing(cached, CacheHit)
+			return sec.missing(cached, CacheHit, tier)
 		}
-		return sec.result(cached, StatusOK, CacheHit), nil
+		return sec.result(cached, StatusOK, CacheHit).from(tier), nil
 	}
 	if cached != nil && sec.Refresh != RefreshSync && !fetchExpired {
 		// Expired: answer with what is stored, never wait for the
@@ -323,59 +322,45 @@ func (sec *Section) get(ctx context.Context, p *providers.Property, o Options, f
 		// how the last refresh ended, read before this one starts.
 		failure := sec.svc.bg.lastFailure(sec.flightKey(key))
 		sec.refreshLater(p, o, rd)
-		served(ctx, providers.ReadSection, tier)
 		if cached.Missing {
-			return sec.missing(cached, CacheHit)
+			return sec.missing(cached, CacheHit, tier)
 		}
-		return sec.stale(cached, failure), nil
+		return sec.stale(cached, failure).from(tier), nil
 	}
-	v, err := sec.svc.shared(ctx, sec.flightKey(key), key, rd.seen, func(ctx context.Context, recheck bool) (any, error) {
-		return sec.fetchAndStore(ctx, p, o, key, cached, recheck || rd.expiredInMemory())
-	})
+	l, err := fly(&sec.svc.fl, ctx, context.WithoutCancel(ctx), sec.fetchTrip(p, o, key, cached, rd.note))
 	if err == nil {
-		f := v.(flight)
-		if f.rec.Missing {
-			tier, cache := providers.TierUpstream, CacheMiss
-			if f.reused {
-				tier, cache = providers.TierDatabase, CacheHit
-			}
-			served(ctx, providers.ReadSection, tier)
-			return sec.missing(f.rec, cache)
+		cache := CacheMiss
+		if l.tier == providers.TierDatabase {
+			cache = CacheHit
 		}
-		if f.reused {
-			served(ctx, providers.ReadSection, providers.TierDatabase)
-			return sec.result(f.rec, StatusOK, CacheHit), nil
+		if l.val.Missing {
+			return sec.missing(l.val, cache, l.tier)
 		}
-		served(ctx, providers.ReadSection, providers.TierUpstream)
-		return sec.result(f.rec, StatusOK, CacheMiss), nil
+		return sec.result(l.val, StatusOK, cache).from(l.tier), nil
 	}
 	if cached != nil && providers.KindOf(err) != providers.KindCanceled {
-		served(ctx, providers.ReadSection, tier)
 		if cached.Missing {
 			// An expired no-data answer is no value to serve stale.
-			return sec.missing(cached, CacheHit)
+			return sec.missing(cached, CacheHit, tier)
 		}
-		return sec.stale(cached, providers.CodeOf(err)), nil
+		return sec.stale(cached, providers.CodeOf(err)).from(tier), nil
 	}
 	return sec.unavailable(err), err
 }
 
 // refreshLater refreshes the expired value of p at key in the background,
 // unless a refresh of it is running or due later (see refresher). The
-// refresh shares the flight of a synchronous fetch of the value, runs
-// under the module's own breaker and timeout, and, when it fails, keeps
-// the expired value and has it served stale with the error until it is
-// tried again.
+// refresh is the trip a synchronous fetch of the value takes (so requests
+// needing the value meanwhile join it), runs under the module's own
+// breaker and timeout, and, when it fails, keeps the expired value and has
+// it served stale with the error until it is tried again.
 func (sec *Section) refreshLater(p *providers.Property, o Options, rd *sectionRead) {
-	key, seen := rd.key, rd.seen
 	s := sec.svc
-	fk := sec.flightKey(key)
+	fk := sec.flightKey(rd.key)
 	pc := *p // the request's record may be reused once it is answered
-	expired, inMemory := rd.rec, rd.expiredInMemory()
+	t := sec.fetchTrip(&pc, o, rd.key, rd.rec, rd.note)
 	s.bg.start(fk, s.cfg.Now(), func(ctx context.Context) {
-		_, err, _ := s.flight.Do(fk, s.flightFunc(ctx, fk, key, seen, func(ctx context.Context, recheck bool) (any, error) {
-			return sec.fetchAndStore(ctx, &pc, o, key, expired, recheck || inMemory)
-		}))
+		_, err := fly(&s.fl, ctx, ctx, t)
 		if err == nil || providers.KindOf(err) == providers.KindCanceled {
 			return
 		}
@@ -387,34 +372,38 @@ func (sec *Section) refreshLater(p *providers.Property, o Options, rd *sectionRe
 	})
 }
 
-// fetchAndStore is one flight of the section's value at key: it asks the
-// module and stores the answer (a value, or the upstream's word that it
-// has no data there), unless, read again when the flight must recheck,
-// the store holds a fresh value (a flight that ended since the caller's
-// read, or another instance, stored it). It runs once for everyone
-// sharing the flight, so a failure is logged once, however many requests
-// wait on it (and a region load's once for the region, however many keys
-// wait on it). had is what the caller read (nil: nothing), which a failure
-// leaves to be served stale.
-func (sec *Section) fetchAndStore(ctx context.Context, p *providers.Property, o Options, key string, had *providers.SectionRecord, recheck bool) (_ any, err error) {
-	again := had
-	if recheck {
-		var fresh bool
-		if again, fresh = sec.reread(ctx, key); fresh {
-			return flight{again, true}, nil
-		}
+// fetchTrip is the trip that fetches the section's value at key for p:
+// it reads the value again first when it must (see flights), else asks
+// the module (fetchAndStore). had is what the caller read (nil: nothing).
+func (sec *Section) fetchTrip(p *providers.Property, o Options, key string, had *providers.SectionRecord, n note) trip[*providers.SectionRecord] {
+	return trip[*providers.SectionRecord]{
+		key: sec.flightKey(key), note: n,
+		recheck: func(ctx context.Context) (*providers.SectionRecord, bool) { return sec.reread(ctx, key) },
+		fetch: func(ctx context.Context) (*providers.SectionRecord, string, error) {
+			return sec.fetchAndStore(ctx, p, o, key, had)
+		},
 	}
+}
+
+// fetchAndStore asks the module for the section's value at key and
+// stores the answer (a value, or the upstream's word that it has no data
+// there), and says where the value came from (see trip.fetch). It runs
+// once for everyone sharing the trip, so a failure is logged once,
+// however many requests wait on it (and a region load's once for the
+// region, however many keys wait on it). had is what the caller read
+// (nil: nothing), which a failure leaves to be served stale.
+func (sec *Section) fetchAndStore(ctx context.Context, p *providers.Property, o Options, key string, had *providers.SectionRecord) (_ *providers.SectionRecord, tier string, err error) {
 	defer func() {
 		if err == nil {
 			sec.svc.bg.succeeded(sec.flightKey(key))
 		} else if _, logged := errors.AsType[loggedFailure](err); !logged {
-			sec.logFailure(err, again != nil && !again.Missing)
+			sec.logFailure(err, had != nil && !had.Missing)
 		}
 	}()
 	if sec.FetchRegion != nil {
 		// The module answers the key's whole region at once (region.go).
-		if f, handled, err := sec.fetchRegional(ctx, key); handled {
-			return f, err
+		if rec, tier, handled, err := sec.fetchRegional(ctx, key); handled {
+			return rec, tier, err
 		}
 	}
 	store := sec.svc.cfg.Store
@@ -424,21 +413,21 @@ func (sec *Section) fetchAndStore(ctx context.Context, p *providers.Property, o 
 		// as a value would be, instead of asking on every request.
 		rec := sec.missingRecord(key, providers.As(err), sec.stamp())
 		if err := store.PutSection(ctx, rec); err != nil {
-			return nil, err
+			return nil, providers.TierUpstream, err
 		}
-		return flight{&rec, false}, nil
+		return &rec, providers.TierUpstream, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, providers.TierUpstream, err
 	}
 	rec, err := sec.valueRecord(key, val, sec.stamp())
 	if err != nil {
-		return nil, err
+		return nil, providers.TierUpstream, err
 	}
 	if err := store.PutSection(ctx, rec); err != nil {
-		return nil, err
+		return nil, providers.TierUpstream, err
 	}
-	return flight{&rec, false}, nil
+	return &rec, providers.TierUpstream, nil
 }
 
 // stale is the result of serving the expired value r: status stale, from
@@ -463,11 +452,11 @@ func (sec *Section) result(r *providers.SectionRecord, status, cache string) Sec
 }
 
 // missing is the result of a record saying the upstream has no data at
-// the key: unavailable, with the upstream's not-found error and the times
-// of the answer that said so.
-func (sec *Section) missing(r *providers.SectionRecord, cache string) (SectionResult, error) {
+// the key, read from tier: unavailable, with the upstream's not-found
+// error and the times of the answer that said so.
+func (sec *Section) missing(r *providers.SectionRecord, cache, tier string) (SectionResult, error) {
 	err := r.MissingError()
-	res := sec.result(r, StatusUnavailable, cache)
+	res := sec.result(r, StatusUnavailable, cache).from(tier)
 	res.Data, res.Meta.Error = nil, err.Code
 	return res, err
 }

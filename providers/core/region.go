@@ -129,56 +129,73 @@ type RegionLoaded struct {
 
 // fetchRegional is fetchAndStore for a section whose module answers by
 // region: it loads key's region (see Region) and returns key's record in
-// it, or the record saying the region has no data at key. handled is
-// false when key has no region, or its value is expired while its region
-// is fresh: the caller then fetches key on its own.
-func (sec *Section) fetchRegional(ctx context.Context, key string) (_ any, handled bool, _ error) {
+// it, or the record saying the region has no data at key, and where it
+// came from. handled is false when key has no region, or its value is
+// expired while its region is fresh: the caller then fetches key on its
+// own.
+func (sec *Section) fetchRegional(ctx context.Context, key string) (_ *providers.SectionRecord, tier string, handled bool, _ error) {
 	region, ok := sec.Region.Of(key)
 	if !ok {
-		return nil, false, nil
+		return nil, "", false, nil
 	}
 	s := sec.svc
-	fk := sec.regionFlightKey(region)
-	v, err := s.shared(ctx, fk, fk, s.ended.before(fk), func(ctx context.Context, _ bool) (any, error) {
-		load, err := sec.loadRegionLogged(ctx, region)
-		if err == nil && load.called {
-			s.loadSiblingsLater(sec, region)
-		}
-		return load, err
-	})
+	l, err := fly(&s.fl, ctx, context.WithoutCancel(ctx), sec.regionTrip(region, regionForRequest))
 	if err != nil {
-		return nil, true, loggedFailure{err}
+		return nil, "", true, loggedFailure{err}
 	}
-	load := v.(regionLoad)
+	load := l.val
 	if rec, ok := load.records[key]; ok {
-		return flight{rec, false}, true, nil
+		return rec, providers.TierUpstream, true, nil
 	}
 	if !load.called {
 		// Loaded before: the store has key's value, or the answer lacked it.
 		again, fresh := sec.reread(ctx, key)
 		if fresh {
-			return flight{again, true}, true, nil
+			return again, providers.TierDatabase, true, nil
 		}
 		if again != nil && !again.Missing {
-			return nil, false, nil
+			return nil, "", false, nil
 		}
 	}
 	rec := sec.missingRecord(key, sec.Region.Absent(key), sec.stamp())
 	if err := s.cfg.Store.PutSection(ctx, rec); err != nil {
-		return nil, true, err
+		return nil, "", true, err
 	}
-	return flight{&rec, !load.called}, true, nil
+	tier = providers.TierUpstream
+	if !load.called {
+		tier = providers.TierDatabase
+	}
+	return &rec, tier, true, nil
 }
 
-// loadRegionLogged is loadRegion run as a request's or a background
-// flight: its failure is logged here, once for the region, whoever else
-// waits on the flight.
-func (sec *Section) loadRegionLogged(ctx context.Context, region string) (regionLoad, error) {
-	load, err := sec.loadRegion(ctx, region)
-	if err != nil {
-		sec.logFailure(err, false)
-	}
-	return load, err
+// How a trip that loads a region (regionTrip) goes about it: as a
+// request's (its failure logged once for the region, whoever else waits
+// on it, and the region of the section's siblings loaded in the
+// background once it called the upstream), as a sibling's background load
+// (logged), or as LoadRegion's (its caller reports the failure).
+const (
+	regionForRequest = iota
+	regionForSibling
+	regionForCaller
+)
+
+// regionTrip is the trip that loads region of the section (loadRegion),
+// shared by the requests needing it, the background loads of siblings and
+// LoadRegion, within the instance and, as a lease, across the fleet;
+// whichever starts it says how (regionForRequest, ...).
+func (sec *Section) regionTrip(region string, how int) trip[regionLoad] {
+	s, fk := sec.svc, sec.regionFlightKey(region)
+	return trip[regionLoad]{key: fk, note: s.fl.note(fk),
+		fetch: func(ctx context.Context) (regionLoad, string, error) {
+			load, err := sec.loadRegion(ctx, region)
+			if err != nil && how != regionForCaller {
+				sec.logFailure(err, false)
+			}
+			if err == nil && load.called && how == regionForRequest {
+				s.loadSiblingsLater(sec, region)
+			}
+			return load, providers.TierUpstream, err
+		}}
 }
 
 // loggedFailure is an error already logged where it happened: a region
@@ -254,9 +271,7 @@ func (s *Service) loadSiblingsLater(sec *Section, region string) {
 		}
 		key := sib.regionFlightKey(region)
 		s.bg.start(key, s.cfg.Now(), func(ctx context.Context) {
-			_, err := s.shared(ctx, key, key, s.ended.before(key), func(ctx context.Context, _ bool) (any, error) {
-				return sib.loadRegionLogged(ctx, region)
-			})
+			_, err := fly(&s.fl, ctx, context.WithoutCancel(ctx), sib.regionTrip(region, regionForSibling))
 			if err != nil && providers.KindOf(err) != providers.KindCanceled {
 				s.bg.failed(key, providers.CodeOf(err), s.cfg.Now().Add(s.cfg.RefreshRetry))
 			}
@@ -301,13 +316,10 @@ func (s *Service) LoadRegion(ctx context.Context, section, region string) (Regio
 		return RegionLoaded{}, providers.Errorf(providers.KindInvalid, providers.CodeInvalidParameter,
 			"the %s section does not load by region", section)
 	}
-	fk := sec.regionFlightKey(region)
-	v, err := s.shared(ctx, fk, fk, s.ended.before(fk), func(ctx context.Context, _ bool) (any, error) {
-		return sec.loadRegion(ctx, region)
-	})
+	l, err := fly(&s.fl, ctx, context.WithoutCancel(ctx), sec.regionTrip(region, regionForCaller))
 	if err != nil {
 		return RegionLoaded{}, err
 	}
-	load := v.(regionLoad)
+	load := l.val
 	return RegionLoaded{Section: section, Region: region, Keys: len(load.records), Called: load.called}, nil
 }

@@ -3,14 +3,11 @@ package core
 import (
 	"context"
 	"encoding/json"
-	"hash/maphash"
 	"log/slog"
-	"sync/atomic"
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/address"
-	"golang.org/x/sync/singleflight"
 )
 
 // Defaults of Config, stated once: the service's configuration applies
@@ -98,11 +95,10 @@ type Leases interface {
 // Service resolves and enriches property records. Safe for concurrent use.
 // Close stops its background refreshes.
 type Service struct {
-	cfg    Config
-	reads  providers.Reads // the store's reads, through its tiers
-	flight singleflight.Group
-	ended  flightsEnded
-	bg     refresher
+	cfg   Config
+	reads providers.Reads // the store's reads, through its tiers
+	fl    flights
+	bg    refresher
 }
 
 // New returns a Service; it applies Config defaults.
@@ -129,7 +125,10 @@ func New(cfg Config) *Service {
 		cfg.RefreshRetry = DefaultRefreshRetry
 	}
 	s := &Service{cfg: cfg, reads: providers.ReadsOf(cfg.Store)}
-	s.ended.init()
+	s.fl.leases = cfg.Leases
+	s.fl.ended.init()
+	s.fl.misses = misses{store: cfg.Store, reads: s.reads.Section, fleet: cfg.Leases != nil, ttl: cfg.MissTTL,
+		now: cfg.Now, source: cfg.GeocoderName, logger: cfg.Logger}
 	s.bg.init(cfg.RefreshConcurrency)
 	for _, sec := range cfg.Sections {
 		sec.svc = s
@@ -156,15 +155,19 @@ type Source struct {
 	Geocoder string
 	// Created is true when this call created the record.
 	Created bool
+	// Tier is where the record came from: TierMemory, TierDatabase, or
+	// TierUpstream when a geocoder had to be asked. Metrics and the
+	// request log count it.
+	Tier string
 }
 
 // Get returns the record with id: KindNotFound (property_not_found).
-func (s *Service) Get(ctx context.Context, id int64) (*providers.Property, error) {
+func (s *Service) Get(ctx context.Context, id int64) (*providers.Property, Source, error) {
 	p, tier, err := s.reads.Property.Get(ctx, id)
-	if err == nil {
-		served(ctx, providers.ReadRecord, tier)
+	if err != nil {
+		return nil, Source{}, err
 	}
-	return p, err
+	return p, Source{Geocoder: p.Source, Tier: tier}, nil
 }
 
 // Search returns a page of records and the total; KindInvalid for bad paging.
@@ -192,156 +195,81 @@ func (s *Service) Lookup(ctx context.Context, a providers.Address) (*providers.P
 
 func (s *Service) lookupNormalized(ctx context.Context, n address.Normalized) (*providers.Property, Source, error) {
 	key := n.Key()
-	seen := s.ended.before(key)
-	if p, tier, err := s.reads.ByKey.Get(ctx, key); err == nil {
-		served(ctx, providers.ReadRecord, tier)
-		return p, Source{Geocoder: p.Source}, nil
+	note := s.fl.note(key)
+	p, tier, err := s.reads.ByKey.Get(ctx, key)
+	if err == nil {
+		return p, Source{Geocoder: p.Source, Tier: tier}, nil
 	} else if providers.KindOf(err) != providers.KindNotFound {
 		return nil, Source{}, err
 	}
-	sent := n.Building()
-	// ran is set when this lookup's own function ran the call, not one it
-	// joined: only that lookup created the record (the flight's goroutine
-	// writes it before the result is sent, which this one then receives).
-	ran := false
-	geocode := func(ctx context.Context, recheck bool) (any, error) { ran = true; return s.geocode(ctx, n, recheck) }
-	v, err := s.shared(ctx, "geo:"+key, key, seen, geocode)
-	if missed, ok := otherMiss(v, err, sent); ok {
-		// The flight this lookup joined asked with another spelling of the
-		// address, which the geocoder could not match; ours may match (it
-		// has the apostrophe the other left out). The lookups that joined
-		// that flight share the next one, keyed by the spelling that
-		// missed, which the first of them leads with its own: one more
-		// call for all of them, not one each.
-		v, err = s.shared(ctx, "geo:"+key+missKey(missed), key, seen, geocode)
-		if _, ok := otherMiss(v, err, sent); ok {
-			// Its spelling missed too, and it was not ours: ours is asked
-			// in a flight keyed by our own spelling, which only this
-			// lookup or a miss of that very spelling starts.
-			v, err = s.shared(ctx, "geo:"+key+missKey(sent), key, seen, geocode)
+	// The geocoder is asked with the building as this lookup wrote it. A
+	// lookup that joins the trip of another spelling of the address that
+	// the geocoder could not match asks again, since its own spelling may
+	// match (it has the apostrophe the other left out): first in a trip
+	// keyed by the spelling that missed, which every lookup that joined
+	// that miss shares and the first of them leads with its own spelling
+	// (one more call for all of them, not one each), and, when that one
+	// missed too with another spelling than its own, in a trip keyed by
+	// its own spelling, which only it or a miss of that very spelling
+	// starts.
+	sent := spelling(n.Building())
+	flightKey := "geo:" + key
+	for retry := 0; ; retry++ {
+		l, err := fly(&s.fl, ctx, context.WithoutCancel(ctx), s.geocodeTrip(flightKey, note, n))
+		if retry < 2 && err != nil && l.asked != sent && providers.CodeOf(err) == providers.ErrNoMatch.Code {
+			flightKey = "geo:" + key + "\x00" + l.asked
+			if retry > 0 {
+				flightKey = "geo:" + key + "\x00" + sent
+			}
+			continue
 		}
-	}
-	if err != nil {
-		return nil, Source{}, err
-	}
-	r := v.(geocoded)
-	tier := providers.TierUpstream
-	if !r.called {
-		tier = providers.TierDatabase
-	}
-	served(ctx, providers.ReadRecord, tier)
-	return r.p, Source{Geocoder: r.p.Source, Created: r.created && ran}, nil
-}
-
-// otherMiss reports the spelling a shared geocoding sent, when it was not
-// sent (the lookup's own) and the geocoder could not match it.
-func otherMiss(v any, err error, sent providers.Address) (providers.Address, bool) {
-	g, ok := v.(geocoded)
-	if !ok || g.sent == sent || providers.CodeOf(err) != providers.ErrNoMatch.Code {
-		return providers.Address{}, false
-	}
-	return g.sent, true
-}
-
-// geocoded is what one geocoding of an address gives the lookups sharing it:
-// the record (nil on error), whether it was created, and the building sent
-// to the geocoder, so a lookup that joined with another spelling knows.
-type geocoded struct {
-	p       *providers.Property
-	created bool
-	called  bool // the geocoder was asked (not a record or miss stored meanwhile)
-	sent    providers.Address
-}
-
-// geocode sends n's building as written to the geocoder and saves the
-// record of its match, unless the spelling sent is a remembered miss. A
-// no-match is remembered for the building sent. With recheck (see shared)
-// the record is read again first, since a flight that ended after the
-// caller's read may have saved it.
-func (s *Service) geocode(ctx context.Context, n address.Normalized, recheck bool) (geocoded, error) {
-	key, sent := n.Key(), n.Building()
-	if recheck {
-		if p, _, err := providers.Reload(ctx, s.reads.ByKey, key); err == nil {
-			return geocoded{p: p, sent: sent}, nil
+		if err != nil {
+			return nil, Source{}, err
 		}
+		r := l.val
+		return r.p, Source{Geocoder: r.p.Source, Created: r.created && l.led, Tier: l.tier}, nil
 	}
-	if s.missed(ctx, sent) {
-		return geocoded{sent: sent}, providers.ErrNoMatch
-	}
-	loc, err := s.cfg.Geocoder.Geocode(ctx, sent)
-	if err != nil {
-		if providers.CodeOf(err) == providers.ErrNoMatch.Code {
-			s.rememberMiss(ctx, sent)
-		}
-		return geocoded{sent: sent, called: true}, err
-	}
-	p, created, err := s.cfg.Store.Save(ctx, NewRecord(loc, n, s.cfg.GeocoderName, s.cfg.Now()))
-	if err != nil {
-		return geocoded{sent: sent, called: true}, err
-	}
-	return geocoded{p: p, created: created, called: true, sent: sent}, nil
 }
 
-// missKey tells apart, in memory, the buildings a, exactly as sent to the
-// geocoder: its answer depends on the spelling sent, not only on the
-// address's identity, so a spelling that missed ("42 OBrien Ct") does not
-// keep another that matches ("42 O'Brien Ct") from being asked. Fields are
-// separated by a control character, which no field can hold
-// (address.Normalize rejects them).
-func missKey(a providers.Address) string {
-	return "miss:\x00" + a.Street + "\x00" + a.City + "\x00" + a.State + "\x00" + a.Zip
-}
-
-// missSection is the store's section under which geocoder misses are kept,
-// as Missing records keyed by the spelling sent (missStoreKey), expiring
-// after MissTTL. It is no section of a response.
-const missSection = "geocoder_miss"
-
-// missStoreKey is missKey as the store keeps it: text both engines take
-// (PostgreSQL refuses a NUL in text), one JSON array of the four fields.
-func missStoreKey(a providers.Address) string {
+// spelling is the building a, exactly as sent to the geocoder, as one
+// string: the geocoder's answer depends on the spelling sent, not only on
+// the address's identity, so a spelling that missed ("42 OBrien Ct") does
+// not keep another that matches ("42 O'Brien Ct") from being asked. It is
+// the one encoding of a spelling: in trip keys, in the store's remembered
+// misses (text both engines take: PostgreSQL refuses a NUL in text) and in
+// a batch's grouping of its items.
+func spelling(a providers.Address) string {
 	b, _ := json.Marshal([4]string{a.Street, a.City, a.State, a.Zip})
 	return string(b)
 }
 
-// missed reports whether the geocoder was asked for the building a, as
-// spelt, within MissTTL and matched nothing. A store that fails to answer
-// is taken as no: the geocoder is asked. It is read once per flight (see
-// geocode), as another instance may have remembered it meanwhile.
-func (s *Service) missed(ctx context.Context, a providers.Address) bool {
-	if s.cfg.MissTTL < 0 {
-		return false
-	}
-	id := providers.SectionID{Section: missSection, Key: missStoreKey(a)}
-	var r *providers.SectionRecord
-	var err error
-	if s.cfg.Leases != nil {
-		// Another instance may have remembered it behind this one's
-		// memory. Alone, memory serves: this runs for every lookup of an
-		// unmatched spelling.
-		r, _, err = providers.Reload(ctx, s.reads.Section, id)
-	} else {
-		r, _, err = s.reads.Section.Get(ctx, id)
-	}
-	return err == nil && r.Missing && s.cfg.Now().Before(r.ExpiresAt)
+// geocoded is what one geocoding of an address gives the lookups sharing
+// it: the record and whether it was created.
+type geocoded struct {
+	p       *providers.Property
+	created bool
 }
 
-// rememberMiss keeps, for MissTTL, that the geocoder matched nothing for
-// the building a as spelt. Failing to remember costs only a later call, so
-// a store error is logged, not returned.
-func (s *Service) rememberMiss(ctx context.Context, a providers.Address) {
-	if s.cfg.MissTTL < 0 {
-		return
-	}
-	now := s.cfg.Now().UTC().Truncate(time.Millisecond)
-	data, _ := json.Marshal(struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-	}{providers.ErrNoMatch.Code, providers.ErrNoMatch.Message})
-	err := s.cfg.Store.PutSection(ctx, providers.SectionRecord{Section: missSection, Key: missStoreKey(a), Data: data,
-		Source: s.cfg.GeocoderName, FetchedAt: now, ExpiresAt: now.Add(s.cfg.MissTTL), Missing: true})
-	if err != nil {
-		s.cfg.Logger.Warn("could not remember a geocoder miss", "error", err.Error())
+// geocodeTrip is the trip that finds n's record: it reads the record
+// again first when it must (see flights), else sends n's building as
+// written to the geocoder, unless the spelling is a remembered miss, and
+// saves the record of its match.
+func (s *Service) geocodeTrip(flightKey string, note note, n address.Normalized) trip[geocoded] {
+	key, sent := n.Key(), n.Building()
+	return trip[geocoded]{
+		key: flightKey, note: note, asked: spelling(sent),
+		recheck: func(ctx context.Context) (geocoded, bool) {
+			p, _, err := providers.Reload(ctx, s.reads.ByKey, key)
+			return geocoded{p: p}, err == nil
+		},
+		fetch: func(ctx context.Context) (geocoded, string, error) {
+			loc, err := s.cfg.Geocoder.Geocode(ctx, sent)
+			if err != nil {
+				return geocoded{}, providers.TierUpstream, err
+			}
+			p, created, err := s.cfg.Store.Save(ctx, NewRecord(loc, n, s.cfg.GeocoderName, s.cfg.Now()))
+			return geocoded{p: p, created: created}, providers.TierUpstream, err
+		},
 	}
 }
 
@@ -390,51 +318,40 @@ func (s *Service) Reverse(ctx context.Context, p providers.Point) (*providers.Pr
 		return nil, Source{}, err
 	}
 	pk := p.Key()
-	seen := s.ended.before(pk)
+	note := s.fl.note(pk)
 	if rec, err := s.cfg.Store.Nearest(ctx, p, s.cfg.ReverseRadius); err == nil {
-		served(ctx, providers.ReadRecord, providers.TierDatabase)
-		return rec, Source{Geocoder: rec.Source}, nil
+		return rec, Source{Geocoder: rec.Source, Tier: providers.TierDatabase}, nil
 	} else if providers.KindOf(err) != providers.KindNotFound {
 		return nil, Source{}, err
 	}
 	if s.cfg.Reverse == nil {
 		return nil, Source{}, providers.Errorf(providers.KindUnavailable, providers.CodeUpstreamUnavailable, "no reverse geocoder is configured")
 	}
-	type result struct {
-		rec     *providers.Property
-		created bool
-		tier    string // where rec came from
-	}
-	ran := false // as in Lookup: only the caller whose call ran created the record
-	v, err := s.shared(ctx, "rev:"+pk, pk, seen, func(ctx context.Context, recheck bool) (any, error) {
-		ran = true
-		// A flight that ended since the read may have created a record
+	l, err := fly(&s.fl, ctx, context.WithoutCancel(ctx), trip[geocoded]{
+		key: "rev:" + pk, note: note,
+		// A trip that ended since the read may have created a record
 		// nearby.
-		if recheck {
-			if rec, err := s.cfg.Store.Nearest(ctx, p, s.cfg.ReverseRadius); err == nil {
-				return result{rec, false, providers.TierDatabase}, nil
+		recheck: func(ctx context.Context) (geocoded, bool) {
+			rec, err := s.cfg.Store.Nearest(ctx, p, s.cfg.ReverseRadius)
+			return geocoded{p: rec}, err == nil
+		},
+		fetch: func(ctx context.Context) (geocoded, string, error) {
+			loc, err := s.cfg.Reverse.Reverse(ctx, p)
+			if err != nil {
+				return geocoded{}, providers.TierUpstream, err
 			}
-		}
-		loc, err := s.cfg.Reverse.Reverse(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		now := s.cfg.Now().UTC()
-		rec, created, err := s.cfg.Store.Save(ctx, providers.NewProperty{Property: providers.Property{
-			State: loc.State, County: loc.County, FIPSCode: loc.FIPSCode, CensusTract: loc.CensusTract,
-			Latitude: p.Lat, Longitude: p.Lng, Source: s.cfg.ReverseName, CreatedAt: now, UpdatedAt: now,
-		}})
-		if err != nil {
-			return nil, err
-		}
-		return result{rec, created, providers.TierUpstream}, nil
+			now := s.cfg.Now().UTC()
+			rec, created, err := s.cfg.Store.Save(ctx, providers.NewProperty{Property: providers.Property{
+				State: loc.State, County: loc.County, FIPSCode: loc.FIPSCode, CensusTract: loc.CensusTract,
+				Latitude: p.Lat, Longitude: p.Lng, Source: s.cfg.ReverseName, CreatedAt: now, UpdatedAt: now,
+			}})
+			return geocoded{p: rec, created: created}, providers.TierUpstream, err
+		},
 	})
 	if err != nil {
 		return nil, Source{}, err
 	}
-	r := v.(result)
-	served(ctx, providers.ReadRecord, r.tier)
-	return r.rec, Source{Geocoder: r.rec.Source, Created: r.created && ran}, nil
+	return l.val.p, Source{Geocoder: l.val.p.Source, Created: l.val.created && l.led, Tier: l.tier}, nil
 }
 
 // ValidatePoint checks that p is a WGS84 coordinate.
@@ -452,81 +369,3 @@ func ValidatePoint(p providers.Point) error {
 	}
 	return nil
 }
-
-// served counts a value of kind served from tier in the request's
-// Observation; a store that reports no tier is the database itself.
-func served(ctx context.Context, kind, tier string) {
-	if tier == "" {
-		tier = providers.TierDatabase
-	}
-	providers.ObservationFrom(ctx).Served(kind, tier)
-}
-
-// shared runs fn once for all concurrent callers with the same key. The
-// call runs detached from any one caller's cancellation (its own deadline
-// comes from the breaker's timeout), so a client that goes away does not
-// fail the others; each caller still stops waiting when its own ctx ends.
-// See flightFunc for the lease and the recheck; stripe and seen are the
-// caller's (flightsEnded.before), noted before its read missed.
-func (s *Service) shared(ctx context.Context, key, stripe string, seen uint64, fn func(ctx context.Context, recheck bool) (any, error)) (any, error) {
-	ch := s.flight.DoChan(key, s.flightFunc(context.WithoutCancel(ctx), key, stripe, seen, fn))
-	select {
-	case r := <-ch:
-		return r.Val, r.Err
-	case <-ctx.Done():
-		return nil, providers.As(ctx.Err())
-	}
-}
-
-// flightFunc is the function one flight of key runs: fn, under key's lease
-// when the service has Leases, so that one instance of the fleet calls at
-// a time. fn is told to recheck, reading the store again before calling
-// anyone, when a write it cannot see in the caller's read may have
-// happened: always in a fleet (another instance may have written while
-// this one waited for the lease, or just before), and in one instance
-// only when a flight of the caller's stripe ended since the caller's read
-// (a flight that finished between the read and this one). So a cold key
-// on one instance costs one read, and a fleet two. The stripe's count is
-// moved once the flight has written.
-func (s *Service) flightFunc(ctx context.Context, key, stripe string, seen uint64, fn func(ctx context.Context, recheck bool) (any, error)) func() (any, error) {
-	return func() (any, error) {
-		recheck := s.cfg.Leases != nil || s.ended.moved(stripe, seen)
-		if s.cfg.Leases != nil {
-			release, err := s.cfg.Leases.Lease(ctx, key)
-			if err != nil {
-				return nil, providers.As(err)
-			}
-			defer release()
-		}
-		defer s.ended.end(stripe)
-		return fn(ctx, recheck)
-	}
-}
-
-// flightsEnded counts the flights that ended, per stripe of natural keys
-// (a lookup key, a point, a section's key): a caller notes its stripe's
-// count before its read (before), and the flight it starts reads again
-// only when the count moved since (moved), since only then can a flight
-// that wrote what the read missed have ended in between. Keys share a
-// stripe by hash; a shared stripe costs a needless read, never a missed
-// write.
-type flightsEnded struct {
-	seed maphash.Seed
-	n    [64]atomic.Uint64
-}
-
-func (f *flightsEnded) init() { f.seed = maphash.MakeSeed() }
-
-func (f *flightsEnded) stripe(key string) *atomic.Uint64 {
-	return &f.n[maphash.String(f.seed, key)%uint64(len(f.n))]
-}
-
-// before returns key's stripe count, to note before reading key.
-func (f *flightsEnded) before(key string) uint64 { return f.stripe(key).Load() }
-
-// moved reports whether a flight of key's stripe ended since before
-// returned seen.
-func (f *flightsEnded) moved(key string, seen uint64) bool { return f.stripe(key).Load() != seen }
-
-// end counts a flight of key's stripe that ended, after its writes.
-func (f *flightsEnded) end(key string) { f.stripe(key).Add(1) }
