@@ -38,6 +38,7 @@ var statusOf = map[providers.Kind]int{
 	providers.KindTimeout:          http.StatusGatewayTimeout,
 	providers.KindCanceled:         499, // never seen by the client, only in logs
 	providers.KindUnsupportedMedia: http.StatusUnsupportedMediaType,
+	providers.KindUnreachable:      http.StatusBadGateway,
 }
 
 // ProblemTypeBase prefixes the type URI of every problem; the fragment is the code.

@@ -12,6 +12,7 @@ import "context"
 // makes as few upstream calls as the upstream's batch size limit allows (no
 // addresses, no call). The outcome of one address (no match, several
 // matches) is in its BatchMatch; the error is for the call as a whole:
+// KindUnreachable when no connection to the upstream could be made,
 // KindUpstream when the upstream fails or its answer cannot be read,
 // KindTimeout and KindCanceled as for Geocoder, KindInvalid for input the
 // upstream would refuse. On error no results are returned.

@@ -66,8 +66,9 @@ const (
 	// CodeRateLimited (429) is an API key over its budget, with Retry-After.
 	CodeRateLimited = "rate_limited"
 	// CodeUpstreamError (502, or a section's error) is an upstream that
-	// failed: it could not be reached, answered with an error status or an
-	// error document, or sent an answer that is not its format.
+	// failed once connected: it answered with an error status or an error
+	// document, sent an answer that is not its format, or broke off the
+	// connection before its answer was complete.
 	CodeUpstreamError = "upstream_error"
 	// CodeUpstreamRateLimited (502, or a section's error) is an upstream
 	// limiting our request rate, with the Retry-After it sent.
@@ -75,8 +76,10 @@ const (
 	// CodeUpstreamBadResponse (502, or a section's error) is an answer of
 	// the Census ACS that could not be read (an HTML page, a missing column).
 	CodeUpstreamBadResponse = "upstream_bad_response"
-	// CodeUpstreamUnreachable (502, or a section's error) is the Census ACS
-	// API that could not be reached; other modules say CodeUpstreamError.
+	// CodeUpstreamUnreachable (502, or a section's error) is an upstream no
+	// connection could be made to: its name did not resolve, it refused
+	// the connection, or the TLS handshake failed (KindUnreachable, see
+	// upstream.TransportError). The upstream never saw the request.
 	CodeUpstreamUnreachable = "upstream_unreachable"
 	// CodeUpstreamRejectedInput (502, or a section's error) is an upstream
 	// refusing the request's parameters (HUD's HTTP 400, Walk Score's

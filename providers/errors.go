@@ -27,6 +27,7 @@ const (
 	KindTimeout                      // an upstream did not answer in time: 504
 	KindCanceled                     // the client went away; nothing is sent
 	KindUnsupportedMedia             // a body in a media type the endpoint does not take: 415
+	KindUnreachable                  // no connection to an upstream could be made (DNS, refused, TLS): 502
 )
 
 // ParamError names one invalid request parameter and what is wrong with it.

@@ -7,9 +7,10 @@ import (
 // Geocoder turns a postal address into a canonical Location.
 //
 // Geocode returns ErrNoMatch (KindNotFound, code address_not_found) when the
-// upstream matched nothing, KindUpstream for an upstream error or an
-// unparseable answer, KindTimeout when ctx expired, KindCanceled when the
-// caller went away. Implementations are safe for concurrent use.
+// upstream matched nothing, KindUnreachable (upstream_unreachable) when no
+// connection to the upstream could be made, KindUpstream for an upstream
+// error or an unparseable answer, KindTimeout when ctx expired, KindCanceled
+// when the caller went away. Implementations are safe for concurrent use.
 type Geocoder interface {
 	Geocode(ctx context.Context, a Address) (Location, error)
 }

@@ -29,7 +29,7 @@ const (
 func (c *Client) get(ctx context.Context, path string, q url.Values) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.Base()+"/"+path+"?"+q.Encode(), nil)
 	if err != nil {
-		return nil, providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "could not build the census geocoder request")
+		return nil, providers.Wrap(upstream.Redact(err), providers.KindInternal, providers.CodeInternalError, "could not build the census geocoder request")
 	}
 	req.Header.Set("Accept", "application/json")
 	return c.do(ctx, req, maxJSONBody)

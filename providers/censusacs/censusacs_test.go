@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -559,16 +561,29 @@ func TestContextEnds(t *testing.T) {
 	wantErr(t, err, providers.KindCanceled, "canceled")
 }
 
+// TestTransportErrorsHideTheKey: an API that could not be reached is
+// upstream_unreachable, one that broke off its answer upstream_error, as
+// for every module; neither error shows the API key or the tract of the
+// request's query string, and both keep their cause.
 func TestTransportErrorsHideTheKey(t *testing.T) {
-	mt := httpmock.NewMockTransport()
-	mt.RegisterRegexpResponder(http.MethodGet, censusRoute(), httpmock.NewErrorResponder(errors.New("connection reset by peer")))
-	_, err := newClient(t, mt, map[string]string{"api_key": "s3cr3t-key"}).Demographics(context.Background(), cook)
-	wantErr(t, err, providers.KindUpstream, "upstream_unreachable")
-	if strings.Contains(err.Error(), "s3cr3t-key") {
-		t.Errorf("error %q shows the API key", err)
-	}
-	if !strings.Contains(err.Error(), "connection reset") {
-		t.Errorf("error %q lost its cause", err)
+	for _, tt := range []struct {
+		cause error
+		kind  providers.Kind
+		code  string
+	}{
+		{&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}, providers.KindUnreachable, "upstream_unreachable"},
+		{&net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}, providers.KindUpstream, "upstream_error"},
+	} {
+		mt := httpmock.NewMockTransport()
+		mt.RegisterRegexpResponder(http.MethodGet, censusRoute(), httpmock.NewErrorResponder(tt.cause))
+		_, err := newClient(t, mt, map[string]string{"api_key": "s3cr3t-key"}).Demographics(context.Background(), cook)
+		wantErr(t, err, tt.kind, tt.code)
+		if strings.Contains(err.Error(), "s3cr3t-key") || strings.Contains(err.Error(), cook.Tract) {
+			t.Errorf("error %q shows the request's query", err)
+		}
+		if !errors.Is(err, tt.cause.(*net.OpError).Err) {
+			t.Errorf("error %q lost its cause", err)
+		}
 	}
 }
 

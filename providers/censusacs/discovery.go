@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/upstream"
 )
 
 // How the newest 5-year release is followed (year option "latest").
@@ -170,7 +171,7 @@ func (c *Client) newestYear(ctx context.Context, now time.Time) (string, error) 
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return "", transportError(err)
+		return "", transportError(upstream.TransportError(ctx, err, service))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {

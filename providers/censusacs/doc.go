@@ -81,8 +81,8 @@
 //   - Errors in the query (unknown variable, unsupported geography, more
 //     than 50 variables) are HTTP 400 with a one-line text body; it is kept
 //     as the cause of a KindUpstream error (code upstream_error) for logs.
-//   - The API key never appears in errors: the request URL is redacted from
-//     transport errors.
+//   - The API key and the tract never appear in errors: transport errors
+//     quote the request URL without its query string (upstream.RedactURL).
 //
 // Derived figures: vacancy_rate is vacant / all housing units (B25002),
 // owner_occupied_pct and renter_occupied_pct are owner or renter households /

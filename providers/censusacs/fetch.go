@@ -228,23 +228,15 @@ func firstLine(body []byte) string {
 }
 
 // transportError adapts an error of upstream.Do, which failed to get an
-// answer the way it does for every module, to what this module has always
-// said: the request URL in the cause, which may hold the API key, is
-// redacted; an answer longer than maxBody is upstream_bad_response, like
-// any answer that cannot be read; and an API that could not be reached is
-// upstream_unreachable rather than upstream_error.
+// answer the way it does for every module (an API that could not be
+// reached is upstream_unreachable, and the request URL in the cause, with
+// the API key in its query string, is redacted), to what this module has
+// always said of an answer longer than maxBody: upstream_bad_response, like
+// any answer that cannot be read.
 func transportError(err error) error {
-	if ue, ok := errors.AsType[*url.Error](err); ok {
-		ue.URL = redactKey(ue.URL)
-	}
 	e := providers.As(err)
-	switch {
-	case errors.Is(e, upstream.ErrTooLarge):
+	if errors.Is(e, upstream.ErrTooLarge) {
 		return badResponse(e.Err)
-	case e.Kind == providers.KindUpstream && e.Code == providers.CodeUpstreamError:
-		unreachable := *e
-		unreachable.Code = providers.CodeUpstreamUnreachable
-		return &unreachable
 	}
 	return e
 }

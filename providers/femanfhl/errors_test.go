@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -209,15 +212,20 @@ func TestFloodAnswerTooLargeIsAnUpstreamError(t *testing.T) {
 }
 
 // TestFloodTransportFailureIsUnreachable: a service that cannot be reached
-// is an upstream error saying so, for the breaker to count.
+// is upstream_unreachable saying so, for the breaker to count, and its
+// error does not show the point asked about.
 func TestFloodTransportFailureIsUnreachable(t *testing.T) {
 	mt := httpmock.NewMockTransport()
 	providertest.RegisterFEMA(mt, testBase, harrisFloodway)
-	mt.RegisterResponder(http.MethodGet, layerURL(3), httpmock.NewErrorResponder(errors.New("connection refused")))
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	mt.RegisterResponder(http.MethodGet, layerURL(3), httpmock.NewErrorResponder(refused))
 	_, err := newClient(t, mt, nil).Flood(context.Background(), houston)
-	e := wantError(t, err, providers.KindUpstream, "upstream_error")
-	if e.Message != "the FEMA flood map service could not be reached" || !strings.Contains(err.Error(), "connection refused") {
+	e := wantError(t, err, providers.KindUnreachable, "upstream_unreachable")
+	if e.Message != "the FEMA flood map service could not be reached" || !errors.Is(err, syscall.ECONNREFUSED) {
 		t.Errorf("error %v: want the service named and the cause kept", err)
+	}
+	if lat := strconv.FormatFloat(houston.Lat, 'f', -1, 64); strings.Contains(err.Error(), lat) {
+		t.Errorf("error %v shows the point asked about", err)
 	}
 	if !providers.IsFailure(err) {
 		t.Error("an unreachable service does not count against its health")

@@ -118,7 +118,7 @@ func (c *Client) query(ctx context.Context, layer int, outFields string, p provi
 	u := c.Base() + "/" + strconv.Itoa(layer) + "/query?" + q.Encode()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return nil, providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "could not build the flood map request")
+		return nil, providers.Wrap(upstream.Redact(err), providers.KindInternal, providers.CodeInternalError, "could not build the flood map request")
 	}
 	req.Header.Set("Accept", "application/json")
 	a, err := upstream.Do(c.HTTP(), req, maxBody, service)

@@ -7,11 +7,15 @@
 // Every module reports the same things the same way through it: a caller
 // that went away is KindCanceled or KindTimeout whatever the transport said;
 // an error a decorator in the client already classified keeps its meaning;
-// a client timeout is KindTimeout (upstream_timeout); any other failure to
-// get an answer is KindUpstream (upstream_error); HTTP 429 is KindUpstream
-// upstream_rate_limited and 5xx upstream_error, both with the Retry-After the
-// upstream sent, so the retry and circuit-breaker decorators around a module
-// can act on them. What an upstream does differently (error documents in an
+// a connection that could not be made at all (DNS, refused, TLS) is
+// KindUnreachable (upstream_unreachable); a client timeout is KindTimeout
+// (upstream_timeout); any other failure to get an answer is KindUpstream
+// (upstream_error); HTTP 429 is KindUpstream upstream_rate_limited and 5xx
+// upstream_error, both with the Retry-After the upstream sent, so the retry
+// and circuit-breaker decorators around a module can act on them. The
+// request URL quoted by a transport failure keeps no query string
+// (RedactURL): what a module asks about, an address or a point, is never
+// logged. What an upstream does differently (error documents in an
 // HTTP 200, HTML key pages, status codes in the body) stays in its module,
 // which calls these helpers for the common part.
 //
@@ -75,18 +79,29 @@ func Snippet(body []byte) string {
 }
 
 // TransportError classifies a failure to get an answer at all, from
-// http.Client.Do or from reading a body; err must not be nil. The caller's
-// context decides first (KindCanceled, or KindTimeout upstream_timeout);
-// then an error a decorator in the client already classified (a
-// *providers.Error inside err, such as an open breaker's) keeps its
-// meaning; then context errors inside err, then a client timeout
-// (KindTimeout upstream_timeout); anything else is KindUpstream
-// upstream_error. service names the upstream in the message shown to
-// clients, e.g. "the census geocoder" ("... did not answer in time", "...
-// could not be reached"); err is kept as the cause, so a module whose
-// request URLs carry a secret redacts the *url.Error inside it before the
-// error leaves the module.
+// http.Client.Do or from reading a body; err must not be nil. It is the one
+// place where an upstream's transport error becomes a *providers.Error, so
+// it is where the request leaves the error: the URL of every *url.Error in
+// err is rewritten in place by RedactURL (scheme, host and path stay, the
+// query string, which holds the street or the point asked about and
+// sometimes an API key, does not), and err is kept as the cause.
+//
+// The caller's context decides first (KindCanceled, or KindTimeout
+// upstream_timeout); then an error a decorator in the client already
+// classified (a *providers.Error inside err, such as an open breaker's)
+// keeps its meaning; then context errors inside err; then a connection
+// that could not be made at all, whose name did not resolve, that was
+// refused or timed out while dialling, or whose TLS handshake failed, is
+// KindUnreachable upstream_unreachable ("<service> could not be reached"):
+// the upstream never saw the request, which a client may tell from an
+// upstream that failed while answering; then a client timeout (KindTimeout
+// upstream_timeout, "<service> did not answer in time"); anything else (a
+// connection reset or closed before the answer was complete, an answer
+// that is not HTTP) is KindUpstream upstream_error ("<service> broke off
+// its answer"). service names the upstream in the message shown to
+// clients, e.g. "the census geocoder".
 func TransportError(ctx context.Context, err error, service string) *providers.Error {
+	Redact(err)
 	if cerr := ctx.Err(); cerr != nil {
 		return providers.As(cerr)
 	}
@@ -96,11 +111,14 @@ func TransportError(ctx context.Context, err error, service string) *providers.E
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return providers.As(err)
 	}
+	if unreachable(err) {
+		return providers.Wrap(err, providers.KindUnreachable, providers.CodeUpstreamUnreachable, service+" could not be reached")
+	}
 	var te interface{ Timeout() bool }
 	if errors.As(err, &te) && te.Timeout() {
 		return providers.Wrap(err, providers.KindTimeout, providers.CodeUpstreamTimeout, service+" did not answer in time")
 	}
-	return providers.Wrap(err, providers.KindUpstream, providers.CodeUpstreamError, service+" could not be reached")
+	return providers.Wrap(err, providers.KindUpstream, providers.CodeUpstreamError, service+" broke off its answer")
 }
 
 // StatusError turns an answer with an unexpected HTTP status into a

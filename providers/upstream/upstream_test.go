@@ -2,13 +2,17 @@ package upstream_test
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -120,6 +124,12 @@ func (timeoutError) Temporary() bool { return true }
 
 var _ net.Error = timeoutError{}
 
+// dialError is the error net/http's transport returns when the dial fails
+// with errno.
+func dialError(errno syscall.Errno) error {
+	return &net.OpError{Op: "dial", Net: "tcp", Err: &os.SyscallError{Syscall: "connect", Err: errno}}
+}
+
 // breakerOpen is an error a decorator in the client has already
 // classified.
 var breakerOpen = &providers.Error{Kind: providers.KindUnavailable, Code: "upstream_unavailable",
@@ -130,7 +140,8 @@ func TestTransportError(t *testing.T) {
 	cancel()
 	expired, cancel2 := context.WithDeadline(context.Background(), now)
 	defer cancel2()
-	refused := &url.Error{Op: "Get", URL: "http://up/x", Err: errors.New("connection refused")}
+	refused := &url.Error{Op: "Get", URL: "http://up/x", Err: dialError(syscall.ECONNREFUSED)}
+	inURL := func(err error) error { return &url.Error{Op: "Get", URL: "https://up/x", Err: err} }
 
 	tests := []struct {
 		name    string
@@ -153,9 +164,34 @@ func TestTransportError(t *testing.T) {
 		{"client timeout", context.Background(), &url.Error{Op: "Get", URL: "http://up/x", Err: timeoutError{}},
 			providers.KindTimeout, "upstream_timeout", "the test upstream did not answer in time", timeoutError{}},
 		{"connection refused", context.Background(), refused,
-			providers.KindUpstream, "upstream_error", "the test upstream could not be reached", refused},
+			providers.KindUnreachable, "upstream_unreachable", "the test upstream could not be reached", syscall.ECONNREFUSED},
+		{"no route to the host", context.Background(), inURL(dialError(syscall.EHOSTUNREACH)),
+			providers.KindUnreachable, "upstream_unreachable", "the test upstream could not be reached", syscall.EHOSTUNREACH},
+		{"the name does not resolve", context.Background(),
+			inURL(&net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "up", IsNotFound: true}}),
+			providers.KindUnreachable, "upstream_unreachable", "the test upstream could not be reached", nil},
+		{"the dialer's own timeout", context.Background(), inURL(&net.OpError{Op: "dial", Net: "tcp", Err: timeoutError{}}),
+			providers.KindUnreachable, "upstream_unreachable", "the test upstream could not be reached", timeoutError{}},
+		{"a proxy that cannot be reached", context.Background(), inURL(&net.OpError{Op: "proxyconnect", Net: "tcp", Err: syscall.ECONNREFUSED}),
+			providers.KindUnreachable, "upstream_unreachable", "the test upstream could not be reached", syscall.ECONNREFUSED},
+		{"a certificate of an unknown authority", context.Background(),
+			inURL(&tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}),
+			providers.KindUnreachable, "upstream_unreachable", "the test upstream could not be reached", nil},
+		{"an expired certificate", context.Background(),
+			inURL(x509.CertificateInvalidError{Reason: x509.Expired}),
+			providers.KindUnreachable, "upstream_unreachable", "the test upstream could not be reached", nil},
+		{"a server that does not speak TLS", context.Background(),
+			inURL(tls.RecordHeaderError{Msg: "first record does not look like a TLS handshake"}),
+			providers.KindUnreachable, "upstream_unreachable", "the test upstream could not be reached", nil},
+		{"a TLS alert", context.Background(), inURL(tls.AlertError(40)),
+			providers.KindUnreachable, "upstream_unreachable", "the test upstream could not be reached", nil},
+		{"connection reset while the answer arrived", context.Background(),
+			inURL(&net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}),
+			providers.KindUpstream, "upstream_error", "the test upstream broke off its answer", syscall.ECONNRESET},
+		{"connection closed before an answer", context.Background(), inURL(io.EOF),
+			providers.KindUpstream, "upstream_error", "the test upstream broke off its answer", io.EOF},
 		{"reading the body failed", context.Background(), errors.New("unexpected EOF"),
-			providers.KindUpstream, "upstream_error", "the test upstream could not be reached", nil},
+			providers.KindUpstream, "upstream_error", "the test upstream broke off its answer", nil},
 		{"a decorator's own error keeps its meaning", context.Background(),
 			&url.Error{Op: "Get", URL: "http://up/x", Err: breakerOpen},
 			providers.KindUnavailable, "upstream_unavailable", "breaker open", breakerOpen},
@@ -262,13 +298,13 @@ func TestDo(t *testing.T) {
 			limit: 5, status: 200, body: "12345"},
 		{name: "body over the limit", responder: httpmock.NewStringResponder(200, "123456"), limit: 5,
 			kind: providers.KindUpstream, code: "upstream_error", message: "the test upstream sent an unexpectedly large answer"},
-		{name: "no answer", responder: httpmock.NewErrorResponder(errors.New("connection refused")), limit: 100,
-			kind: providers.KindUpstream, code: "upstream_error", message: "the test upstream could not be reached"},
+		{name: "no connection", responder: httpmock.NewErrorResponder(dialError(syscall.ECONNREFUSED)), limit: 100,
+			kind: providers.KindUnreachable, code: "upstream_unreachable", message: "the test upstream could not be reached"},
 		{name: "body breaks off", limit: 100,
 			responder: func(*http.Request) (*http.Response, error) {
 				return &http.Response{StatusCode: 200, Header: http.Header{}, Body: &failingBody{}}, nil
 			},
-			kind: providers.KindUpstream, code: "upstream_error", message: "the test upstream could not be reached"},
+			kind: providers.KindUpstream, code: "upstream_error", message: "the test upstream broke off its answer"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
