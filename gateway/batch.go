@@ -295,7 +295,7 @@ type batchError struct {
 	Code     string                 `json:"code"`
 	Message  string                 `json:"message"`
 	Errors   []providers.ParamError `json:"errors,omitempty"`
-	Input    json.RawMessage        `json:"input"`
+	Input    json.RawMessage        `json:"input,omitempty"`
 }
 
 // batch: POST /v1/properties/batch {"addresses":[{id?, street, unit?, city, state, zip}...]}
@@ -401,13 +401,17 @@ func (g *Gateway) batch(c *fiber.Ctx) error {
 	return sendJSON(c, body)
 }
 
-// validInput is a batch item as echoed in its error entry: as sent, or,
-// when it holds invalid UTF-8, as a JSON string of its text with the
-// invalid bytes replaced, so that the response stays valid JSON.
+// validInput is a batch item as echoed in its error entry: an address
+// object as sent, its strings' invalid UTF-8 bytes replaced by U+FFFD (in
+// JSON text they can stand nowhere else, so it stays the same object, and
+// the response valid JSON); nil, so no input member, for an item that is
+// no object. input is always an object for a client's types to decode.
 func validInput(raw json.RawMessage) json.RawMessage {
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
+		return nil
+	}
 	if utf8.Valid(raw) {
 		return raw
 	}
-	b, _ := json.Marshal(strings.ToValidUTF8(string(raw), "\uFFFD"))
-	return b
+	return json.RawMessage(strings.ToValidUTF8(string(raw), "\uFFFD"))
 }

@@ -150,7 +150,7 @@ func CodeOf(err error) string {
 // part of one) that ends in one is not charged to the key's budget.
 func (k Kind) Failure() bool {
 	switch k {
-	case KindInternal, KindUpstream, KindUnavailable, KindTimeout:
+	case KindInternal, KindUpstream, KindUnreachable, KindUnavailable, KindTimeout:
 		return true
 	}
 	return false
