@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gofiber/fiber/v2"
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttputil"
 
@@ -279,4 +280,23 @@ func BenchmarkWarmLookup(b *testing.B) {
 func BenchmarkWarmLookupAllSections(b *testing.B) {
 	client, _ := benchServer(b)
 	benchRequests(b, client, benchLookupAll)
+}
+
+// BenchmarkBareFiberSameBytes is the baseline of BenchmarkWarmGet: a bare
+// Fiber app answering the same bytes over the same in-memory listener and
+// client, doing nothing else. Count both in instructions (callgrind) to
+// compare what a warm GET costs against what Fiber alone costs.
+func BenchmarkBareFiberSameBytes(b *testing.B) {
+	client, id := benchServer(b)
+	body := benchGet(b, client, fmt.Sprintf("/v1/properties/%d", id))
+	app := fiber.New(fiber.Config{DisableStartupMessage: true})
+	app.Get("/get", func(c *fiber.Ctx) error {
+		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+		return c.Send(body)
+	})
+	ln := fasthttputil.NewInmemoryListener()
+	go app.Listener(ln) //nolint:errcheck // returns when the listener closes
+	b.Cleanup(func() { app.Shutdown() })
+	bare := &fasthttp.Client{Dial: func(string) (net.Conn, error) { return ln.Dial() }, MaxConnsPerHost: 512}
+	benchRequests(b, bare, "/get")
 }
