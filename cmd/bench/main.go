@@ -82,7 +82,6 @@ type options struct {
 	keep      bool
 	profile   string // folder for propertyd's CPU profile and trace of the warm GET's open loop ("": none)
 
-	canary    bool   // internal: run as the canary (canary.go)
 	serveBare string // internal: run the bare Fiber baseline on this address
 	bodies    string // internal: the folder of its bodies
 }
@@ -95,13 +94,6 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(2)
-	}
-	if o.canary {
-		if err := serveCanary(os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "bench: canary:", err)
-			os.Exit(1)
-		}
-		return
 	}
 	if o.serveBare != "" {
 		if err := serveBare(o.serveBare, o.bodies); err != nil {
@@ -158,7 +150,6 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	fs.StringVar(&o.out, "out", "", "also write the table into this Markdown `file`, between its bench markers")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary folder (database, config, logs)")
 	fs.StringVar(&o.profile, "profile", "", "write propertyd's CPU profile and execution trace of the warm GET's open loop into this `folder` (go tool pprof, go tool trace), taken through its debug_listen")
-	fs.BoolVar(&o.canary, "canary", false, "internal: sleep a millisecond at a time and report late wake-ups")
 	fs.StringVar(&o.serveBare, "serve-bare", "", "internal: serve the bare Fiber baseline on `addr`")
 	fs.StringVar(&o.bodies, "bodies", "", "internal: folder of the baseline's bodies")
 	if err := fs.Parse(args); err != nil {
