@@ -230,6 +230,60 @@ func TestBareAppSendsTheGivenBytes(t *testing.T) {
 	}
 }
 
+// The bare fasthttp baseline answers as bare Fiber does: the same bytes
+// under the same headers, so that the two baselines differ only by Fiber.
+func TestBareFasthttpSendsWhatBareFiberSends(t *testing.T) {
+	dir := t.TempDir()
+	body := []byte(`{"data":{"id":1},"meta":{"source":"census"}}`)
+	if err := os.WriteFile(filepath.Join(dir, "get.json"), body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := bareFasthttpServer(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln) //nolint:errcheck // shut down at the end of the test
+	t.Cleanup(func() { srv.Shutdown() })
+	app, err := bareApp(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	headers := func(h http.Header) []string {
+		var names []string
+		for k := range h {
+			if k != "Date" {
+				names = append(names, k+": "+h.Get(k))
+			}
+		}
+		slices.Sort(names)
+		return names
+	}
+	for _, path := range []string{"/get", "/nope"} {
+		fast, err := http.Get("http://" + ln.Addr().String() + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fastBody, _ := io.ReadAll(fast.Body)
+		fast.Body.Close()
+		fiberResp, err := app.Test(httptest.NewRequest(http.MethodGet, path, nil), -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fiberBody, _ := io.ReadAll(fiberResp.Body)
+		fiberResp.Body.Close()
+		if fast.StatusCode != fiberResp.StatusCode || !slices.Equal(headers(fast.Header), headers(fiberResp.Header)) {
+			t.Errorf("GET %s: bare fasthttp %d %q, bare Fiber %d %q", path, fast.StatusCode, headers(fast.Header), fiberResp.StatusCode, headers(fiberResp.Header))
+		}
+		if path == "/get" && (!bytes.Equal(fastBody, body) || !bytes.Equal(fiberBody, body)) {
+			t.Errorf("GET /get: bare fasthttp sent %q, bare Fiber %q, want %q", fastBody, fiberBody, body)
+		}
+	}
+}
+
 // A worker's due time that falls in the idle rest of a period moves to
 // the same instant of the next sending time, so the workers stay
 // staggered; the loop sends on for every period, in all.

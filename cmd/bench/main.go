@@ -82,8 +82,9 @@ type options struct {
 	keep      bool
 	profile   string // folder for propertyd's CPU profile and trace of the warm GET's open loop ("": none)
 
-	serveBare string // internal: run the bare Fiber baseline on this address
-	bodies    string // internal: the folder of its bodies
+	serveBare     string // internal: run the bare Fiber baseline on this address
+	serveBareFast string // internal: run the bare fasthttp baseline on this address
+	bodies        string // internal: the folder of its bodies
 }
 
 func main() {
@@ -98,6 +99,13 @@ func main() {
 	if o.serveBare != "" {
 		if err := serveBare(o.serveBare, o.bodies); err != nil {
 			fmt.Fprintln(os.Stderr, "bench: bare fiber:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if o.serveBareFast != "" {
+		if err := serveBareFasthttp(o.serveBareFast, o.bodies); err != nil {
+			fmt.Fprintln(os.Stderr, "bench: bare fasthttp:", err)
 			os.Exit(1)
 		}
 		return
@@ -151,6 +159,7 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary folder (database, config, logs)")
 	fs.StringVar(&o.profile, "profile", "", "write propertyd's CPU profile and execution trace of the warm GET's open loop into this `folder` (go tool pprof, go tool trace), taken through its debug_listen")
 	fs.StringVar(&o.serveBare, "serve-bare", "", "internal: serve the bare Fiber baseline on `addr`")
+	fs.StringVar(&o.serveBareFast, "serve-bare-fasthttp", "", "internal: serve the bare fasthttp baseline on `addr`")
 	fs.StringVar(&o.bodies, "bodies", "", "internal: folder of the baseline's bodies")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err

@@ -254,13 +254,7 @@ func fetchFrom(c *client, r request, withSections bool) (record, []byte, error) 
 // throughput measures reqs against propertyd and the bare app in
 // alternating closed-loop runs and returns the two results.
 func (b *bench) throughput(prop, bare request) (p, bb result) {
-	return b.throughputOf(b.pc, b.bc, prop, bare)
-}
-
-// throughputOf is throughput against the propertyd of pc and the bare app
-// of bc.
-func (b *bench) throughputOf(pc, bc *client, prop, bare request) (p, bb result) {
-	rs := b.closedRounds([]*client{bc, pc}, []request{bare, prop})
+	rs := b.closedRounds([]*client{b.bc, b.pc}, []request{bare, prop})
 	return rs[1], rs[0]
 }
 
@@ -418,14 +412,42 @@ func (b *bench) warm(ctx context.Context) error {
 	return nil
 }
 
+// bareKind is which baseline the bench binary serves.
+type bareKind int
+
+const (
+	bareFiber    bareKind = iota // -serve-bare: a Fiber app
+	bareFasthttp                 // -serve-bare-fasthttp: fasthttp alone
+)
+
+func (k bareKind) String() string {
+	if k == bareFasthttp {
+		return "bare fasthttp"
+	}
+	return "bare fiber"
+}
+
+func (k bareKind) flag() string {
+	if k == bareFasthttp {
+		return "-serve-bare-fasthttp"
+	}
+	return "-serve-bare"
+}
+
 // startBare starts the bare Fiber baseline serving the bodies in dir, its
 // log in the file logName.
 func (b *bench) startBare(dir, logName string) (*proc, *client, error) {
+	return b.startBaseline(bareFiber, dir, logName)
+}
+
+// startBaseline starts the baseline of kind serving the bodies in dir, its
+// log in the file logName.
+func (b *bench) startBaseline(kind bareKind, dir, logName string) (*proc, *client, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := startProc("bare fiber", self, filepath.Join(b.tmp, logName), nil, "-serve-bare", "127.0.0.1:0", "-bodies", dir)
+	p, err := startProc(kind.String(), self, filepath.Join(b.tmp, logName), nil, kind.flag(), "127.0.0.1:0", "-bodies", dir)
 	if err != nil {
 		return nil, nil, err
 	}
