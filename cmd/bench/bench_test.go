@@ -500,3 +500,65 @@ func TestWarmVerdictTakesTheMedianRunOfEachFigure(t *testing.T) {
 		t.Errorf("runs = %q", got)
 	}
 }
+
+// The instructions row reads each dump's total of Ir, from a real dump
+// (testdata/callgrind.out, cut down) and from the shapes valgrind's
+// versions and options give it.
+func TestCallgrindTotalReadsTheInstructionCount(t *testing.T) {
+	f, err := os.Open(filepath.Join("testdata", "callgrind.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if got, err := callgrindTotal(f); err != nil || got != 28495728 {
+		t.Fatalf("callgrindTotal(testdata/callgrind.out) = %d, %v; want 28495728", got, err)
+	}
+	tests := []struct {
+		name, dump string
+		want       int64
+		err        string
+	}{
+		{"summary only (older dumps)", "events: Ir\nsummary: 42\n", 42, ""},
+		{"totals after costs", "events: Ir\n\nfn=(1) main\n3 10\n\ntotals: 10\n", 10, ""},
+		{"Ir in another column", "events: Dr Ir Dw\ntotals: 1 2 3\n", 2, ""},
+		{"not counting instructions", "events: Dr Dw\ntotals: 1 2\n", 0, "not Ir"},
+		{"no total", "events: Ir\nfn=(1) main\n3 10\n", 0, "no totals"},
+		{"a total before the events", "totals: 5\nevents: Ir\n", 0, "before any events"},
+	}
+	for _, tt := range tests {
+		got, err := callgrindTotal(strings.NewReader(tt.dump))
+		switch {
+		case tt.err == "" && (err != nil || got != tt.want):
+			t.Errorf("%s: %d, %v; want %d", tt.name, got, err, tt.want)
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("%s: %d, %v; want an error saying %q", tt.name, got, err, tt.err)
+		}
+	}
+}
+
+// Without valgrind on the PATH the instructions row is skipped with the
+// reason, not failed.
+func TestNoCallgrindSaysWhatIsMissing(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	if got := noCallgrind(); !strings.Contains(got, "valgrind not found") {
+		t.Errorf("noCallgrind() = %q, want it to name valgrind", got)
+	}
+}
+
+// The counted stretches: the longer one is -count-requests, the shorter a
+// fifth of it, the warm-up a tenth; smoke runs count fewer.
+func TestCountSizesFollowCountRequests(t *testing.T) {
+	if got := countSizesFor(25_000); got != (countSizes{warm: 2_500, n1: 5_000, n2: 25_000}) {
+		t.Errorf("countSizesFor(25000) = %+v", got)
+	}
+	o, err := parseFlags([]string{"-smoke"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.countRequests != 2_500 {
+		t.Errorf("smoke counts %d requests, want 2500", o.countRequests)
+	}
+	if _, err := parseFlags([]string{"-count-requests", "4"}, io.Discard); err == nil {
+		t.Error("-count-requests 4 was accepted: its fifth is not one request")
+	}
+}

@@ -19,7 +19,7 @@ import (
 const allSections = "flood,demographics,amenities,walkscore,housing"
 
 // scenarioNames are the scenarios in the order they run (and -only names).
-var scenarioNames = []string{"warm", "cold", "herd", "batch", "acs-states", "search", "pg-warm", "pg-cold", "fleet-herd", "pg-search", "memory", "startup"}
+var scenarioNames = []string{"warm", "instructions", "cold", "herd", "batch", "acs-states", "search", "pg-warm", "pg-cold", "fleet-herd", "pg-search", "memory", "startup"}
 
 // herd is the number of concurrent identical cold lookups.
 const herd = 200
@@ -79,7 +79,7 @@ func run(ctx context.Context, o options, command string, out, errOut io.Writer) 
 		return false, err
 	}
 	steps := map[string]func(context.Context) error{
-		"warm": b.warm, "cold": b.cold, "herd": b.herd, "batch": b.batch, "acs-states": b.acsStates,
+		"warm": b.warm, "instructions": b.instructions, "cold": b.cold, "herd": b.herd, "batch": b.batch, "acs-states": b.acsStates,
 		"search": b.search, "memory": b.memory, "startup": b.restart,
 		"pg-warm": b.pgWarm, "pg-cold": b.pgCold, "fleet-herd": b.fleetHerd, "pg-search": b.pgSearch,
 	}
