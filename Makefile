@@ -28,7 +28,7 @@ demo:
 fleet:
 	bash cmd/sandbox/fleet.sh
 
-# The benchmark suite (about 5 minutes on 2 cores, more with the PostgreSQL
+# The benchmark suite (about 9 minutes on 2 cores, more with the PostgreSQL
 # rows, which seed a million records there too): prints the table and
 # writes it into BENCHMARKS.md.
 bench:

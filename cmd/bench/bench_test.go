@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -229,16 +230,57 @@ func TestBareAppSendsTheGivenBytes(t *testing.T) {
 	}
 }
 
-func TestWorstSecondComparesTheSameSecondOfEachLoop(t *testing.T) {
-	ms := time.Millisecond
-	// Second 2 is propertyd's worst relative to bare Fiber's same second,
-	// though not its worst absolute; the fourth second has no bare pair.
-	r, s := worstSecond([]time.Duration{2 * ms, 9 * ms, 3 * ms, 50 * ms}, []time.Duration{2 * ms, 6 * ms, 1 * ms})
-	if r != 3 || s != 2 {
-		t.Fatalf("worstSecond = %.2f at %d, want 3.00 at 2", r, s)
+// The bare fasthttp baseline answers as bare Fiber does: the same bytes
+// under the same headers, so that the two baselines differ only by Fiber.
+func TestBareFasthttpSendsWhatBareFiberSends(t *testing.T) {
+	dir := t.TempDir()
+	body := []byte(`{"data":{"id":1},"meta":{"source":"census"}}`)
+	if err := os.WriteFile(filepath.Join(dir, "get.json"), body, 0o644); err != nil {
+		t.Fatal(err)
 	}
-	if r, _ := worstSecond(nil, []time.Duration{ms}); r != 0 {
-		t.Fatalf("no seconds compared gave %.2f", r)
+	srv, err := bareFasthttpServer(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln) //nolint:errcheck // shut down at the end of the test
+	t.Cleanup(func() { srv.Shutdown() })
+	app, err := bareApp(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	headers := func(h http.Header) []string {
+		var names []string
+		for k := range h {
+			if k != "Date" {
+				names = append(names, k+": "+h.Get(k))
+			}
+		}
+		slices.Sort(names)
+		return names
+	}
+	for _, path := range []string{"/get", "/nope"} {
+		fast, err := http.Get("http://" + ln.Addr().String() + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fastBody, _ := io.ReadAll(fast.Body)
+		fast.Body.Close()
+		fiberResp, err := app.Test(httptest.NewRequest(http.MethodGet, path, nil), -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fiberBody, _ := io.ReadAll(fiberResp.Body)
+		fiberResp.Body.Close()
+		if fast.StatusCode != fiberResp.StatusCode || !slices.Equal(headers(fast.Header), headers(fiberResp.Header)) {
+			t.Errorf("GET %s: bare fasthttp %d %q, bare Fiber %d %q", path, fast.StatusCode, headers(fast.Header), fiberResp.StatusCode, headers(fiberResp.Header))
+		}
+		if path == "/get" && (!bytes.Equal(fastBody, body) || !bytes.Equal(fiberBody, body)) {
+			t.Errorf("GET /get: bare fasthttp sent %q, bare Fiber %q, want %q", fastBody, fiberBody, body)
+		}
 	}
 }
 
@@ -276,9 +318,45 @@ func TestSlotsSkipTheIdleRestOfEachPeriod(t *testing.T) {
 	}
 }
 
-// The alternating loop sends to each server only in its own seconds, at
-// the rate asked, and files each answer under its server's n-th second.
-func TestAlternateSendsToEachServerInItsOwnSeconds(t *testing.T) {
+// The rotation gives each server one second of every period, the
+// servers' seconds adjacent and never overlapping, the same count of
+// seconds to each; pair k is the k-th second of every server.
+func TestRotationGivesEachServerItsOwnSecondOfEveryPeriod(t *testing.T) {
+	start := time.Unix(1000, 0)
+	ss := rotation(start, 3, 4)
+	if len(ss) != 3 {
+		t.Fatalf("%d slots for 3 servers", len(ss))
+	}
+	// Walk the loop in 100 ms steps: at each instant exactly one server
+	// sends, and it is the one whose turn it is.
+	for at := time.Duration(0); at < 12*time.Second; at += 100 * time.Millisecond {
+		want := int(at/time.Second) % 3
+		for i, s := range ss {
+			t0 := start.Add(at)
+			got, ok := s.next(t0)
+			sends := ok && got.Equal(t0) && !t0.Before(s.start)
+			if sends != (i == want) {
+				t.Fatalf("at +%s server %d sends: %v; want only server %d to", at, i, sends, want)
+			}
+		}
+	}
+	for i, s := range ss {
+		if d := s.sendTime(); d != 4*time.Second {
+			t.Errorf("server %d sends %s in all, want 4s (4 seconds of its own)", i, d)
+		}
+		// Its last second is pair 3, at 9+i s; nothing after it.
+		if _, ok := s.next(start.Add(time.Duration(9+i)*time.Second + 999*time.Millisecond)); !ok {
+			t.Errorf("server %d does not send in its 4th second", i)
+		}
+		if _, ok := s.next(start.Add(time.Duration(10+i) * time.Second)); ok {
+			t.Errorf("server %d sends after its 4th second", i)
+		}
+	}
+}
+
+// The rotating loop sends to each server only in its own seconds, at the
+// rate asked, and files each answer under its server's n-th second.
+func TestRotateSendsToEachServerInItsOwnSeconds(t *testing.T) {
 	serve := func() (*client, func() []time.Time) {
 		var mu sync.Mutex
 		var hits []time.Time
@@ -299,81 +377,188 @@ func TestAlternateSendsToEachServerInItsOwnSeconds(t *testing.T) {
 			return slices.Clone(hits)
 		}
 	}
-	a, aHits := serve()
-	b, bHits := serve()
-	// The loop starts when a's first worker sends its first request.
-	var start time.Time
-	ra, rb := alternate(a, b, []request{get("/a")}, []request{get("/b")}, 200, 4, 2)
-	if hits := aHits(); len(hits) > 0 {
-		start = slices.MinFunc(hits, func(x, y time.Time) int { return x.Compare(y) })
+	var cs []*client
+	var hits []func() []time.Time
+	for range 3 {
+		c, h := serve()
+		cs, hits = append(cs, c), append(hits, h)
 	}
-	for name, c := range map[string]struct {
-		r     result
-		hits  []time.Time
-		first time.Duration
-	}{"a": {ra, aHits(), 0}, "b": {rb, bHits(), time.Second}} {
-		if len(c.hits) == 0 {
-			t.Fatalf("%s got no requests", name)
+	rs := rotate(cs, [][]request{{get("/a")}, {get("/b")}, {get("/c")}}, 200, 4, 2)
+	// The loop starts when the first server's first worker sends its
+	// first request.
+	var start time.Time
+	if h := hits[0](); len(h) > 0 {
+		start = slices.MinFunc(h, func(x, y time.Time) int { return x.Compare(y) })
+	}
+	for i, r := range rs {
+		got := hits[i]()
+		if len(got) == 0 {
+			t.Fatalf("server %d got no requests", i)
 		}
-		if c.r.failures > 0 || len(c.r.windowP99) != 2 {
-			t.Errorf("%s: %d failures, %d windows; want none and 2", name, c.r.failures, len(c.r.windowP99))
+		if r.failures > 0 || len(r.windowP99) != 2 {
+			t.Errorf("server %d: %d failures, %d windows; want none and 2", i, r.failures, len(r.windowP99))
 		}
 		// 200 req/s for two seconds of its own: 400, give or take a worker's last slot.
-		if n := len(c.hits); n < 380 || n > 420 {
-			t.Errorf("%s got %d requests, want about 400", name, n)
+		if n := len(got); n < 380 || n > 420 {
+			t.Errorf("server %d got %d requests, want about 400", i, n)
 		}
-		for _, h := range c.hits {
-			// Its seconds are [first, first+1s) and [first+2s, first+3s);
+		first := time.Duration(i) * time.Second
+		for _, h := range got {
+			// Its seconds are [first, first+1s) and [first+3s, first+4s);
 			// an answer may land a little after its second ends, and the
-			// loop started a little before a's first request arrived.
-			if off := (h.Sub(start) - c.first + 2*time.Second) % (2 * time.Second); off > 1100*time.Millisecond && off < 1950*time.Millisecond {
-				t.Errorf("%s was sent a request %s into the loop, outside its seconds", name, h.Sub(start))
+			// loop started a little before the first request arrived.
+			if off := (h.Sub(start) - first + 3*time.Second) % (3 * time.Second); off > 1100*time.Millisecond && off < 2950*time.Millisecond {
+				t.Errorf("server %d was sent a request %s into the loop, outside its seconds", i, h.Sub(start))
 				break
 			}
 		}
 	}
 }
 
-// A late wake-up of the canary counts in the second of the loop it was due
-// in, and not at all in the idle rest of a period (the other server's
-// second).
-func TestLatenessPutsEachWakeUpInItsLoopsSecond(t *testing.T) {
-	start := time.Unix(1000, 0)
-	s := slots{start: start, on: time.Second, period: 2 * time.Second, end: start.Add(6 * time.Second)}
-	ms := time.Millisecond
-	seen := []wakeup{
-		{start.Add(-time.Second), 50 * ms},                          // before the loop
-		{start.Add(100 * ms), 3 * ms},                               // second 0
-		{start.Add(900 * ms), 5 * ms},                               // second 0, later still
-		{start.Add(1500 * ms), 40 * ms},                             // the other server's second
-		{start.Add(4*time.Second + 10*ms), 2 * ms},                  // second 2
-		{start.Add(9 * time.Second), 9 * ms},                        // past the windows asked for
-		{start.Add(2*time.Second + 999*ms), 7 * ms},                 // second 1
-		{start.Add(2*time.Second + 1000*ms), 70 * time.Millisecond}, // idle again
+// A run's median-second figure compares the medians of all seconds; its
+// worst-second figure only the pairs in which the two bare servers agreed
+// within 1.5 x, either way.
+func TestTailCountsOnlyCalibratedPairsForTheWorstSecond(t *testing.T) {
+	ms := func(ns ...float64) []time.Duration {
+		out := make([]time.Duration, len(ns))
+		for i, n := range ns {
+			out[i] = time.Duration(n * float64(time.Millisecond))
+		}
+		return out
 	}
-	got := lateness(seen, s, 3)
-	want := []time.Duration{5 * ms, 7 * ms, 2 * ms}
-	if !slices.Equal(got, want) {
-		t.Fatalf("lateness = %v, want %v", got, want)
+	tests := []struct {
+		name              string
+		prop, bare, twin  []time.Duration
+		median, worst     float64
+		worstPair         int
+		calibrated, pairs int
+	}{
+		{
+			name: "a stall in propertyd's second whose twin also stalled is left out",
+			prop: ms(2, 30, 3, 2), bare: ms(1, 1, 2, 1), twin: ms(1, 20, 2, 1.4),
+			median: 2, worst: 2, worstPair: 0, calibrated: 3, pairs: 4,
+		},
+		{
+			name: "a stall of bare Fiber's alone is left out too: it would flatter propertyd",
+			prop: ms(2, 3, 2), bare: ms(1, 30, 1), twin: ms(1, 2, 1.2),
+			median: 2, worst: 2, worstPair: 0, calibrated: 2, pairs: 3,
+		},
+		{
+			name: "exactly 1.5 x apart is within",
+			prop: ms(5, 1), bare: ms(2, 1), twin: ms(3, 1),
+			median: 1, worst: 2.5, worstPair: 0, calibrated: 2, pairs: 2,
+		},
+		{
+			name: "no calibrated pair: the run shows nothing and misses",
+			prop: ms(2, 2), bare: ms(1, 1), twin: ms(9, 0.5),
+			median: 2, worst: math.Inf(1), worstPair: -1, calibrated: 0, pairs: 2,
+		},
+		{
+			name: "seconds not all three servers have are not compared",
+			prop: ms(2, 2, 50), bare: ms(1, 2), twin: ms(1, 2, 1),
+			median: 2, worst: 2, worstPair: 0, calibrated: 2, pairs: 2,
+		},
+	}
+	for _, tt := range tests {
+		got := tailOf(tt.prop, tt.bare, tt.twin)
+		if got.median != tt.median || got.worst != tt.worst || got.worstPair != tt.worstPair || got.calibrated != tt.calibrated || got.pairs != tt.pairs {
+			t.Errorf("%s: median %.2f, worst %.2f in pair %d, %d of %d pairs calibrated; want %.2f, %.2f in pair %d, %d of %d",
+				tt.name, got.median, got.worst, got.worstPair, got.calibrated, got.pairs,
+				tt.median, tt.worst, tt.worstPair, tt.calibrated, tt.pairs)
+		}
 	}
 }
 
-// The worst second over calm pairs leaves out every pair in which either
-// server's second had a stall, and says so when none is left.
-func TestStallFreeLeavesOutPairsWithAStall(t *testing.T) {
-	ms := time.Millisecond
-	p := []time.Duration{2 * ms, 30 * ms, 3 * ms, 4 * ms}
-	bare := []time.Duration{1 * ms, 1 * ms, 1 * ms, 1 * ms}
-	pLate := []time.Duration{0, 12 * ms, 0, 0}
-	bareLate := []time.Duration{0, 0, 0, 3 * ms}
-	ratio, pair, pairs := stallFree(p, bare, pLate, bareLate)
-	if ratio != 3 || pair != 2 || pairs != 2 {
-		t.Fatalf("stallFree = %.2f at pair %d over %d pairs, want 3.00 at pair 2 over 2", ratio, pair, pairs)
+// The row is met when the median of the runs meets each target: one bad
+// run of three does not fail it, two do; a run without a calibrated pair
+// counts as a miss.
+func TestWarmVerdictTakesTheMedianRunOfEachFigure(t *testing.T) {
+	inf := math.Inf(1)
+	tests := []struct {
+		name string
+		v    warmVerdict
+		met  bool
+		cell string
+	}{
+		{"all met", warmVerdict{[]float64{0.8, 0.9, 0.85}, []float64{1.2, 1.1, 1.3}, []float64{1.5, 1.9, 1.2}}, true, "0.85 / 1.20 / 1.50"},
+		{"one slow run of three", warmVerdict{[]float64{0.5, 0.9, 0.85}, []float64{1.2, 4, 1.3}, []float64{9, 1.9, 1.2}}, true, "0.85 / 1.30 / 1.90"},
+		{"throughput missed in two runs", warmVerdict{[]float64{0.7, 0.9, 0.74}, []float64{1, 1, 1}, []float64{1, 1, 1}}, false, "0.74 / 1.00 / 1.00"},
+		{"median second missed in two runs", warmVerdict{[]float64{1, 1, 1}, []float64{1.6, 1, 1.51}, []float64{1, 1, 1}}, false, "1.00 / 1.51 / 1.00"},
+		{"worst second missed in two runs", warmVerdict{[]float64{1, 1, 1}, []float64{1, 1, 1}, []float64{2.1, 1, 3}}, false, "1.00 / 1.00 / 2.10"},
+		{"two runs without a calibrated pair", warmVerdict{[]float64{1, 1, 1}, []float64{1, 1, 1}, []float64{inf, 1, inf}}, false, "1.00 / 1.00 / none calibrated"},
+		{"no runs", warmVerdict{}, false, "none / none / none"},
 	}
-	if _, _, pairs := stallFree(p, bare, []time.Duration{9 * ms, 9 * ms, 9 * ms, 9 * ms}, bareLate); pairs != 0 {
-		t.Fatalf("%d calm pairs when every pair stalled", pairs)
+	for _, tt := range tests {
+		if got := tt.v.met(); got != tt.met {
+			t.Errorf("%s: met = %v, want %v", tt.name, got, tt.met)
+		}
+		if got := tt.v.ratioCell(); got != tt.cell {
+			t.Errorf("%s: ratio cell %q, want %q", tt.name, got, tt.cell)
+		}
 	}
-	if got := calmWorst(0, -1, 0, 4); got != "none of 4 pairs was calm" {
-		t.Fatalf("calmWorst with no calm pair = %q", got)
+	if got := runs([]float64{0.86, 0.79, 0.81}); got != "0.86, 0.79, 0.81 (median 0.81)" {
+		t.Errorf("runs = %q", got)
+	}
+}
+
+// The instructions row reads each dump's total of Ir, from a real dump
+// (testdata/callgrind.out, cut down) and from the shapes valgrind's
+// versions and options give it.
+func TestCallgrindTotalReadsTheInstructionCount(t *testing.T) {
+	f, err := os.Open(filepath.Join("testdata", "callgrind.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if got, err := callgrindTotal(f); err != nil || got != 28495728 {
+		t.Fatalf("callgrindTotal(testdata/callgrind.out) = %d, %v; want 28495728", got, err)
+	}
+	tests := []struct {
+		name, dump string
+		want       int64
+		err        string
+	}{
+		{"summary only (older dumps)", "events: Ir\nsummary: 42\n", 42, ""},
+		{"totals after costs", "events: Ir\n\nfn=(1) main\n3 10\n\ntotals: 10\n", 10, ""},
+		{"Ir in another column", "events: Dr Ir Dw\ntotals: 1 2 3\n", 2, ""},
+		{"not counting instructions", "events: Dr Dw\ntotals: 1 2\n", 0, "not Ir"},
+		{"no total", "events: Ir\nfn=(1) main\n3 10\n", 0, "no totals"},
+		{"a total before the events", "totals: 5\nevents: Ir\n", 0, "before any events"},
+	}
+	for _, tt := range tests {
+		got, err := callgrindTotal(strings.NewReader(tt.dump))
+		switch {
+		case tt.err == "" && (err != nil || got != tt.want):
+			t.Errorf("%s: %d, %v; want %d", tt.name, got, err, tt.want)
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("%s: %d, %v; want an error saying %q", tt.name, got, err, tt.err)
+		}
+	}
+}
+
+// Without valgrind on the PATH the instructions row is skipped with the
+// reason, not failed.
+func TestNoCallgrindSaysWhatIsMissing(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	if got := noCallgrind(); !strings.Contains(got, "valgrind not found") {
+		t.Errorf("noCallgrind() = %q, want it to name valgrind", got)
+	}
+}
+
+// The counted stretches: the longer one is -count-requests, the shorter a
+// fifth of it, the warm-up a tenth; smoke runs count fewer.
+func TestCountSizesFollowCountRequests(t *testing.T) {
+	if got := countSizesFor(25_000); got != (countSizes{warm: 2_500, n1: 5_000, n2: 25_000}) {
+		t.Errorf("countSizesFor(25000) = %+v", got)
+	}
+	o, err := parseFlags([]string{"-smoke"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.countRequests != 2_500 {
+		t.Errorf("smoke counts %d requests, want 2500", o.countRequests)
+	}
+	if _, err := parseFlags([]string{"-count-requests", "4"}, io.Discard); err == nil {
+		t.Error("-count-requests 4 was accepted: its fifth is not one request")
 	}
 }

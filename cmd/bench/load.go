@@ -110,9 +110,6 @@ type result struct {
 	// requests were due), in order: it tells a queue that grew all along
 	// from a stall of the machine in one second.
 	windowP99 []time.Duration
-	// sent is when an alternating open loop sent (its windows), to line
-	// its seconds up with the canary's.
-	sent slots
 }
 
 func (r result) rate() float64 {
@@ -228,35 +225,50 @@ func (c *client) closedLoop(reqs []request, conns int, d time.Duration, once boo
 	return merge(recs, time.Since(start))
 }
 
-// alternate runs one open loop at rate over two servers, second by
-// second: a's client sends in the even seconds and b's in the odd ones,
-// n seconds each, each from its own workers connections (so that a late
-// answer of one server never delays a request to the other). It returns
-// what each server's seconds measured, the i-th window of each being
-// their i-th second. Against two loops run one after the other, the
-// seconds compared are a second apart rather than a whole loop apart: on a
-// machine whose hiccups last a second or more, both servers live through
-// them.
-func alternate(a, b *client, ra, rb []request, rate float64, workers, n int) (resA, resB result) {
+// rotate runs one open loop at rate over the servers of cs, second by
+// second: cs[i] sends in second i of every period of len(cs) seconds, n
+// seconds in all, each from its own workers connections (so that a late
+// answer of one server never delays a request to another), sending
+// reqs[i]. It returns what each server's seconds measured, the k-th window
+// of each being its k-th second, so that the k-th windows of all of them
+// are len(cs) adjacent seconds. Against loops run one after the other, the
+// seconds compared are a second or two apart rather than a whole loop
+// apart: on a machine whose hiccups last a second or more, every server
+// lives through them.
+func rotate(cs []*client, reqs [][]request, rate float64, workers, n int) []result {
 	defer collectorOff()()
-	start := time.Now()
-	end := start.Add(time.Duration(2*n) * time.Second)
-	sa := slots{start: start, on: time.Second, period: 2 * time.Second, end: end}
-	sb := slots{start: start.Add(time.Second), on: time.Second, period: 2 * time.Second, end: end.Add(time.Second)}
-	var recsA []*recorder
+	ss := rotation(time.Now(), len(cs), n)
+	recs := make([][]*recorder, len(cs))
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		recsA = a.send(ra, rate, workers, sa)
-	}()
-	recsB := b.send(rb, rate, workers, sb)
+	for i, c := range cs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			recs[i] = c.send(reqs[i], rate, workers, ss[i])
+		}()
+	}
 	wg.Wait()
-	// Merged once both loops are over: sorting a loop's latencies takes
-	// tens of milliseconds of CPU, which would land in b's last second.
-	resA, resB = merge(recsA, sa.sendTime()), merge(recsB, sb.sendTime())
-	resA.sent, resB.sent = sa, sb
-	return resA, resB
+	// Merged once every loop is over: sorting a loop's latencies takes
+	// tens of milliseconds of CPU, which would land in another server's
+	// second.
+	out := make([]result, len(cs))
+	for i := range cs {
+		out[i] = merge(recs[i], ss[i].sendTime())
+	}
+	return out
+}
+
+// rotation returns the slots of servers servers taking turns from start,
+// a second each, n seconds each in all: server i sends in second i of
+// every period of servers seconds.
+func rotation(start time.Time, servers, n int) []slots {
+	period := time.Duration(servers) * time.Second
+	ss := make([]slots, servers)
+	for i := range ss {
+		first := start.Add(time.Duration(i) * time.Second)
+		ss[i] = slots{start: first, on: time.Second, period: period, end: first.Add(time.Duration(n) * period)}
+	}
+	return ss
 }
 
 // slots is when a loop sends: from start until end, the first on of every

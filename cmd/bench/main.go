@@ -5,7 +5,8 @@
 //
 //	go run ./cmd/bench [-smoke] [-duration 10s] [-rounds 2] [-rows 1000000] [-conns 32] [-open-conns 64]
 //	    [-latency 100ms] [-cache-mb 64] [-batch-concurrency N] [-propertyd BIN]
-//	    [-postgres URL] [-redis URL] [-env KEY=VALUE] [-only warm,memory] [-out BENCHMARKS.md] [-keep]
+//	    [-postgres URL] [-redis URL] [-env KEY=VALUE] [-count-requests 25000] [-only warm,memory]
+//	    [-out BENCHMARKS.md] [-keep]
 //
 // Run it from inside the module: it builds cmd/propertyd (unless -propertyd
 // names a binary). One run:
@@ -20,11 +21,15 @@
 //     time and resident memory are its own), configured for the sandbox,
 //     and, as the physical baseline, a bare Fiber app in another child
 //     process (this binary with -serve-bare) that answers with the very
-//     bytes propertyd sent for each scenario and does nothing else;
-//  4. drives both with fasthttp's client from this process, side by side
+//     bytes propertyd sent for each scenario and does nothing else, and
+//     for the warm GET, which propertyd answers in front of Fiber, a bare
+//     fasthttp server too (-serve-bare-fasthttp);
+//  4. drives them with fasthttp's client from this process, side by side
 //     in the same run, and measures latency-bound scenarios with the
 //     sandbox's added latency and call counts;
-//  5. with -postgres (default $PROPERTYD_TEST_POSTGRES), measures the warm
+//  5. counts the instructions of a warm GET in each server's own process
+//     under valgrind's callgrind (skipped without valgrind);
+//  6. with -postgres (default $PROPERTYD_TEST_POSTGRES), measures the warm
 //     GET, the cold lookup and the search again on PostgreSQL, each in a
 //     schema of its own that it drops afterwards, and, with -redis too
 //     (default $PROPERTYD_TEST_REDIS), the herd spread over three
@@ -60,31 +65,32 @@ import (
 
 // options are the flags.
 type options struct {
-	smoke     bool
-	duration  time.Duration // of one closed-loop throughput run
-	rounds    int           // alternating bare/propertyd runs per throughput scenario
-	rows      int
-	conns     int
-	openConns int
-	latency   time.Duration // the upstream latency L of the cold scenarios
-	cold      int           // cold lookups sampled
-	batches   int           // batches of 25 sampled
-	searches  int           // searches per page sampled
-	cacheMB   int
-	batchConc int // propertyd's batch_concurrency
-	fill      int // records read to fill the cache (0: enough to overflow it)
-	propertyd string
-	postgres  string          // URL of the PostgreSQL server of the pg-* and fleet rows ("": skip them)
-	redis     string          // URL of the Redis of the fleet row ("": skip it)
-	env       []string        // extra environment of propertyd, KEY=VALUE
-	only      map[string]bool // scenarios to run; nil: all
-	out       string
-	keep      bool
-	profile   string // folder for propertyd's CPU profile and trace of the warm GET's open loop ("": none)
+	smoke         bool
+	duration      time.Duration // of one closed-loop throughput run
+	rounds        int           // alternating bare/propertyd runs per throughput scenario
+	rows          int
+	conns         int
+	openConns     int
+	latency       time.Duration // the upstream latency L of the cold scenarios
+	cold          int           // cold lookups sampled
+	batches       int           // batches of 25 sampled
+	searches      int           // searches per page sampled
+	cacheMB       int
+	batchConc     int // propertyd's batch_concurrency
+	fill          int // records read to fill the cache (0: enough to overflow it)
+	propertyd     string
+	postgres      string          // URL of the PostgreSQL server of the pg-* and fleet rows ("": skip them)
+	redis         string          // URL of the Redis of the fleet row ("": skip it)
+	env           []string        // extra environment of propertyd, KEY=VALUE
+	only          map[string]bool // scenarios to run; nil: all
+	out           string
+	keep          bool
+	countRequests int    // requests of the instructions row's longer counted stretch
+	profile       string // folder for propertyd's CPU profile and trace of the warm GET's open loop ("": none)
 
-	canary    bool   // internal: run as the canary (canary.go)
-	serveBare string // internal: run the bare Fiber baseline on this address
-	bodies    string // internal: the folder of its bodies
+	serveBare     string // internal: run the bare Fiber baseline on this address
+	serveBareFast string // internal: run the bare fasthttp baseline on this address
+	bodies        string // internal: the folder of its bodies
 }
 
 func main() {
@@ -96,16 +102,16 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(2)
 	}
-	if o.canary {
-		if err := serveCanary(os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "bench: canary:", err)
+	if o.serveBare != "" {
+		if err := serveBare(o.serveBare, o.bodies); err != nil {
+			fmt.Fprintln(os.Stderr, "bench: bare fiber:", err)
 			os.Exit(1)
 		}
 		return
 	}
-	if o.serveBare != "" {
-		if err := serveBare(o.serveBare, o.bodies); err != nil {
-			fmt.Fprintln(os.Stderr, "bench: bare fiber:", err)
+	if o.serveBareFast != "" {
+		if err := serveBareFasthttp(o.serveBareFast, o.bodies); err != nil {
+			fmt.Fprintln(os.Stderr, "bench: bare fasthttp:", err)
 			os.Exit(1)
 		}
 		return
@@ -157,9 +163,10 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	only := fs.String("only", "", "run only these comma-separated `scenarios` ("+strings.Join(scenarioNames, ", ")+"); start-up is always measured")
 	fs.StringVar(&o.out, "out", "", "also write the table into this Markdown `file`, between its bench markers")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary folder (database, config, logs)")
+	fs.IntVar(&o.countRequests, "count-requests", 25_000, "requests of the instructions row's longer counted stretch under callgrind (the shorter sends a fifth as many)")
 	fs.StringVar(&o.profile, "profile", "", "write propertyd's CPU profile and execution trace of the warm GET's open loop into this `folder` (go tool pprof, go tool trace), taken through its debug_listen")
-	fs.BoolVar(&o.canary, "canary", false, "internal: sleep a millisecond at a time and report late wake-ups")
 	fs.StringVar(&o.serveBare, "serve-bare", "", "internal: serve the bare Fiber baseline on `addr`")
+	fs.StringVar(&o.serveBareFast, "serve-bare-fasthttp", "", "internal: serve the bare fasthttp baseline on `addr`")
 	fs.StringVar(&o.bodies, "bodies", "", "internal: folder of the baseline's bodies")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
@@ -194,9 +201,10 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 		small("batches", &o.batches, 1)
 		small("searches", &o.searches, 20)
 		small("fill", &o.fill, 5_000)
+		small("count-requests", &o.countRequests, 2_500)
 	}
 	switch {
-	case o.duration <= 0, o.rounds < 1, o.rows < 1, o.conns < 1, o.openConns < 1, o.cold < 1, o.batches < 1, o.searches < 1, o.cacheMB < 1, o.fill < 0, o.batchConc < 0:
+	case o.duration <= 0, o.rounds < 1, o.rows < 1, o.conns < 1, o.openConns < 1, o.cold < 1, o.batches < 1, o.searches < 1, o.cacheMB < 1, o.fill < 0, o.batchConc < 0, o.countRequests < 5:
 		return options{}, errors.New("sizes and durations must be positive")
 	case o.latency <= 0:
 		return options{}, errors.New("-latency must be positive")

@@ -19,7 +19,7 @@ import (
 const allSections = "flood,demographics,amenities,walkscore,housing"
 
 // scenarioNames are the scenarios in the order they run (and -only names).
-var scenarioNames = []string{"warm", "cold", "herd", "batch", "acs-states", "search", "pg-warm", "pg-cold", "fleet-herd", "pg-search", "memory", "startup"}
+var scenarioNames = []string{"warm", "instructions", "cold", "herd", "batch", "acs-states", "search", "pg-warm", "pg-cold", "fleet-herd", "pg-search", "memory", "startup"}
 
 // herd is the number of concurrent identical cold lookups.
 const herd = 200
@@ -79,7 +79,7 @@ func run(ctx context.Context, o options, command string, out, errOut io.Writer) 
 		return false, err
 	}
 	steps := map[string]func(context.Context) error{
-		"warm": b.warm, "cold": b.cold, "herd": b.herd, "batch": b.batch, "acs-states": b.acsStates,
+		"warm": b.warm, "instructions": b.instructions, "cold": b.cold, "herd": b.herd, "batch": b.batch, "acs-states": b.acsStates,
 		"search": b.search, "memory": b.memory, "startup": b.restart,
 		"pg-warm": b.pgWarm, "pg-cold": b.pgCold, "fleet-herd": b.fleetHerd, "pg-search": b.pgSearch,
 	}
@@ -254,21 +254,30 @@ func fetchFrom(c *client, r request, withSections bool) (record, []byte, error) 
 // throughput measures reqs against propertyd and the bare app in
 // alternating closed-loop runs and returns the two results.
 func (b *bench) throughput(prop, bare request) (p, bb result) {
-	return b.throughputOf(b.pc, b.bc, prop, bare)
+	rs := b.closedRounds([]*client{b.bc, b.pc}, []request{bare, prop})
+	return rs[1], rs[0]
 }
 
-// throughputOf is throughput against the propertyd of pc and the bare app
-// of bc.
-func (b *bench) throughputOf(pc, bc *client, prop, bare request) (p, bb result) {
+// closedRounds measures the servers of cs, cs[i] sent reqs[i], in
+// closed-loop runs of -duration that take turns in that order for -rounds
+// rounds (so that drift hits every server), after a short warm-up of each,
+// and returns each server's runs combined.
+func (b *bench) closedRounds(cs []*client, reqs []request) []result {
 	warm := min(b.o.duration/4, time.Second)
-	bc.closedLoop([]request{bare}, b.o.conns, warm, false)
-	pc.closedLoop([]request{prop}, b.o.conns, warm, false)
-	var ps, bs []result
-	for range b.o.rounds {
-		bs = append(bs, bc.closedLoop([]request{bare}, b.o.conns, b.o.duration, false))
-		ps = append(ps, pc.closedLoop([]request{prop}, b.o.conns, b.o.duration, false))
+	for i, c := range cs {
+		c.closedLoop([]request{reqs[i]}, b.o.conns, warm, false)
 	}
-	return combine(ps), combine(bs)
+	runs := make([][]result, len(cs))
+	for range b.o.rounds {
+		for i, c := range cs {
+			runs[i] = append(runs[i], c.closedLoop([]request{reqs[i]}, b.o.conns, b.o.duration, false))
+		}
+	}
+	out := make([]result, len(cs))
+	for i := range cs {
+		out[i] = combine(runs[i])
+	}
+	return out
 }
 
 // combine adds up runs: requests over total time, latencies pooled.
@@ -303,31 +312,6 @@ func spread(ds []time.Duration) string {
 	}
 	sorted := slices.Sorted(slices.Values(ds))
 	return fmt.Sprintf("median %s, worst %s", ms(percentile(sorted, 50)), ms(sorted[len(sorted)-1]))
-}
-
-// worstSecond compares two servers' seconds of an alternating loop pair
-// by pair (the n-th second of each, by when its requests were due) and
-// returns the largest ratio of p's p99 to bare's, and the pair it was in.
-// Seconds only one server has are not compared.
-func worstSecond(p, bare []time.Duration) (ratio float64, second int) {
-	for i := range min(len(p), len(bare)) {
-		if bare[i] <= 0 {
-			continue
-		}
-		if r := float64(p[i]) / float64(bare[i]); r > ratio {
-			ratio, second = r, i
-		}
-	}
-	return ratio, second
-}
-
-// calmWorst says stallFree's finding: the worst ratio over the calm pairs
-// of all pairs.
-func calmWorst(ratio float64, pair, pairs, all int) string {
-	if pairs == 0 {
-		return fmt.Sprintf("none of %d pairs was calm", all)
-	}
-	return fmt.Sprintf("%.2f x bare Fiber's (pair %d; %d of %d pairs calm)", ratio, pair+1, pairs, all)
 }
 
 // each lists per-second figures in milliseconds, in order.
@@ -394,79 +378,15 @@ func (b *bench) warm(ctx context.Context) error {
 		return err
 	}
 
-	// 1. GET by id: throughput, then p99 at half the bare app's throughput.
-	p, bb := b.throughput(byID, get("/get"))
-	ratio := p.rate() / bb.rate()
-	load := 0.5 * bb.rate()
-	// One open loop alternates between the bare app, the control (what the
-	// client and the machine alone do to the p99 at that rate), and
-	// propertyd, second by second. A second bare app in place of propertyd
-	// is the calibration: how far apart two identical servers' seconds
-	// come out of this machine in this run.
-	var at, bareAt, twin, bareTwin result
-	var woke []wakeup
-	canaryPolicy := "real-time"
-	if ctx.Err() == nil {
-		cn, err := startCanary()
-		if err != nil {
-			return err
-		}
-		if !cn.realtime {
-			canaryPolicy = "ordinary (chrt -f refused: it counts CPU contention as stalls too)"
-		}
-		defer func() {
-			if cn != nil {
-				cn.stop()
-			}
-		}()
-		seconds := max(int(b.o.duration/time.Second), 1)
-		profiled := b.profile("warm-get", time.Duration(2*seconds)*time.Second)
-		bareAt, at = alternate(b.bc, b.pc, []request{get("/get")}, []request{byID}, load, b.o.openConns, seconds)
-		if err := profiled(); err != nil {
-			return err
-		}
-		second, sc, err := b.startBare(dir, "bare-2.log")
-		if err != nil {
-			return err
-		}
-		bareTwin, twin = alternate(b.bc, sc, []request{get("/get")}, []request{get("/get")}, load, b.o.openConns, seconds)
-		second.stop() //nolint:errcheck // done with the calibration
-		woke, cn = cn.stop(), nil
+	// 1. GET by id: throughput, and p99 per second at half the bare app's
+	// throughput.
+	if err := b.warmGet(ctx, dir, byID); err != nil {
+		return err
 	}
-	p99 := at.percentile(99)
-	worst, worstAt := worstSecond(at.windowP99, bareAt.windowP99)
-	twinWorst, twinAt := worstSecond(twin.windowP99, bareTwin.windowP99)
-	b.logf("warm GET open loop, p99 of each second: propertyd %s; bare Fiber %s", each(at.windowP99), each(bareAt.windowP99))
-	b.logf("calibration loop, p99 of each second: second bare Fiber %s; bare Fiber %s", each(twin.windowP99), each(bareTwin.windowP99))
-	late := func(r result) []time.Duration { return lateness(woke, r.sent, len(r.windowP99)) }
-	lateAt, lateBare, lateTwin, lateBareTwin := late(at), late(bareAt), late(twin), late(bareTwin)
-	b.logf("the canary (%s) woke at the latest, in each second (0: never more than 1 ms late): propertyd's %s; bare Fiber's %s; in the calibration, the second bare Fiber's %s; bare Fiber's %s",
-		canaryPolicy, each(lateAt), each(lateBare), each(lateTwin), each(lateBareTwin))
-	calm, calmAt, calmPairs := stallFree(at.windowP99, bareAt.windowP99, lateAt, lateBare)
-	twinCalm, twinCalmAt, twinCalmPairs := stallFree(twin.windowP99, bareTwin.windowP99, lateTwin, lateBareTwin)
-	b.add(row{
-		scenario: "warm GET /v1/properties/{id}: throughput, and p99 at 0.5 x bare Fiber's rate",
-		target:   ">= 0.75 x bare Fiber; at that load p99 < 5 ms, and each second's p99 <= 2 x bare Fiber's in the second before it (one loop, alternating)",
-		measured: fmt.Sprintf("%s vs bare Fiber %s (closed loop, %d connections: p99 %s vs %s); "+
-			"one open loop at %s over %d connections per server, alternating every second: propertyd p99 %s, p50 %s, %s answered, p99 per second %s; "+
-			"bare Fiber p99 %s, p50 %s, %s answered, p99 per second %s; worst second %.2f x bare Fiber's (pair %d). "+
-			"Calibration, the same loop with a second bare Fiber in propertyd's place: its p99 %s, worst second %.2f x bare Fiber's (pair %d). "+
-			"Over the pairs in which a process that only sleeps woke at most %s late in both seconds (the machine's CPUs did not stall): "+
-			"propertyd's worst second %s; the calibration's %s",
-			rps(p.rate()), rps(bb.rate()), b.o.conns, ms(p.percentile(99)), ms(bb.percentile(99)),
-			rps(load), b.o.openConns, ms(p99), ms(at.percentile(50)), rps(at.rate()), spread(at.windowP99),
-			ms(bareAt.percentile(99)), ms(bareAt.percentile(50)), rps(bareAt.rate()), spread(bareAt.windowP99),
-			worst, worstAt+1, ms(twin.percentile(99)), twinWorst, twinAt+1,
-			ms(canaryStall), calmWorst(calm, calmAt, calmPairs, len(at.windowP99)),
-			calmWorst(twinCalm, twinCalmAt, twinCalmPairs, len(twin.windowP99))),
-		ratio:   fmt.Sprintf("%.2f", ratio),
-		met:     ratio >= 0.75 && p99 < 5*time.Millisecond && worst <= 2,
-		failure: failure(p, bb, at, bareAt, twin, bareTwin),
-	})
 
 	// 2. Lookup by a known spelling.
-	p, bb = b.throughput(known, get("/lookup"))
-	ratio = p.rate() / bb.rate()
+	p, bb := b.throughput(known, get("/lookup"))
+	ratio := p.rate() / bb.rate()
 	b.add(row{
 		scenario: "warm lookup by a known address spelling",
 		target:   ">= 0.4 x bare Fiber",
@@ -492,14 +412,42 @@ func (b *bench) warm(ctx context.Context) error {
 	return nil
 }
 
+// bareKind is which baseline the bench binary serves.
+type bareKind int
+
+const (
+	bareFiber    bareKind = iota // -serve-bare: a Fiber app
+	bareFasthttp                 // -serve-bare-fasthttp: fasthttp alone
+)
+
+func (k bareKind) String() string {
+	if k == bareFasthttp {
+		return "bare fasthttp"
+	}
+	return "bare fiber"
+}
+
+func (k bareKind) flag() string {
+	if k == bareFasthttp {
+		return "-serve-bare-fasthttp"
+	}
+	return "-serve-bare"
+}
+
 // startBare starts the bare Fiber baseline serving the bodies in dir, its
 // log in the file logName.
 func (b *bench) startBare(dir, logName string) (*proc, *client, error) {
+	return b.startBaseline(bareFiber, dir, logName)
+}
+
+// startBaseline starts the baseline of kind serving the bodies in dir, its
+// log in the file logName.
+func (b *bench) startBaseline(kind bareKind, dir, logName string) (*proc, *client, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := startProc("bare fiber", self, filepath.Join(b.tmp, logName), nil, "-serve-bare", "127.0.0.1:0", "-bodies", dir)
+	p, err := startProc(kind.String(), self, filepath.Join(b.tmp, logName), nil, kind.flag(), "127.0.0.1:0", "-bodies", dir)
 	if err != nil {
 		return nil, nil, err
 	}
