@@ -20,7 +20,11 @@ var helps = map[string]commandHelp{
 	"serve": {"serve [-config PATH]", `Run the API server until SIGINT or SIGTERM, then finish in-flight requests
 and close the database cleanly. This is the default command.
 
-exit codes: 0 stopped cleanly, 1 runtime failure, 2 usage, 3 invalid config`},
+A start that fails part way (the database cannot be opened, the address is
+in use) closes what it opened and prints the cause.
+
+exit codes: 0 stopped cleanly, 1 runtime failure, 2 usage, 3 invalid config
+(anything check-config reports)`},
 	"check-config": {"check-config [-config PATH]", `Validate the configuration file (every field, every module name and option,
 without calling any upstream) and print the effective settings with the
 defaults applied. Secrets are masked: key hashes are shown truncated, module

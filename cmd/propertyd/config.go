@@ -287,6 +287,9 @@ func (c *Config) Validate() error {
 	if c.Cache.MaxMB < 0 {
 		bad("cache.max_mb", "must not be negative")
 	}
+	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+		bad("listen", "must be host:port (%v)", err)
+	}
 	if c.DebugListen != "" {
 		if _, port, err := net.SplitHostPort(c.DebugListen); err != nil {
 			bad("debug_listen", "must be host:port (%v)", err)

@@ -121,6 +121,13 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	m.Logger = slog.New(slog.NewJSONHandler(logs, nil))
 	m.AccessLog = logs
 	if err := m.Run(ctx); err != nil {
+		// Whatever Run built before failing is released: a store opened,
+		// a Redis client probing, modules holding connections.
+		m.Close()
+		if isConfigError(err) {
+			fmt.Fprintf(stderr, "propertyd: config %s: %v\n", *path, err)
+			return exitConfig
+		}
 		fmt.Fprintf(stderr, "propertyd: %v\n", err)
 		return exitError
 	}
