@@ -8,8 +8,11 @@ run:
 test:
 	go test -count=1 ./...
 
+# Compile every package and write the binaries: bin/propertyd (the
+# commands of README's "Command line") and bin/sandbox.
 build:
 	go build ./...
+	go build -o bin/ ./cmd/propertyd ./cmd/sandbox
 
 vet:
 	go vet ./...
