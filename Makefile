@@ -4,12 +4,17 @@
 run:
 	go run ./cmd/propertyd -config config.yaml
 
-# Run every test (no network needed).
+# Run every test (no network needed). The run ends with a line naming the
+# tests that skipped and why (no PostgreSQL or Redis to test against, ...),
+# then "N passed, N failed"; the exit status is go test's.
 test:
-	go test -count=1 ./...
+	go run ./internal/testsummary -count=1 ./...
 
+# Compile every package and write the binaries: bin/propertyd (the
+# commands of README's "Command line") and bin/sandbox.
 build:
 	go build ./...
+	go build -o bin/ ./cmd/propertyd ./cmd/sandbox
 
 vet:
 	go vet ./...

@@ -143,7 +143,9 @@ func TestBuildRejectsBadOptionsNamingThem(t *testing.T) {
 		want string
 	}{
 		{"unknown", map[string]string{"nmae": "x"},
-			`unknown option "nmae" (known: [name count strict wait ratio size])`},
+			`unknown option "nmae"; did you mean "name"? (known: name, count, strict, wait, ratio, size)`},
+		{"unknown, nothing close", map[string]string{"timeout": "x"},
+			`unknown option "timeout" (known: name, count, strict, wait, ratio, size)`},
 		{"untagged field is no option", map[string]string{"Ignored": "x"}, `unknown option "Ignored"`},
 		{"dash-tagged field is no option", map[string]string{"Skipped": "x"}, `unknown option "Skipped"`},
 		{"int", map[string]string{"count": "abc"}, `option count: "abc" is not a whole number`},

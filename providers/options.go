@@ -54,7 +54,8 @@ func decodeOptions(opts map[string]string, v any) error {
 			if len(known) == 0 {
 				return Errorf(KindInvalid, CodeInvalidConfig, "unknown option %q (the module takes none)", name)
 			}
-			return Errorf(KindInvalid, CodeInvalidConfig, "unknown option %q (known: %v)", name, known)
+			return Errorf(KindInvalid, CodeInvalidConfig, "unknown option %q%s (known: %s)",
+				name, DidYouMean(name, known), strings.Join(known, ", "))
 		}
 		raw := strings.TrimSpace(opts[name])
 		if raw == "" {

@@ -76,15 +76,16 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	}
 	m.metrics = metrics.New()
 	if err := m.openFleet(ctx); err != nil {
-		return err
+		return configError{err}
 	}
-	m.db, err = engine.Open(ctx, cfg.Database, engine.Options{})
+	db, err := engine.Open(ctx, cfg.Database, engine.Options{})
 	if err != nil {
 		return fmt.Errorf("opening database %s: %w", engine.Describe(cfg.Database), err)
 	}
+	m.db = db
 	m.cache, err = cache.New(cfg.Cache.MaxMB << 20)
 	if err != nil {
-		return err
+		return configError{err}
 	}
 	st := cache.NewStore(m.db, m.cache, cfg.Cache.RecordTTL.D())
 	svcCfg := core.Config{
@@ -94,13 +95,13 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		Sections:           map[string]*core.Section{}, Logger: m.Logger, Leases: m.leases(),
 	}
 	if err := m.wireModules(&svcCfg); err != nil {
-		return err
+		return configError{err}
 	}
 	svc := core.New(svcCfg)
 	m.svc = svc
 	keys, err := gatewayKeys(cfg.Keys)
 	if err != nil {
-		return err
+		return configError{err}
 	}
 	m.gw = gateway.New(gateway.Config{
 		Service: svc, Keys: keys, Sections: cfg.Sections(), BodyLimit: cfg.BodyLimitBytes,
@@ -110,6 +111,18 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	})
 	return nil
 }
+
+// configError is a start-up failure that lies in the configuration, one
+// check-config reports too (a module's options, a Redis URL, a key): serve
+// exits exitConfig for it, and exitError for a failure of the moment (a
+// database that does not answer, an address in use).
+type configError struct{ err error }
+
+func (e configError) Error() string { return e.err.Error() }
+func (e configError) Unwrap() error { return e.err }
+
+// isConfigError reports whether err is, or wraps, a configError.
+func isConfigError(err error) bool { return errors.As(err, new(configError)) }
 
 // wireModules builds every enabled module and adds it to svcCfg for its
 // role, each call run through its breaker. serve and check-config both

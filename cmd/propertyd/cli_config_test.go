@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -126,5 +127,56 @@ func TestCheckConfigHidesADatabasePassword(t *testing.T) {
 	}
 	if !strings.Contains(out, "propertyd:xxxxx@db.example.com:5432/propertyd") {
 		t.Fatalf("the database URL is not shown with its password masked:\n%s", out)
+	}
+}
+
+// TestCheckConfigSaysWhichFieldAsTheFileWritesIt makes one mistake at each
+// level of the shipped file: the message names the field by its path in
+// the file and its line, suggests the field meant when one is close, and
+// never shows a Go type.
+func TestCheckConfigSaysWhichFieldAsTheFileWritesIt(t *testing.T) {
+	base, err := os.ReadFile(filepath.Join("..", "..", "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// want holds %d where the line of the text at goes.
+	cases := []struct{ name, from, to, at, want string }{
+		{"top level", "listen:", "lisen:", "lisen:", `unknown field "lisen" (line %d); did you mean "listen"?`},
+		{"a section", "  max_mb: 64", "  max_mbb: 64", "max_mbb", `unknown field "cache.max_mbb" (line %d); did you mean "cache.max_mb"?`},
+		{"a key entry", "    burst: 150", "    burts: 150", "burts", `unknown field "keys[0].burts" (line %d); did you mean "keys[0].burst"?`},
+		{"a provider", "    module: census\n    timeout", "    modul: census\n    timeout", "modul:",
+			`unknown field "providers.geocoder.modul" (line %d); did you mean "providers.geocoder.module"?`},
+		{"a provider's rate limit", "rate_limit: {rate: 10, burst: 10,", "rate_limit: {rate: 10, brust: 10,", "brust",
+			`unknown field "providers.geocoder.rate_limit.brust" (line %d); did you mean "providers.geocoder.rate_limit.burst"?`},
+		{"redis", "# redis:\n#   url", "redis:\n  prefx: x\n#   url", "prefx", `unknown field "redis.prefx" (line %d); did you mean "redis.prefix"?`},
+		{"nothing close", "    module: census\n    timeout", "    module: census\n    port: 80\n    timeout", "port: 80",
+			`unknown field "providers.geocoder.port" (line %d)` + "\n"},
+		{"a module's option", "module: overpass", "module: overpass\n    options: {max_result: 3}", "",
+			`unknown option "max_result"; did you mean "max_results"? (known: `},
+		{"a value of the wrong kind", "batch_concurrency: 25", "batch_concurrency: many", "many",
+			`batch_concurrency: "many" is not a whole number (line %d)`},
+		{"a duration", `request_timeout: "30s"`, `request_timeout: "thirty"`, "thirty",
+			`request_timeout: invalid duration "thirty"; use e.g. "10s" or "720h" (line %d)`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			raw := strings.Replace(string(base), c.from, c.to, 1)
+			if raw == string(base) {
+				t.Fatalf("test edit %q not applied", c.from)
+			}
+			want := c.want
+			if c.at != "" {
+				want = fmt.Sprintf(c.want, 1+strings.Count(raw[:strings.Index(raw, c.at)], "\n"))
+			}
+			code, out, errs := runCLI("check-config", "-config", writeConfig(t, raw))
+			if code != exitConfig || out != "" || !strings.Contains(errs+"\n", want) {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit 3 saying %s", code, errs, want)
+			}
+			for _, goWords := range []string{"main.", "not found in type", "unmarshal", "!!"} {
+				if strings.Contains(errs, goWords) {
+					t.Errorf("the message shows Go's words (%q):\n%s", goWords, errs)
+				}
+			}
+		})
 	}
 }

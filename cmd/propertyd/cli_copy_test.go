@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net/url"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -219,4 +220,26 @@ func TestCopyLeavesTheDestinationsOwnRecordsAlone(t *testing.T) {
 			t.Fatalf("the key of a record not copied resolves (%v); it must not attach to another record", err)
 		}
 	})
+}
+
+// A PostgreSQL database that does not exist is the database being
+// unavailable (what migrate and serve say too), not an internal error.
+func TestCopyToADatabaseThatDoesNotExistSaysUnavailable(t *testing.T) {
+	u, err := url.Parse(pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/propertyd_no_such_database"
+	u.User = url.UserPassword("postgres", "s3cret-pw")
+	src := filepath.Join(t.TempDir(), "p.db")
+	if db, err := engine.Open(context.Background(), src, engine.Options{}); err != nil {
+		t.Fatal(err)
+	} else {
+		db.Close()
+	}
+	code, _, errs := runCopy(false, "-from", src, "-to", u.String())
+	if code != exitError || !strings.Contains(errs, "database_unavailable") ||
+		!strings.Contains(errs, `database "propertyd_no_such_database" does not exist`) || strings.Contains(errs, "s3cret-pw") {
+		t.Fatalf("copy to a missing database: exit %d, stderr %q; want exit 1, database_unavailable with the cause, no password", code, errs)
+	}
 }

@@ -27,17 +27,12 @@ func dataCmd(args []string, stdout, stderr io.Writer) int {
 }
 
 func (c *dataCommand) run(args []string) int {
-	if len(args) >= 2 && args[0] == "load" && args[1] == "acs" {
-		return c.loadACS(args[2:])
-	}
-	fs := newFlags("data")
-	if code, ok := parseFlags(fs, args, c.stdout, c.stderr); !ok {
-		return code
-	}
-	if fs.NArg() == 0 {
-		return usageError(fs, c.stderr, "missing subcommand")
-	}
-	return usageError(fs, c.stderr, "unknown subcommand %q", strings.Join(fs.Args(), " "))
+	return group{"data", "subcommand", []subcommand{{"load", c.load}}}.dispatch(args, c.stdout, c.stderr)
+}
+
+// load serves "propertyd data load <dataset>".
+func (c *dataCommand) load(args []string) int {
+	return group{"data load", "dataset", []subcommand{{"acs", c.loadACS}}}.dispatch(args, c.stdout, c.stderr)
 }
 
 // acsStates returns the USPS codes of the states whose tracts the ACS

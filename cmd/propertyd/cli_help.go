@@ -20,7 +20,11 @@ var helps = map[string]commandHelp{
 	"serve": {"serve [-config PATH]", `Run the API server until SIGINT or SIGTERM, then finish in-flight requests
 and close the database cleanly. This is the default command.
 
-exit codes: 0 stopped cleanly, 1 runtime failure, 2 usage, 3 invalid config`},
+A start that fails part way (the database cannot be opened, the address is
+in use) closes what it opened and prints the cause.
+
+exit codes: 0 stopped cleanly, 1 runtime failure, 2 usage, 3 invalid config
+(anything check-config reports)`},
 	"check-config": {"check-config [-config PATH]", `Validate the configuration file (every field, every module name and option,
 without calling any upstream) and print the effective settings with the
 defaults applied. Secrets are masked: key hashes are shown truncated, module
@@ -65,7 +69,14 @@ A progress bar is drawn on a terminal. No configuration file is read.
 exit codes: 0 ok, 1 failure (a database cannot be opened or written), 2 usage`},
 	"data": {"data load acs [-states CA,TX|all] [-config PATH]", `Manage the data propertyd keeps. Subcommands:
 
-  load acs   store the ACS figures of every tract of some states ahead
+  load acs   store the ACS figures of every tract of some states ahead of
+             time, so that lookups there make no ACS call
+
+Run 'propertyd data load acs --help' for its flags.`},
+	"data load": {"data load acs [-states CA,TX|all] [-config PATH]", `Load a public dataset into the database ahead of the lookups that need it.
+Datasets:
+
+  acs   the ACS figures (demographics, housing) of every tract of some states
 
 Run 'propertyd data load acs --help' for its flags.`},
 	"data load acs": {"data load acs [-states CA,TX|all] [-config PATH]", `Store the demographics and housing figures of every census tract of the
@@ -113,11 +124,14 @@ func newFlags(name string) *flag.FlagSet {
 	return fs
 }
 
-// parseFlags parses args into fs. --help prints the command's help on
-// stdout (exit 0); a bad flag prints the error and the help on stderr
-// (exit 2). When ok is false the command returns code at once.
+// parseFlags parses args into fs, flags and arguments in any order
+// (import -config x.yaml homes.csv and import homes.csv -config x.yaml are
+// the same; after "--" everything is an argument); fs.Args() then holds the
+// arguments. --help prints the command's help on stdout (exit 0); a bad
+// flag prints the error and the help on stderr (exit 2). When ok is false
+// the command returns code at once.
 func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code int, ok bool) {
-	err := fs.Parse(args)
+	err := parseInterspersed(fs, args)
 	switch {
 	case err == nil:
 		return exitOK, true
@@ -127,6 +141,82 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code
 	default:
 		return usageError(fs, stderr, "%v", err), false
 	}
+}
+
+// parseInterspersed is fs.Parse for flags that may follow arguments: the
+// standard package stops at the first argument, so the rest of the line
+// after each argument is parsed again. fs.Args() ends up holding every
+// argument, in order.
+func parseInterspersed(fs *flag.FlagSet, args []string) error {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		rest := fs.Args()
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" || len(rest) == 0 {
+			positional = append(positional, rest...)
+			break
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+	// A "--" first leaves every flag as set and fs.Args() as positional.
+	return fs.Parse(append([]string{"--"}, positional...))
+}
+
+// subcommand is one of the words a group command (keys, data, data load)
+// dispatches on, and what runs it with the rest of the line.
+type subcommand struct {
+	name string
+	run  func(args []string) int
+}
+
+// group is a command made only of subcommands: its name (the key of its
+// help), what its subcommands are called in messages ("subcommand",
+// "dataset"), and the subcommands.
+type group struct {
+	name, word string
+	subs       []subcommand
+}
+
+// dispatch serves the group's command line. The subcommand is the first
+// argument naming one, wherever the flags stand (data load -config x.yaml
+// acs, data load acs -config x.yaml); everything else goes to it. --help
+// before it prints this level's help; no subcommand, or an unknown word, is
+// a usage error that lists them.
+func (g group) dispatch(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags(g.name)
+	for i, a := range args {
+		if isHelpFlag(a) {
+			printHelp(stdout, fs)
+			return exitOK
+		}
+		for _, sub := range g.subs {
+			if a == sub.name {
+				rest := append(append([]string(nil), args[:i]...), args[i+1:]...)
+				return sub.run(rest)
+			}
+		}
+	}
+	names := make([]string, len(g.subs))
+	for i, sub := range g.subs {
+		names[i] = sub.name
+	}
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return usageError(fs, stderr, "missing %s (%s)", g.word, strings.Join(names, ", "))
+	}
+	return usageError(fs, stderr, "unknown %s %q (want %s)", g.word, args[0], strings.Join(names, ", "))
+}
+
+// isHelpFlag reports whether a is one of the spellings of --help the flag
+// package accepts.
+func isHelpFlag(a string) bool {
+	switch a {
+	case "-h", "-help", "--h", "--help":
+		return true
+	}
+	return false
 }
 
 // usageError reports a command line mistake with the command's help and

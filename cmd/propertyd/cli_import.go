@@ -40,7 +40,7 @@ func (c *importCommand) run(args []string) int {
 	case fs.NArg() == 0:
 		return usageError(fs, c.stderr, "missing the CSV file to import")
 	case fs.NArg() > 1:
-		return usageError(fs, c.stderr, "one file at a time, got %d (flags go before the file)", fs.NArg())
+		return usageError(fs, c.stderr, "one file at a time, got %d", fs.NArg())
 	}
 	file := fs.Arg(0)
 	if *failuresPath == "" {

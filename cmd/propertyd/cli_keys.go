@@ -28,17 +28,8 @@ func allSectionsCost() int { return 1 + core.CostOf(core.PublicSections()) }
 
 // keysCmd serves "propertyd keys <subcommand>".
 func keysCmd(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "new" {
-		return keysNew(args[1:], stdout, stderr)
-	}
-	fs := newFlags("keys")
-	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
-		return code
-	}
-	if fs.NArg() == 0 {
-		return usageError(fs, stderr, "missing subcommand")
-	}
-	return usageError(fs, stderr, "unknown subcommand %q", fs.Arg(0))
+	newKey := func(args []string) int { return keysNew(args, stdout, stderr) }
+	return group{"keys", "subcommand", []subcommand{{"new", newKey}}}.dispatch(args, stdout, stderr)
 }
 
 // keyEntry is the config.yaml entry keys new prints.

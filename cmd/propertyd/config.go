@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"regexp"
@@ -132,15 +133,16 @@ type OutboundConfig struct {
 // Duration is a time.Duration written as a Go duration string.
 type Duration time.Duration
 
-// UnmarshalYAML parses "10s", "720h" and the like.
+// UnmarshalYAML parses "10s", "720h" and the like. Its errors end with the
+// line, as checkFields words every mistake of the file.
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	var s string
 	if err := n.Decode(&s); err != nil {
-		return fmt.Errorf("line %d: a duration must be a string such as \"10s\"", n.Line)
+		return fmt.Errorf("a duration must be a string such as \"10s\" (line %d)", n.Line)
 	}
 	v, err := time.ParseDuration(s)
 	if err != nil || v < 0 {
-		return fmt.Errorf("line %d: invalid duration %q (use e.g. \"10s\", \"720h\")", n.Line, s)
+		return fmt.Errorf("invalid duration %q; use e.g. \"10s\" or \"720h\" (line %d)", s, n.Line)
 	}
 	*d = Duration(v)
 	return nil
@@ -181,10 +183,18 @@ func LoadConfig(path string) (*Config, error) {
 
 // ParseConfig is LoadConfig on bytes.
 func ParseConfig(raw []byte) (*Config, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(expandEnv(raw)))
+	raw = expandEnv(raw)
+	var doc yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(raw)).Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
+		return nil, errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if err := checkFields(&doc); err != nil {
+		return nil, err
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
 	dec.KnownFields(true)
 	var cfg Config
-	if err := dec.Decode(&cfg); err != nil {
+	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
 		return nil, errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
 	}
 	cfg.applyDefaults()
@@ -298,6 +308,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Cache.MaxMB < 0 {
 		bad("cache.max_mb", "must not be negative")
+	}
+	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+		bad("listen", "must be host:port (%v)", err)
 	}
 	if c.DebugListen != "" {
 		if _, port, err := net.SplitHostPort(c.DebugListen); err != nil {

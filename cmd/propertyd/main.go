@@ -106,6 +106,12 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
 	}
+	if fs.NArg() > 0 {
+		if _, isCommand := helps[fs.Arg(0)]; isCommand {
+			return usageError(fs, stderr, "unexpected argument %q (the command comes first: propertyd %s -config PATH)", fs.Arg(0), fs.Arg(0))
+		}
+		return usageError(fs, stderr, "unexpected argument %q", fs.Arg(0))
+	}
 	cfg, err := LoadConfig(*path)
 	if err != nil {
 		fmt.Fprintf(stderr, "propertyd: %v\n", err)
@@ -121,6 +127,13 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	m.Logger = slog.New(slog.NewJSONHandler(logs, nil))
 	m.AccessLog = logs
 	if err := m.Run(ctx); err != nil {
+		// Whatever Run built before failing is released: a store opened,
+		// a Redis client probing, modules holding connections.
+		m.Close()
+		if isConfigError(err) {
+			fmt.Fprintf(stderr, "propertyd: config %s: %v\n", *path, err)
+			return exitConfig
+		}
 		fmt.Fprintf(stderr, "propertyd: %v\n", err)
 		return exitError
 	}

@@ -13,7 +13,8 @@ import (
 // The module options config.yaml gives are decoded strictly when serve
 // starts, as check-config does (TestCheckConfigInvalidExits3NamingTheField):
 // a typo, a value of the wrong type or an empty required token stops
-// start-up with a message naming the role, the module and the option.
+// start-up with a message naming the role, the module and the option, and
+// the exit code of an invalid configuration, as check-config's.
 func TestServeRejectsBadModuleOptions(t *testing.T) {
 	t.Setenv("TEST_CI_KEY", "x")
 	t.Setenv("TEST_ACS_KEY", "x")
@@ -29,8 +30,8 @@ func TestServeRejectsBadModuleOptions(t *testing.T) {
 			t.Setenv("TEST_DB_PATH", filepath.Join(t.TempDir(), "p.db"))
 			raw := strings.Replace(secretConfig, c.from, c.to, 1)
 			code, out, errs := runCLI("serve", "-config", writeConfig(t, raw))
-			if code != exitError || !strings.Contains(errs, c.want) || out != "" {
-				t.Fatalf("exit %d, stderr %q, stdout %q; want exit 1 before listening and a message with %q", code, errs, out, c.want)
+			if code != exitConfig || !strings.Contains(errs, c.want) || out != "" {
+				t.Fatalf("exit %d, stderr %q, stdout %q; want exit 3 before listening and a message with %q", code, errs, out, c.want)
 			}
 		})
 	}

@@ -65,14 +65,25 @@ func IsPostgres(database string) bool { return postgres.IsURL(database) }
 
 // Open opens database, applying the migrations it lacks: a PostgreSQL URL
 // on that engine (the database must exist; KindUnavailable when the server
-// cannot be reached), otherwise a SQLite file, created with its folder when
-// missing. Either refuses a database written by a newer binary
-// (ErrSchemaTooNew).
+// cannot be reached or has no such database), otherwise a SQLite file,
+// created with its folder when missing. Either refuses a database written
+// by a newer binary (ErrSchemaTooNew). On error the Store is a nil
+// interface, never an engine's nil *DB inside one, so a caller's nil check
+// holds.
 func Open(ctx context.Context, database string, opts Options) (Store, error) {
 	if IsPostgres(database) {
-		return postgres.Open(ctx, database, postgres.Options{Now: opts.Now})
+		return opened(postgres.Open(ctx, database, postgres.Options{Now: opts.Now}))
 	}
-	return store.Open(ctx, database, store.Options{Now: opts.Now})
+	return opened(store.Open(ctx, database, store.Options{Now: opts.Now}))
+}
+
+// opened returns an engine's Open result as a Store: nil, not a typed nil
+// pointer, with the error.
+func opened[DB Store](db DB, err error) (Store, error) {
+	if err != nil {
+		return nil, err
+	}
+	return db, nil
 }
 
 // ErrSchemaTooNew is the cause of the error Open returns for a database

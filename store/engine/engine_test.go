@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"net"
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -40,5 +42,29 @@ func TestTheNameChoosesTheEngine(t *testing.T) {
 	db.Close()
 	if v, exists := Version(ctx, path); v != 3 || !exists {
 		t.Fatalf("Version after Open = %d, %v; want 3 and existing", v, exists)
+	}
+}
+
+// A failed Open returns a nil Store, not an engine's nil *DB inside the
+// interface: callers check db != nil before closing it.
+func TestAFailedOpenReturnsANilStore(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, database := range []string{
+		"postgres://postgres@" + closed + "/x?sslmode=disable",
+		filepath.Join(file, "sub", "p.db"),
+	} {
+		db, err := Open(context.Background(), database, Options{})
+		if err == nil || db != nil {
+			t.Errorf("Open(%q) = %#v, %v; want a nil Store and the error", database, db, err)
+		}
 	}
 }

@@ -146,12 +146,16 @@ func dbErr(ctx context.Context, err error) error {
 // attempt, a network error or a connection closed under the query, and the
 // server's own refusals (class 08 connection exceptions, 53 insufficient
 // resources such as too many connections, and 57P01-57P03: shutting down,
-// crashed, starting up).
+// crashed, starting up), and a server that refuses the connection itself:
+// no such database (3D000) or credentials it does not accept (class 28).
+// None of those is propertyd's fault, and each passes once the server or
+// the URL is put right.
 func unreachable(err error) bool {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		switch {
 		case strings.HasPrefix(pgErr.Code, "08"), strings.HasPrefix(pgErr.Code, "53"),
+			strings.HasPrefix(pgErr.Code, "28"), pgErr.Code == "3D000",
 			pgErr.Code == "57P01", pgErr.Code == "57P02", pgErr.Code == "57P03":
 			return true
 		}

@@ -2,6 +2,7 @@ package sandbox_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -166,6 +167,32 @@ func TestACSDiscoveryDocumentIsServed(t *testing.T) {
 	}
 	if got := srv.RouteCalls(sandbox.UpstreamACS)["GET /acs/data.json"]; got != 1 {
 		t.Fatalf("discovery document asked %d times, want 1", got)
+	}
+	// The vintage above is also what the module asks for when discovery
+	// fails: the document itself must be there, in the API's format.
+	resp, err := http.Get(root + "/acs/data.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var doc struct {
+		Type    string `json:"@type"`
+		Dataset []struct {
+			Vintage int      `json:"c_vintage"`
+			Dataset []string `json:"c_dataset"`
+		} `json:"dataset"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&doc); resp.StatusCode != http.StatusOK || err != nil || doc.Type != "dcat:Catalog" {
+		t.Fatalf("GET /acs/data.json: %s, %v, %+v; want 200 and the API's catalog", resp.Status, err, doc)
+	}
+	newest := 0
+	for _, d := range doc.Dataset {
+		if strings.Join(d.Dataset, "/") == "acs/acs5" {
+			newest = max(newest, d.Vintage)
+		}
+	}
+	if newest != providertest.ACSNewestYear {
+		t.Fatalf("the catalog's newest acs/acs5 release is %d, want %d", newest, providertest.ACSNewestYear)
 	}
 }
 

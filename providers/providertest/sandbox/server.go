@@ -314,7 +314,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		retryAfter = p.faults.RetryAfter
 	}
 	rel, below := strings.CutPrefix(r.URL.Path, u.mount)
-	below = below && (rel == "" || rel[0] == '/')
+	// Below the mount, or beside it as {mount}.json: where the Census data
+	// API keeps its discovery document (/acs/data.json for /acs/data).
+	below = below && (rel == "" || rel[0] == '/' || rel[0] == '.')
 	rep, ok := f.answer(s.incoming(u, r), rel, below)
 	if !ok {
 		http.Error(w, "sandbox: the "+u.name+" fake has no route "+r.Method+" "+r.URL.Path, http.StatusNotFound)

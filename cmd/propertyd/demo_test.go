@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/propertyd/propertyd/providers/providertest"
+	"github.com/propertyd/propertyd/providers/providertest/sandbox"
+)
+
+// syncBuffer is a bytes.Buffer the service's goroutines may log into.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestTheDemoFollowsTheNewestACSReleaseWithoutWarnings runs what make demo
+// runs: the sandbox and propertyd configured by cmd/sandbox/demo.yaml. The
+// ACS modules discover the newest release from the sandbox, as they would
+// from the Census API, and nothing is logged as a warning.
+func TestTheDemoFollowsTheNewestACSReleaseWithoutWarnings(t *testing.T) {
+	sb := sandbox.New(sandbox.DefaultPlaces(), sandbox.Options{})
+	root, err := sb.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sb.Close)
+	t.Setenv("SANDBOX_URL", root)
+	t.Setenv("PROPERTYD_LISTEN", "127.0.0.1:0")
+	t.Setenv("PROPERTYD_DATABASE", filepath.Join(t.TempDir(), "demo.db"))
+	t.Setenv("PROPERTYD_REDIS_URL", "")
+	cfg, err := LoadConfig(filepath.Join("..", "sandbox", "demo.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs syncBuffer
+	m := NewMain(cfg)
+	m.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
+	if err := m.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+
+	p := sb.Places()[0]
+	req, _ := http.NewRequest(http.MethodGet, "http://"+m.Addr()+relLookupPath(p, "", "demographics,housing"), nil)
+	req.Header.Set("X-API-Key", demoKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("lookup of %s: %d %s", p.ID, resp.StatusCode, body)
+	}
+	// The first need of a release waits for the discovery, so its outcome
+	// is logged by the time the answer is in.
+	log := logs.String()
+	if strings.Contains(log, `"level":"WARN"`) || strings.Contains(log, `"level":"ERROR"`) {
+		t.Errorf("the demo logged a warning:\n%s", log)
+	}
+	if !strings.Contains(log, `"msg":"census ACS: newest 5-year release"`) {
+		t.Errorf("the ACS modules did not learn the newest release from the sandbox:\n%s", log)
+	}
+	if want := `"vintage":"` + strconv.Itoa(providertest.ACSNewestYear) + ` ACS 5-year"`; !strings.Contains(string(body), want) {
+		t.Errorf("the answer does not carry the sandbox's newest release (%s):\n%s", want, body)
+	}
+}
