@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	go run ./internal/testsummary [go test flags] [packages]
+//	go run ./cmd/testsummary [go test flags] [packages]
 //
 // It runs "go test -json" with the arguments, prints what go test prints
 // without -json (a line per package, the output of failed tests, build
