@@ -12,8 +12,10 @@ import (
 	"github.com/propertyd/propertyd/providers/core"
 )
 
-// respondRecord renders one property with its included sections.
-func (g *Gateway) respondRecord(c *fiber.Ctx, p *providers.Property, src core.Source, created bool) error {
+// respondRecord renders one property with its included sections. A
+// lookup's answer (lookup set) is kept ready when it may be (keepLookup),
+// and a plain GET by id's always.
+func (g *Gateway) respondRecord(c *fiber.Ctx, p *providers.Property, src core.Source, created, lookup bool) error {
 	inc, _ := g.includes(c)
 	secs := g.cfg.Service.Enrich(c.UserContext(), p, inc, core.Options{Radius: core.DefaultRadius})
 	st := stateOf(c)
@@ -31,10 +33,20 @@ func (g *Gateway) respondRecord(c *fiber.Ctx, p *providers.Property, src core.So
 		}
 		return appendMeta(b, meta)
 	}
-	if !created && len(inc) == 0 && g.ready.c != nil && isRead(c.Context()) {
+	if g.ready.c == nil || !isRead(c.Context()) {
+		return renderPooled(c, render)
+	}
+	if !created && len(inc) == 0 {
 		// A plain GET by id: its answer is kept ready for the next one.
 		return renderPooledWith(c, render, func(c *fiber.Ctx, b []byte) error {
-			rb := g.ready.put(p.ID, b, stateOf(c).start)
+			rb := g.ready.put(p.ID, b, st.start)
+			sendTagged(c.Context(), rb.body, rb.etag)
+			return nil
+		})
+	}
+	if expires, vintages, ok := keepLookup(src, inc, secs); ok && lookup {
+		return renderPooledWith(c, render, func(c *fiber.Ctx, b []byte) error {
+			rb := g.ready.putAnswer(lookupKey(c.Request().URI().QueryString()), b, st.start, expires, vintages)
 			sendTagged(c.Context(), rb.body, rb.etag)
 			return nil
 		})
@@ -62,13 +74,16 @@ func (g *Gateway) lookup(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	if g.lookupReady(c) {
+		return nil
+	}
 	p, src, err := g.cfg.Service.Lookup(c.UserContext(), providers.Address{
 		Street: q["street"], Unit: q["unit"], City: q["city"], State: q["state"], Zip: q["zip"],
 	})
 	if err != nil {
 		return err
 	}
-	return g.respondRecord(c, p, src, true)
+	return g.respondRecord(c, p, src, true, true)
 }
 
 // reverse: GET /v1/properties/reverse?lat=&lng=&include=
@@ -93,7 +108,7 @@ func (g *Gateway) reverse(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return g.respondRecord(c, p, src, true)
+	return g.respondRecord(c, p, src, true, false)
 }
 
 // parseID reads the path's record id: a positive integer in decimal digits
@@ -132,7 +147,7 @@ func (g *Gateway) get(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return g.respondRecord(c, p, src, false)
+	return g.respondRecord(c, p, src, false, false)
 }
 
 // section answers GET /v1/properties/{id}/{section}[?radius=] for the

@@ -10,6 +10,7 @@ import (
 	"github.com/gofiber/fiber/v2/utils"
 	"github.com/propertyd/propertyd/cache"
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/core"
 	"github.com/valyala/fasthttp"
 )
 
@@ -24,7 +25,14 @@ type readyBody struct {
 	body    []byte
 	etag    []byte
 	expires time.Time // zero: never
+	// vintages are, for a lookup's answer, the sections it includes that
+	// carry a release, and theirs: the answer is not served again once
+	// a newer release supersedes one of them (see keepLookup).
+	vintages []sectionVintage
 }
+
+// sectionVintage is a section and the release of its value.
+type sectionVintage struct{ section, vintage string }
 
 func readyKey(id int64) string { return "b:" + strconv.FormatInt(id, 10) }
 
@@ -88,6 +96,100 @@ func (r readyBodies) put(id int64, body []byte, now time.Time) *readyBody {
 		r.slot(id).Store(rb)
 	}
 	return rb
+}
+
+// maxAnswerLife bounds a ready answer that nothing else bounds (records
+// kept until evicted, no section included).
+const maxAnswerLife = 24 * time.Hour
+
+// lookupKey is the key of a lookup's ready answer: its query string as
+// sent, which names everything the answer depends on (the address, its
+// unit, include=); another spelling of the same request has an answer of
+// its own.
+func lookupKey(query []byte) string { return "l:" + string(query) }
+
+// getAnswer returns the ready answer kept under key, if one is current at
+// now.
+func (r readyBodies) getAnswer(key string, now time.Time) (*readyBody, bool) {
+	if r.c == nil {
+		return nil, false
+	}
+	v, ok := r.c.Get(key)
+	if !ok {
+		return nil, false
+	}
+	rb := v.(*readyBody)
+	return rb, now.Before(rb.expires)
+}
+
+// putAnswer keeps a copy of body (a pooled buffer) under key until
+// expires (zero: no bound of its own), and at most the records' TTL from
+// now.
+func (r readyBodies) putAnswer(key string, body []byte, now, expires time.Time, vintages []sectionVintage) *readyBody {
+	rb := &readyBody{body: append([]byte(nil), body...), expires: expires, vintages: vintages}
+	rb.etag = appendETag(nil, rb.body)
+	if r.ttl > 0 && (rb.expires.IsZero() || now.Add(r.ttl).Before(rb.expires)) {
+		rb.expires = now.Add(r.ttl)
+	}
+	if rb.expires.IsZero() {
+		rb.expires = now.Add(maxAnswerLife)
+	}
+	if r.c != nil && now.Before(rb.expires) {
+		r.c.Set(key, rb, int64(len(key)+len(rb.body)+len(rb.etag)+96+32*len(vintages)), rb.expires.Sub(now))
+	}
+	return rb
+}
+
+// keepLookup says whether a lookup's answer may be kept ready, and until
+// when: when it created nothing, read its record from storage and every
+// section it includes was a fresh stored value (status ok, cache hit),
+// until the first of those values expires. Such an answer is the same
+// bytes for every request of the same query until then, unless a newer
+// release of a section's data supersedes the one it holds (see
+// lookupReady). A warm lookup with all five sections then costs what a
+// warm GET by id does, not a rendering of five sections.
+func keepLookup(src core.Source, inc []string, secs []core.SectionResult) (expires time.Time, vintages []sectionVintage, ok bool) {
+	if src.Created || src.Tier == providers.TierUpstream || src.Tier == "" {
+		return time.Time{}, nil, false
+	}
+	for i, r := range secs {
+		m := r.Meta
+		if m.Status != core.StatusOK || m.Cache != core.CacheHit || m.ExpiresAt == nil {
+			return time.Time{}, nil, false
+		}
+		if expires.IsZero() || m.ExpiresAt.Before(expires) {
+			expires = *m.ExpiresAt
+		}
+		if m.Vintage != "" {
+			vintages = append(vintages, sectionVintage{inc[i], m.Vintage})
+		}
+	}
+	return expires, vintages, true
+}
+
+// lookupReady answers a lookup from its ready answer (see keepLookup),
+// when there is a current one; ok is false otherwise and nothing was
+// sent.
+func (g *Gateway) lookupReady(c *fiber.Ctx) bool {
+	if g.ready.c == nil || !isRead(c.Context()) {
+		return false
+	}
+	st := stateOf(c)
+	rb, ok := g.ready.getAnswer(lookupKey(c.Request().URI().QueryString()), st.start)
+	if !ok {
+		return false
+	}
+	for _, v := range rb.vintages {
+		if g.cfg.Service.Superseded(v.section, v.vintage) {
+			return false
+		}
+	}
+	st.obs.Served(providers.ReadRecord, providers.TierMemory)
+	for range st.includes {
+		st.obs.Served(providers.ReadSection, providers.TierMemory)
+	}
+	sendTagged(c.Context(), rb.body, rb.etag)
+	return true
 }
 
 // getReady answers GET /v1/properties/{id} from its ready body, when

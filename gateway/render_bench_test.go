@@ -288,7 +288,12 @@ func BenchmarkWarmLookupAllSections(b *testing.B) {
 // compare what a warm GET costs against what Fiber alone costs.
 func BenchmarkBareFiberSameBytes(b *testing.B) {
 	client, id := benchServer(b)
-	body := benchGet(b, client, fmt.Sprintf("/v1/properties/%d", id))
+	benchBare(b, benchGet(b, client, fmt.Sprintf("/v1/properties/%d", id)))
+}
+
+// benchBare sends GETs to a bare Fiber app that answers body, as
+// benchRequests does to propertyd.
+func benchBare(b *testing.B, body []byte) {
 	app := fiber.New(fiber.Config{DisableStartupMessage: true})
 	app.Get("/get", func(c *fiber.Ctx) error {
 		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
@@ -299,4 +304,11 @@ func BenchmarkBareFiberSameBytes(b *testing.B) {
 	b.Cleanup(func() { app.Shutdown() })
 	bare := &fasthttp.Client{Dial: func(string) (net.Conn, error) { return ln.Dial() }, MaxConnsPerHost: 512}
 	benchRequests(b, bare, "/get")
+}
+
+// BenchmarkBareFiberSameBytesAllSections is BenchmarkWarmLookupAllSections'
+// baseline: bare Fiber answering the same bytes.
+func BenchmarkBareFiberSameBytesAllSections(b *testing.B) {
+	client, _ := benchServer(b)
+	benchBare(b, benchGet(b, client, benchLookupAll))
 }

@@ -270,6 +270,15 @@ func sameBytes(a, b []byte) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
+// Superseded reports whether a value of the named section with vintage is
+// of a release older than the one its module serves now (see
+// Section.Supersedes): an answer kept with it must not be served again.
+// A section without releases, or not configured, supersedes nothing.
+func (s *Service) Superseded(name, vintage string) bool {
+	sec := s.cfg.Sections[name]
+	return sec != nil && sec.Supersedes != nil && vintage != "" && sec.Supersedes(vintage)
+}
+
 // superseded reports whether r holds data of a release older than the one
 // its module serves now: it is then due for a refresh whatever its TTL.
 func (sec *Section) superseded(r *providers.SectionRecord) bool {
