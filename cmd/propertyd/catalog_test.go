@@ -21,6 +21,22 @@ import (
 	"github.com/propertyd/propertyd/providers/providertest/sandbox"
 )
 
+// everySection includes every section the catalogue offers, for the tests
+// that ask for all of them: a section added to the catalogue is asked for
+// there too.
+var everySection = strings.Join(core.PublicSections(), ",")
+
+// everySectionRole lists the roles of every section, internal ones too.
+func everySectionRole() []string {
+	var out []string
+	for _, e := range core.Catalog {
+		if e.Section != "" {
+			out = append(out, string(e.Role))
+		}
+	}
+	return out
+}
+
 // noiseProvider is the interface of a section propertyd does not have: the
 // traffic noise at a point. It stands for the next section anyone adds.
 type noiseProvider interface {
