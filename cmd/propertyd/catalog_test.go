@@ -139,8 +139,8 @@ var batchComment = regexp.MustCompile(`burst: (\d+) .*\(a batch of (\d+) with al
 
 // The catalogue is the one list of roles and sections; the places that
 // must still name each role by hand (a module's registration, the shipped
-// and demo configuration files, the sandbox's upstream for a module that
-// calls one) are held to
+// and demo configuration files, the README's lists, the sandbox's upstream
+// for a module that calls one) are held to
 // it here, so a section added to the catalogue fails with one error per
 // place that does not know it yet, naming the place.
 func TestEveryListOfRolesFollowsTheCatalogue(t *testing.T) {
@@ -182,6 +182,29 @@ func TestEveryListOfRolesFollowsTheCatalogue(t *testing.T) {
 		for role := range roles {
 			if _, ok := core.EntryOf(providers.Role(role)); !ok {
 				t.Errorf("%s names providers.%s, a role the catalogue does not have", name, role)
+			}
+		}
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, list := range []struct {
+		line  string // where the README lists them
+		names []string
+	}{
+		{"`include` is a comma-separated list of ", core.PublicSections()},
+		{"| `providers.<role>.module` |", everySectionRole()},
+	} {
+		i := strings.Index(string(readme), list.line)
+		if i < 0 {
+			t.Errorf("README.md no longer has the line %q", list.line)
+			continue
+		}
+		line, _, _ := strings.Cut(string(readme[i:]), "\n")
+		for _, name := range list.names {
+			if !strings.Contains(line, "`"+name+"`") {
+				t.Errorf("README.md: the line %q does not list %s", list.line, name)
 			}
 		}
 	}
