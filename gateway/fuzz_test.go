@@ -262,7 +262,7 @@ func FuzzRequest(f *testing.F) {
 		{"GET", "/v1/properties/lookup?street=PO+Box+1&state=IL", ""},
 		{"GET", "/v1/properties/reverse?lat=39.8&lng=-89.6&include=walkscore,housing", ""},
 		{"GET", "/v1/properties/reverse?lat=-45&lng=170", ""},
-		{"GET", "/v1/properties/1?include=flood,demographics,amenities,walkscore,housing", ""},
+		{"GET", "/v1/properties/1?include=" + strings.Join(core.PublicSections(), ","), ""},
 		{"GET", "/v1/properties/1/amenities?radius=1500", ""},
 		{"GET", "/v1/properties/1/flood", ""},
 		{"GET", "/v1/properties/2/demographics", ""},

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -219,10 +220,10 @@ func benchServer(b *testing.B) (*fasthttp.Client, int64) {
 	return client, rec.Data.ID
 }
 
-const (
-	benchLookup    = "/v1/properties/lookup?street=1100+Congress+Avenue&city=Austin&state=TX&zip=78701"
-	benchLookupAll = benchLookup + "&include=flood,demographics,amenities,walkscore,housing"
-)
+const benchLookup = "/v1/properties/lookup?street=1100+Congress+Avenue&city=Austin&state=TX&zip=78701"
+
+// benchLookupAll includes every section the catalogue offers.
+var benchLookupAll = benchLookup + "&include=" + strings.Join(core.PublicSections(), ",")
 
 // benchGet sends one GET and returns the body of its 200 answer.
 func benchGet(b *testing.B, client *fasthttp.Client, path string) []byte {

@@ -15,8 +15,9 @@ import (
 	"github.com/propertyd/propertyd/providers/guard"
 )
 
-// fakeSections builds the five sections over fetch functions that count
-// their calls and can be switched to fail.
+// fakeSections builds every offered section of the catalogue, with the
+// entry's own key, over fetch functions that count their calls and can be
+// switched to fail.
 type fakeSections struct {
 	mu    sync.Mutex
 	calls map[string]*atomic.Int32
@@ -68,22 +69,14 @@ func (f *fakeSections) sections(ttl time.Duration, breakers map[string]*guard.Br
 			return &providers.Housing{TotalHousingUnits: &units, Source: "census-acs-housing", Vintage: "2022 ACS 5-year"}
 		},
 	}
-	keys := map[string]func(*providers.Property, core.Options) (string, bool){
-		providers.SectionFlood:     func(p *providers.Property, _ core.Options) (string, bool) { return p.Point().Key(), true },
-		providers.SectionWalkScore: func(p *providers.Property, _ core.Options) (string, bool) { return p.Point().Key(), true },
-		providers.SectionAmenities: func(p *providers.Property, o core.Options) (string, bool) {
-			return fmt.Sprintf("%s@%d", p.Point().Key(), o.Radius), true
-		},
-		providers.SectionDemographics: func(p *providers.Property, _ core.Options) (string, bool) {
-			t, ok := p.Tract()
-			return t.GEOID(), ok
-		},
-	}
-	keys[providers.SectionHousing] = keys[providers.SectionDemographics]
 	out := map[string]*core.Section{}
 	for _, name := range core.PublicSections() {
+		e, _ := core.SectionEntry(name)
+		if values[name] == nil {
+			panic("fakeSections has no value for the catalogue's section " + name + ": add one to its values")
+		}
 		out[name] = &core.Section{
-			Name: name, Source: name + "-module", TTL: ttl, Key: keys[name],
+			Name: name, Source: name + "-module", TTL: ttl, Key: e.Key,
 			Fetch: core.FetchFunc(func(ctx context.Context, p *providers.Property, o core.Options) (any, error) {
 				f.calls[name].Add(1)
 				if f.delay > 0 {
@@ -106,7 +99,8 @@ func (f *fakeSections) sections(ttl time.Duration, breakers map[string]*guard.Br
 	return out
 }
 
-const allSections = "flood,demographics,amenities,walkscore,housing"
+// allSections includes every section the catalogue offers.
+var allSections = strings.Join(core.PublicSections(), ",")
 
 func sectionMeta(t *testing.T, r response, name string) map[string]any {
 	t.Helper()
@@ -132,7 +126,7 @@ func TestIncludeAllSectionsInParallel(t *testing.T) {
 		t.Fatalf("status %d: %s", r.status, r.body)
 	}
 	if took > 800*time.Millisecond {
-		t.Fatalf("five 200 ms sections took %v: they are not fetched in parallel", took)
+		t.Fatalf("%d 200 ms sections took %v: they are not fetched in parallel", len(core.PublicSections()), took)
 	}
 	d := r.data()
 	flood, _ := d["flood"].(map[string]any)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/census"
+	"github.com/propertyd/propertyd/providers/core"
 	"github.com/propertyd/propertyd/providers/providertest/sandbox"
 )
 
@@ -161,8 +162,15 @@ func TestConfigPointsEveryUpstreamRoleAtTheSandbox(t *testing.T) {
 			t.Errorf("%s calls %q, want the sandbox's %q: the bench would reach the internet", role, p.BaseURL, want[role])
 		}
 	}
-	if len(cfg.Providers) != 8 {
-		t.Errorf("%d roles configured, want all 8", len(cfg.Providers))
+	for _, role := range core.Roles() {
+		if _, ok := cfg.Providers[string(role)]; !ok {
+			t.Errorf("role %s of the catalogue is not configured: the bench's include=%s would find it unavailable", role, allSections)
+		}
+	}
+	for role := range cfg.Providers {
+		if _, ok := core.EntryOf(providers.Role(role)); !ok {
+			t.Errorf("providers.%s is configured, but the catalogue has no such role", role)
+		}
 	}
 	if cfg.Cache.MaxMB != 48 {
 		t.Errorf("cache.max_mb = %d, want the -cache-mb value 48", cfg.Cache.MaxMB)

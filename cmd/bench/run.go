@@ -15,9 +15,6 @@ import (
 	"github.com/propertyd/propertyd/providers/providertest/sandbox"
 )
 
-// allSections is the include= of the "all five sections" scenarios.
-const allSections = "flood,demographics,amenities,walkscore,housing"
-
 // scenarioNames are the scenarios in the order they run (and -only names).
 var scenarioNames = []string{"warm", "instructions", "cold", "herd", "batch", "acs-states", "search", "pg-warm", "pg-cold", "fleet-herd", "pg-search", "memory", "startup"}
 

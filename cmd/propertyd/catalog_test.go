@@ -4,15 +4,38 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/core"
+	"github.com/propertyd/propertyd/providers/providertest/sandbox"
 )
+
+// everySection includes every section the catalogue offers, for the tests
+// that ask for all of them: a section added to the catalogue is asked for
+// there too.
+var everySection = strings.Join(core.PublicSections(), ",")
+
+// everySectionRole lists the roles of every section, internal ones too.
+func everySectionRole() []string {
+	var out []string
+	for _, e := range core.Catalog {
+		if e.Section != "" {
+			out = append(out, string(e.Role))
+		}
+	}
+	return out
+}
 
 // noiseProvider is the interface of a section propertyd does not have: the
 // traffic noise at a point. It stands for the next section anyone adds.
@@ -107,5 +130,91 @@ func TestANewSectionIsACatalogueEntryAndAModule(t *testing.T) {
 	status, body, _ = getJSON(t, m, "/v1/properties/lookup?street=1+Main+St&state=VA&include=nois")
 	if status != 400 || !strings.Contains(fmt.Sprint(body["errors"]), "noise") {
 		t.Fatalf("a misspelt include does not list the new section: %d %v", status, body)
+	}
+}
+
+// batchComment is config.yaml's note on the demo key's burst: the batch
+// it lets a key send with every section.
+var batchComment = regexp.MustCompile(`burst: (\d+) .*\(a batch of (\d+) with all sections\)`)
+
+// The catalogue is the one list of roles and sections; the places that
+// must still name each role by hand (a module's registration, the shipped
+// and demo configuration files, the README's lists, the sandbox's upstream
+// for a module that calls one) are held to
+// it here, so a section added to the catalogue fails with one error per
+// place that does not know it yet, naming the place.
+func TestEveryListOfRolesFollowsTheCatalogue(t *testing.T) {
+	shipped, err := os.ReadFile(filepath.Join("..", "..", "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	demo, err := os.ReadFile(filepath.Join("..", "sandbox", "demo.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]map[string]any{}
+	for name, raw := range map[string][]byte{"config.yaml": shipped, "cmd/sandbox/demo.yaml": demo} {
+		var f struct {
+			Providers map[string]any `yaml:"providers"`
+		}
+		if err := yaml.Unmarshal(raw, &f); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		files[name] = f.Providers
+	}
+	urls := sandbox.BaseURLs("http://sandbox.test")
+	for _, role := range core.Roles() {
+		if len(providers.Default.Names(role)) == 0 {
+			t.Errorf("role %s: no module registers for it (a module package imported by providers/all)", role)
+		}
+		for name, roles := range files {
+			if _, ok := roles[string(role)]; !ok {
+				t.Errorf("role %s: %s has no providers.%s block", role, name, role)
+			}
+		}
+		for _, name := range providers.Default.Names(role) {
+			if m, _ := providers.Default.Lookup(name); m.DefaultBaseURL != "" && urls[string(role)] == "" {
+				t.Errorf("role %s: module %s calls an upstream, but the sandbox serves none for the role (sandbox.BaseURLs)", role, name)
+			}
+		}
+	}
+	for name, roles := range files {
+		for role := range roles {
+			if _, ok := core.EntryOf(providers.Role(role)); !ok {
+				t.Errorf("%s names providers.%s, a role the catalogue does not have", name, role)
+			}
+		}
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, list := range []struct {
+		line  string // where the README lists them
+		names []string
+	}{
+		{"`include` is a comma-separated list of ", core.PublicSections()},
+		{"| `providers.<role>.module` |", everySectionRole()},
+	} {
+		i := strings.Index(string(readme), list.line)
+		if i < 0 {
+			t.Errorf("README.md no longer has the line %q", list.line)
+			continue
+		}
+		line, _, _ := strings.Cut(string(readme[i:]), "\n")
+		for _, name := range list.names {
+			if !strings.Contains(line, "`"+name+"`") {
+				t.Errorf("README.md: the line %q does not list %s", list.line, name)
+			}
+		}
+	}
+	m := batchComment.FindSubmatch(shipped)
+	if m == nil {
+		t.Fatalf("config.yaml no longer says what batch the demo key's burst allows (%s)", batchComment)
+	}
+	burst, _ := strconv.Atoi(string(m[1]))
+	batch, _ := strconv.Atoi(string(m[2]))
+	if every := 1 + core.CostOf(core.PublicSections()); burst != batch*every {
+		t.Errorf("config.yaml: burst %d is said to allow a batch of %d with all sections, which costs %d x %d = %d", burst, batch, batch, every, batch*every)
 	}
 }

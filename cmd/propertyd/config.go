@@ -56,8 +56,8 @@ type Config struct {
 	MemoryLimitMB int64       `yaml:"memory_limit_mb"`
 	Cache         CacheConfig `yaml:"cache"`
 	Keys          []KeyConfig `yaml:"keys"`
-	// Providers maps a role (geocoder, reverse_geocoder, flood, demographics,
-	// amenities, walkscore, housing, fair_market_rent) to its module.
+	// Providers maps a role of the catalogue (core.Catalog: the geocoders
+	// and one role per section) to its module.
 	Providers map[string]*ProviderConfig `yaml:"providers"`
 	// Redis is what the instances of a fleet share (see fleet.go).
 	Redis RedisConfig `yaml:"redis"`

@@ -40,8 +40,8 @@ func TestWholeResponsesMatchTheirGoldenFiles(t *testing.T) {
 	for _, c := range []struct{ name, method, path, body string }{
 		{"lookup_created", "GET", lookup("flood,demographics,housing"), ""},
 		{"amenities_standalone", "GET", "/v1/properties/1/amenities", ""},
-		{"lookup_every_section", "GET", lookup("flood,demographics,amenities,walkscore,housing"), ""},
-		{"lookup_every_section_cached", "GET", lookup("flood,demographics,amenities,walkscore,housing"), ""},
+		{"lookup_every_section", "GET", lookup(everySection), ""},
+		{"lookup_every_section_cached", "GET", lookup(everySection), ""},
 		{"flood_standalone", "GET", "/v1/properties/1/flood", ""},
 		{"demographics_standalone", "GET", "/v1/properties/1/demographics", ""},
 		{"batch_found_and_not", "POST", "/v1/properties/batch?include=flood",

@@ -101,7 +101,7 @@ func testServiceEndToEndWithEveryModule(t *testing.T, database string) {
 	mt := upstreams()
 	m := startMain(t, testConfig(t, database), mt)
 	q := url.Values{"street": {"2200 West Broad Street"}, "city": {"Richmond"}, "state": {"VA"},
-		"include": {"flood,demographics,amenities,walkscore,housing"}}
+		"include": {everySection}}
 	status, body, hdr := getJSON(t, m, "/v1/properties/lookup?"+q.Encode())
 	if status != 200 {
 		t.Fatalf("lookup: %d %v", status, body)

@@ -304,7 +304,7 @@ func oaLookupPath(p providertest.CensusPlace, include string) string {
 	return "/v1/properties/lookup?" + q.Encode()
 }
 
-const oaEverySection = "flood,walkscore,demographics,amenities,housing"
+var oaEverySection = everySection
 
 // A point given with every digit a float64 holds.
 const oaPreciseLat, oaPreciseLng = 37.57012345678901, -77.45098765432109

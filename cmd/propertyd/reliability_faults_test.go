@@ -36,7 +36,7 @@ var relFaultTargets = []relFaultTarget{
 	{upstream: sandbox.UpstreamHUD, sections: []string{"housing"}, breaker: "hud-fmr"},
 }
 
-const relAllSections = "flood,walkscore,demographics,amenities,housing"
+var relAllSections = everySection
 
 // relFaultMode is one way an upstream fails and what a client must see.
 type relFaultMode struct {

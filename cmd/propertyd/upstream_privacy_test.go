@@ -162,7 +162,7 @@ func privacyBatch() []byte {
 		privacyStreet, p.City, p.State, p.Zip)
 }
 
-const allSections = "flood,walkscore,demographics,amenities,housing"
+var allSections = everySection
 
 var sectionNames = strings.Split(allSections, ",")
 
@@ -212,7 +212,7 @@ func TestFailedGeocodingLogsNoAddress(t *testing.T) {
 // (Walk Score's request URL carries the address, the others the
 // coordinates).
 func TestFailedSectionsLogNoAddress(t *testing.T) {
-	sectionRoles := []string{"flood", "demographics", "housing", "amenities", "walkscore", "fair_market_rent"}
+	sectionRoles := everySectionRole()
 	for _, tc := range []struct {
 		name string
 		root func(*testing.T) string

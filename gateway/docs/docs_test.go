@@ -48,9 +48,11 @@ func TestSpecIsAValidOpenAPI31Document(t *testing.T) {
 
 	want := []string{
 		"/v1/properties/lookup", "/v1/properties/reverse", "/v1/properties/batch", "/v1/properties/search",
-		"/v1/properties/{id}", "/v1/properties/{id}/flood", "/v1/properties/{id}/walkscore",
-		"/v1/properties/{id}/demographics", "/v1/properties/{id}/amenities", "/v1/properties/{id}/housing", "/healthz", "/readyz", "/metrics", "/openapi.json", "/docs",
+		"/v1/properties/{id}", "/healthz", "/readyz", "/metrics", "/openapi.json", "/docs",
 		"/docs/assets/{asset}",
+	}
+	for _, name := range core.PublicSections() {
+		want = append(want, "/v1/properties/{id}/"+name) // each section's own endpoint
 	}
 	var got []string
 	for path := range model.Model.Paths.PathItems.KeysFromOldest() {
@@ -238,6 +240,106 @@ func TestSpecDocumentsTheCatalogue(t *testing.T) {
 		}
 		if !slices.Contains(core.PublicSections(), name) {
 			t.Errorf("the document has %s, but the catalogue offers no section %q: the endpoint does not exist", path, name)
+		}
+	}
+}
+
+// TestSpecDescribesEverySectionOfTheCatalogue follows each offered
+// section through the fragments of the document that describe it, beside
+// its endpoint: the endpoint's 200 answer and the response schema it
+// refers to, whose data is the section's value schema; the section as a
+// member of an enriched record and of a batch result; its entry in
+// meta.sections. A section added to the catalogue fails here with one
+// error per fragment the document still lacks, named by its JSON pointer,
+// and a section the catalogue no longer has fails where the document
+// still lists it.
+func TestSpecDescribesEverySectionOfTheCatalogue(t *testing.T) {
+	type object struct {
+		Ref        string                     `json:"$ref"`
+		Properties map[string]json.RawMessage `json:"properties"`
+		Content    map[string]struct {
+			Schema object `json:"schema"`
+		} `json:"content"`
+	}
+	var raw struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]object `json:"responses"`
+		} `json:"paths"`
+		Components struct {
+			Responses map[string]object `json:"responses"`
+			Schemas   map[string]object `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(docs.Spec(), &raw); err != nil {
+		t.Fatal(err)
+	}
+	// ref resolves a local $ref of kind (responses or schemas), reporting
+	// where it was found wanting.
+	ref := func(where, r, kind string) (object, bool) {
+		name, ok := strings.CutPrefix(r, "#/components/"+kind+"/")
+		if !ok {
+			t.Errorf("%s: want a $ref to #/components/%s/..., got %q", where, kind, r)
+			return object{}, false
+		}
+		var o object
+		if kind == "responses" {
+			o, ok = raw.Components.Responses[name]
+		} else {
+			o, ok = raw.Components.Schemas[name]
+		}
+		if !ok {
+			t.Errorf("%s: refers to #/components/%s/%s, which the document lacks", where, kind, name)
+		}
+		return o, ok
+	}
+	// members are the schemas that list the sections as members, and
+	// whether a member that is no section is an error there.
+	members := []struct {
+		schema       string
+		onlySections bool
+	}{{"EnrichedProperty", true}, {"BatchResult", false}, {"SectionsMeta", true}}
+	for _, name := range core.PublicSections() {
+		path := "/v1/properties/{id}/" + name
+		op, ok := raw.Paths[path]["get"]
+		if !ok {
+			continue // TestSpecDocumentsTheCatalogue names it
+		}
+		where := "section " + name + ": #/paths/" + strings.ReplaceAll(path, "/", "~1") + "/get/responses/200"
+		r200, ok := op.Responses["200"]
+		if !ok {
+			t.Errorf("%s is missing", where)
+			continue
+		}
+		resp, ok := ref(where, r200.Ref, "responses")
+		if !ok {
+			continue
+		}
+		where = "section " + name + ": " + r200.Ref + "/content/application~1json/schema"
+		body, ok := ref(where, resp.Content["application/json"].Schema.Ref, "schemas")
+		if !ok {
+			continue
+		}
+		var data object
+		if d, ok := body.Properties["data"]; !ok || json.Unmarshal(d, &data) != nil {
+			t.Errorf("section %s: %s/properties/data, the section's value, is missing", name, resp.Content["application/json"].Schema.Ref)
+		} else {
+			ref("section "+name+": "+resp.Content["application/json"].Schema.Ref+"/properties/data", data.Ref, "schemas")
+		}
+	}
+	for _, m := range members {
+		props := raw.Components.Schemas[m.schema].Properties
+		for _, name := range core.PublicSections() {
+			if _, ok := props[name]; !ok {
+				t.Errorf("section %s: #/components/schemas/%s/properties/%s is missing", name, m.schema, name)
+			}
+		}
+		if !m.onlySections {
+			continue
+		}
+		for name := range props {
+			if !slices.Contains(core.PublicSections(), name) {
+				t.Errorf("#/components/schemas/%s/properties/%s: the catalogue offers no section %q", m.schema, name, name)
+			}
 		}
 	}
 }

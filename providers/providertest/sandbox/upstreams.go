@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/core"
 	"github.com/propertyd/propertyd/providers/internal/fakeupstream"
 )
 
@@ -85,16 +86,20 @@ var roleUpstreams = map[providers.Role]string{
 	providers.RoleFairMarketRent:  UpstreamHUD,
 }
 
-// BaseURLs returns the base_url to give each propertyd provider role for
-// the sandbox at root, keyed by role name: geocoder and reverse_geocoder
-// (module census), flood (fema-nfhl), demographics (census-acs), housing
-// (census-acs-housing), amenities (overpass), walkscore (walkscore-api;
-// osm-walk calls no upstream) and fair_market_rent (hud-fmr).
+// BaseURLs returns the base_url to give each role of the catalogue
+// (core.Catalog) for the sandbox at root, keyed by role name: geocoder and
+// reverse_geocoder (module census), flood (fema-nfhl), demographics
+// (census-acs), housing (census-acs-housing), amenities (overpass),
+// walkscore (walkscore-api; osm-walk calls no upstream) and
+// fair_market_rent (hud-fmr). A role the sandbox has no upstream for is
+// absent, and propertyd's catalogue test names it.
 func BaseURLs(root string) map[string]string {
 	urls := UpstreamURLs(root)
 	out := make(map[string]string, len(roleUpstreams))
-	for role, up := range roleUpstreams {
-		out[string(role)] = urls[up]
+	for _, role := range core.Roles() {
+		if up, ok := roleUpstreams[role]; ok {
+			out[string(role)] = urls[up]
+		}
 	}
 	return out
 }
