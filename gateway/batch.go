@@ -13,7 +13,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/core"
+	"github.com/propertyd/propertyd/providers/service"
 )
 
 const localBatch = "propertyd.batch"
@@ -90,10 +90,10 @@ func decodeBatch(c *fiber.Ctx) *batchRequest {
 	switch {
 	case addresses == nil:
 		r.err = invalid(providers.ParamError{Parameter: "addresses", Message: "is required"})
-	case len(*addresses) == 0 || len(*addresses) > core.MaxBatch:
+	case len(*addresses) == 0 || len(*addresses) > service.MaxBatch:
 		r.err = &providers.Error{Kind: providers.KindUnprocessable, Code: providers.CodeInvalidBatchSize,
-			Message: "a batch holds 1 to " + strconv.Itoa(core.MaxBatch) + " addresses, got " + strconv.Itoa(len(*addresses)),
-			Params:  []providers.ParamError{{Parameter: "addresses", Message: "must hold 1 to " + strconv.Itoa(core.MaxBatch) + " items"}}}
+			Message: "a batch holds 1 to " + strconv.Itoa(service.MaxBatch) + " addresses, got " + strconv.Itoa(len(*addresses)),
+			Params:  []providers.ParamError{{Parameter: "addresses", Message: "must hold 1 to " + strconv.Itoa(service.MaxBatch) + " items"}}}
 	default:
 		r.items = *addresses
 	}
@@ -286,7 +286,7 @@ func (g *Gateway) costOfBatch(c *fiber.Ctx) (int, error) {
 	if r.err != nil {
 		return 1, nil
 	}
-	return len(r.items) * (1 + core.CostOf(inc)), nil
+	return len(r.items) * (1 + service.CostOf(inc)), nil
 }
 
 type batchError struct {
@@ -309,14 +309,14 @@ func (g *Gateway) batch(c *fiber.Ctx) error {
 		return r.err
 	}
 	g.cfg.Metrics.BatchSize(len(r.items))
-	items := make([]core.BatchItem, len(r.items))
+	items := make([]service.BatchItem, len(r.items))
 	clientIDs := make([]*string, len(r.items))
 	var errs []batchError
 	bad := make([]bool, len(r.items))
 	// An item is charged only when it was answered: one refused as invalid
 	// or failed by an upstream or the database is given back (see limit),
 	// and so is a section that failed.
-	st, itemCost := stateOf(c), 1+core.CostOf(inc)
+	st, itemCost := stateOf(c), 1+service.CostOf(inc)
 	for i, raw := range r.items {
 		a, perr := readAddress(raw)
 		if perr != nil {
@@ -326,11 +326,11 @@ func (g *Gateway) batch(c *fiber.Ctx) error {
 			continue
 		}
 		clientIDs[i] = a.ID
-		items[i] = core.BatchItem{Address: providers.Address{Street: a.Street, Unit: a.Unit, City: a.City, State: a.State, Zip: a.Zip}}
+		items[i] = service.BatchItem{Address: providers.Address{Street: a.Street, Unit: a.Unit, City: a.City, State: a.State, Zip: a.Zip}}
 	}
 	// Look up only the well-formed items, keeping their positions.
 	var idx []int
-	var good []core.BatchItem
+	var good []service.BatchItem
 	for i := range items {
 		if !bad[i] {
 			idx = append(idx, i)

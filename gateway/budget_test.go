@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/core"
+	"github.com/propertyd/propertyd/providers/service"
 )
 
 // anyStreet makes the stack's geocoder match every address, each at a place
@@ -58,7 +58,7 @@ func TestIfNoneMatchStarCannotSkipTheBudget(t *testing.T) {
 	if got := s.countProperties(); got != 3 {
 		t.Fatalf("records created = %d, want 3", got)
 	}
-	for _, name := range core.PublicSections() {
+	for _, name := range service.PublicSections() {
 		if got := f.count(name); got > 3 {
 			t.Errorf("%s fetched %d times for 3 paid lookups", name, got)
 		}

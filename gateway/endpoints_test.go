@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/guard"
+	"github.com/propertyd/propertyd/providers/decorators/guard"
 )
 
 func TestReverseReturnsNearestExistingRecordWithoutCall(t *testing.T) {

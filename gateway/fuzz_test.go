@@ -17,7 +17,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/core"
+	"github.com/propertyd/propertyd/providers/service"
 	"github.com/propertyd/propertyd/ratelimit"
 	"github.com/propertyd/propertyd/store"
 )
@@ -75,7 +75,7 @@ func FuzzParseIncludes(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw string, mask uint8) {
 		// mask picks which sections the deployment serves.
 		g := &Gateway{allowed: map[string]bool{}}
-		for i, name := range core.PublicSections() {
+		for i, name := range service.PublicSections() {
 			if mask&(1<<i) != 0 {
 				g.allowed[name] = true
 			}
@@ -91,7 +91,7 @@ func FuzzParseIncludes(f *testing.F) {
 		// Accepted: allowed names only, each once, in canonical order.
 		last := -1
 		for _, name := range out {
-			i := slices.Index(core.PublicSections(), name)
+			i := slices.Index(service.PublicSections(), name)
 			if i < 0 || !g.allowed[name] {
 				t.Fatalf("parseIncludes(%q) = %v: %q is not an allowed section", raw, out, name)
 			}
@@ -138,8 +138,8 @@ func FuzzDecodeBatch(f *testing.F) {
 				wantClientError(t, r.err)
 				return
 			}
-			if n := len(r.items); n < 1 || n > core.MaxBatch {
-				t.Fatalf("decodeBatch(%q) accepted %d addresses, want 1..%d", body, n, core.MaxBatch)
+			if n := len(r.items); n < 1 || n > service.MaxBatch {
+				t.Fatalf("decodeBatch(%q) accepted %d addresses, want 1..%d", body, n, service.MaxBatch)
 			}
 			if !json.Valid(body) {
 				t.Fatalf("decodeBatch accepted a body that is not JSON: %q", body)
@@ -198,11 +198,11 @@ func FuzzQueryParams(f *testing.F) {
 const fuzzKey = "fuzz-key"
 
 // fuzzSection serves a fixed value for any property with coordinates.
-func fuzzSection(name string) *core.Section {
-	return &core.Section{
+func fuzzSection(name string) *service.Section {
+	return &service.Section{
 		Name: name, Source: "fuzz", TTL: time.Hour,
-		Key: func(p *providers.Property, _ core.Options) (string, bool) { return p.Point().Key(), true },
-		Fetch: func(context.Context, *providers.Property, core.Options) (any, error) {
+		Key: func(p *providers.Property, _ service.Options) (string, bool) { return p.Point().Key(), true },
+		Fetch: func(context.Context, *providers.Property, service.Options) (any, error) {
 			return map[string]string{"source": "fuzz"}, nil
 		},
 	}
@@ -242,14 +242,14 @@ func newFuzzGateway(f *testing.F) *Gateway {
 	}); err != nil {
 		f.Fatal(err)
 	}
-	sections := map[string]*core.Section{}
-	for _, name := range core.PublicSections() {
+	sections := map[string]*service.Section{}
+	for _, name := range service.PublicSections() {
 		sections[name] = fuzzSection(name)
 	}
-	svc := core.New(core.Config{Store: db, Geocoder: fuzzGeocoder{}, GeocoderName: "census",
+	svc := service.New(service.Config{Store: db, Geocoder: fuzzGeocoder{}, GeocoderName: "census",
 		Reverse: fuzzGeocoder{}, ReverseName: "census", Sections: sections})
 	return New(Config{
-		Service: svc, Sections: core.PublicSections(), BodyLimit: 64 << 10, RequestTimeout: 5 * time.Second,
+		Service: svc, Sections: service.PublicSections(), BodyLimit: 64 << 10, RequestTimeout: 5 * time.Second,
 		Keys:   []Key{{Name: "fuzz", SHA256: sha256.Sum256([]byte(fuzzKey)), Limit: ratelimit.Limit{Rate: 1e9, Burst: 1 << 30}}},
 		Logger: slog.New(slog.DiscardHandler),
 	})
@@ -262,7 +262,7 @@ func FuzzRequest(f *testing.F) {
 		{"GET", "/v1/properties/lookup?street=PO+Box+1&state=IL", ""},
 		{"GET", "/v1/properties/reverse?lat=39.8&lng=-89.6&include=walkscore,housing", ""},
 		{"GET", "/v1/properties/reverse?lat=-45&lng=170", ""},
-		{"GET", "/v1/properties/1?include=" + strings.Join(core.PublicSections(), ","), ""},
+		{"GET", "/v1/properties/1?include=" + strings.Join(service.PublicSections(), ","), ""},
 		{"GET", "/v1/properties/1/amenities?radius=1500", ""},
 		{"GET", "/v1/properties/1/flood", ""},
 		{"GET", "/v1/properties/2/demographics", ""},

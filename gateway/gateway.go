@@ -16,8 +16,8 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
 	"github.com/propertyd/propertyd/cache"
-	"github.com/propertyd/propertyd/providers/core"
-	"github.com/propertyd/propertyd/providers/metrics"
+	"github.com/propertyd/propertyd/providers/decorators/metrics"
+	"github.com/propertyd/propertyd/providers/service"
 	"github.com/propertyd/propertyd/ratelimit"
 	"github.com/valyala/fasthttp"
 )
@@ -49,7 +49,7 @@ const (
 
 // Config is what the gateway is built from.
 type Config struct {
-	Service *core.Service
+	Service *service.Service
 	Keys    []Key
 	// Sections lists the enrichment sections this deployment serves;
 	// include= accepts exactly these names.
@@ -131,7 +131,7 @@ func New(cfg Config) *Gateway {
 	if realClock {
 		cfg.Now = time.Now
 	}
-	g := &Gateway{cfg: cfg, keys: cfg.Keys, allowed: map[string]bool{}, public: core.PublicSections(),
+	g := &Gateway{cfg: cfg, keys: cfg.Keys, allowed: map[string]bool{}, public: service.PublicSections(),
 		ready: newReadyBodies(cfg.Answers, cfg.AnswerTTL), realClock: realClock, cors: newCORS(cfg.CORS)}
 	g.limiter = cfg.Limiter
 	if g.limiter == nil {
@@ -240,7 +240,7 @@ func (g *Gateway) routes() {
 	// name: a path naming no section then matches no route and is the 404
 	// of any path that names no endpoint, charged nothing.
 	for _, name := range g.public {
-		e, _ := core.SectionEntry(name)
+		e, _ := service.SectionEntry(name)
 		v1.Get("/properties/:id/"+name, g.limit(fixedCost(recordCost+e.Cost)), g.section(e))
 	}
 	// Unmatched paths and methods fall through to Fiber's 404 and 405

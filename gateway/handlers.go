@@ -9,15 +9,15 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/address"
-	"github.com/propertyd/propertyd/providers/core"
+	"github.com/propertyd/propertyd/providers/service"
 )
 
 // respondRecord renders one property with its included sections. A
 // lookup's answer (lookup set) is kept ready when it may be (keepLookup),
 // and a plain GET by id's always.
-func (g *Gateway) respondRecord(c *fiber.Ctx, p *providers.Property, src core.Source, created, lookup bool) error {
+func (g *Gateway) respondRecord(c *fiber.Ctx, p *providers.Property, src service.Source, created, lookup bool) error {
 	inc, _ := g.includes(c)
-	secs := g.cfg.Service.Enrich(c.UserContext(), p, inc, core.Options{Radius: core.DefaultRadius})
+	secs := g.cfg.Service.Enrich(c.UserContext(), p, inc, service.Options{Radius: service.DefaultRadius})
 	st := stateOf(c)
 	st.obs.Served(providers.ReadRecord, src.Tier)
 	st.servedSections(secs)
@@ -56,11 +56,11 @@ func (g *Gateway) respondRecord(c *fiber.Ctx, p *providers.Property, src core.So
 
 // failedCost is the cost of the sections of secs (named by inc) that
 // failed, which a request does not pay for (see limit).
-func failedCost(inc []string, secs []core.SectionResult) int {
+func failedCost(inc []string, secs []service.SectionResult) int {
 	n := 0
 	for i, r := range secs {
 		if r.Failed {
-			n += core.CostOf(inc[i : i+1])
+			n += service.CostOf(inc[i : i+1])
 		}
 	}
 	return n
@@ -154,7 +154,7 @@ func (g *Gateway) get(c *fiber.Ctx) error {
 // catalogue entry e: radius= only where the entry takes a radius. A
 // section the deployment does not configure is a 503
 // section_not_configured, as in include= it is an unknown name.
-func (g *Gateway) section(e core.Entry) fiber.Handler {
+func (g *Gateway) section(e service.Entry) fiber.Handler {
 	name := e.Section
 	var allowed []string
 	if e.Radius {
@@ -169,7 +169,7 @@ func (g *Gateway) section(e core.Entry) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		radius, perr := parseInt(q, "radius", core.DefaultRadius, core.MinRadius, core.MaxRadius)
+		radius, perr := parseInt(q, "radius", service.DefaultRadius, service.MinRadius, service.MaxRadius)
 		if perr != nil {
 			return invalid(*perr)
 		}
@@ -182,7 +182,7 @@ func (g *Gateway) section(e core.Entry) fiber.Handler {
 		}
 		st := stateOf(c)
 		st.obs.Served(providers.ReadRecord, src.Tier)
-		r, err := g.cfg.Service.SectionOf(c.UserContext(), p, name, core.Options{Radius: radius})
+		r, err := g.cfg.Service.SectionOf(c.UserContext(), p, name, service.Options{Radius: radius})
 		st.obs.Served(providers.ReadSection, r.Tier)
 		if err != nil {
 			return err
@@ -309,8 +309,8 @@ func (g *Gateway) readyz(c *fiber.Ctx) error {
 }
 
 // enrichAll enriches several records concurrently.
-func (g *Gateway) enrichAll(ctx context.Context, ps []*providers.Property, inc []string) [][]core.SectionResult {
-	out := make([][]core.SectionResult, len(ps))
+func (g *Gateway) enrichAll(ctx context.Context, ps []*providers.Property, inc []string) [][]service.SectionResult {
+	out := make([][]service.SectionResult, len(ps))
 	if len(inc) == 0 {
 		return out
 	}
@@ -319,7 +319,7 @@ func (g *Gateway) enrichAll(ctx context.Context, ps []*providers.Property, inc [
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out[i] = g.cfg.Service.Enrich(ctx, p, inc, core.Options{Radius: core.DefaultRadius})
+			out[i] = g.cfg.Service.Enrich(ctx, p, inc, service.Options{Radius: service.DefaultRadius})
 		}()
 	}
 	wg.Wait()

@@ -19,9 +19,9 @@ import (
 	"github.com/propertyd/propertyd/cache"
 	"github.com/propertyd/propertyd/gateway"
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/core"
-	"github.com/propertyd/propertyd/providers/guard"
-	"github.com/propertyd/propertyd/providers/providertest"
+	"github.com/propertyd/propertyd/providers/decorators/guard"
+	"github.com/propertyd/propertyd/providers/kits/providertest"
+	"github.com/propertyd/propertyd/providers/service"
 	"github.com/propertyd/propertyd/ratelimit"
 	"github.com/propertyd/propertyd/store"
 )
@@ -98,7 +98,7 @@ type stack struct {
 	cache  *cache.Cache
 	geo    *fakeGeocoder
 	gw     *gateway.Gateway
-	svc    *core.Service
+	svc    *service.Service
 	opts   stackOptions
 	closed bool
 }
@@ -107,7 +107,7 @@ type stackOptions struct {
 	burst    int
 	rate     float64
 	now      func() time.Time
-	sections map[string]*core.Section
+	sections map[string]*service.Section
 	breaker  *guard.Breaker
 	path     string
 	// limiter, when set, builds the keys' budgets (else in-process buckets).
@@ -149,17 +149,17 @@ func (s *stack) open() {
 		rate = 1000
 	}
 	var names []string
-	for _, n := range core.PublicSections() {
+	for _, n := range service.PublicSections() {
 		if _, ok := s.opts.sections[n]; ok {
 			names = append(names, n)
 		}
 	}
-	sections := map[string]*core.Section{}
+	sections := map[string]*service.Section{}
 	for k, v := range s.opts.sections {
 		cp := *v
 		sections[k] = &cp
 	}
-	s.svc = core.New(core.Config{
+	s.svc = service.New(service.Config{
 		Store:    cache.NewStore(db, c, time.Hour),
 		Geocoder: providers.GeocoderFunc(providers.WrapCall(s.opts.breaker.Around, s.geo.Geocode)), GeocoderName: "census",
 		Reverse: s.geo, ReverseName: "census",

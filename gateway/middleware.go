@@ -17,7 +17,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/utils"
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/core"
+	"github.com/propertyd/propertyd/providers/service"
 	"github.com/propertyd/propertyd/ratelimit"
 	"github.com/valyala/fasthttp"
 )
@@ -56,7 +56,7 @@ var statePool = sync.Pool{New: func() any { return new(requestState) }}
 // servedSections counts the tier each of secs was read from (see
 // requestState.obs): what the service returned, not what it was told to
 // count.
-func (st *requestState) servedSections(secs []core.SectionResult) {
+func (st *requestState) servedSections(secs []service.SectionResult) {
 	for i := range secs {
 		st.obs.Served(providers.ReadSection, secs[i].Tier)
 	}

@@ -20,8 +20,8 @@ import (
 	"github.com/propertyd/propertyd/cache"
 	"github.com/propertyd/propertyd/gateway"
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/core"
-	"github.com/propertyd/propertyd/providers/metrics"
+	"github.com/propertyd/propertyd/providers/decorators/metrics"
+	"github.com/propertyd/propertyd/providers/service"
 	"github.com/propertyd/propertyd/ratelimit"
 	"github.com/propertyd/propertyd/store"
 	"github.com/valyala/fasthttp"
@@ -72,7 +72,7 @@ func (o *observed) rebuild() {
 		rate = 1000
 	}
 	var names []string
-	for _, n := range core.PublicSections() {
+	for _, n := range service.PublicSections() {
 		if _, ok := o.opts.sections[n]; ok {
 			names = append(names, n)
 		}
@@ -451,7 +451,7 @@ func BenchmarkWarmGetObservability(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer c.Close()
-	svc := core.New(core.Config{Store: cache.NewStore(db, c, 0), Geocoder: newFake(), GeocoderName: "census"})
+	svc := service.New(service.Config{Store: cache.NewStore(db, c, 0), Geocoder: newFake(), GeocoderName: "census"})
 	p, _, err := svc.Lookup(context.Background(), providers.Address{Street: "123 N Main St", City: "Springfield", State: "IL"})
 	if err != nil {
 		b.Fatal(err)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/core"
+	"github.com/propertyd/propertyd/providers/service"
 )
 
 // maxParamLen bounds any single query parameter value.
@@ -158,7 +158,7 @@ func (g *Gateway) parseIncludes(raw string) ([]string, error) {
 
 func (g *Gateway) sectionList() []string {
 	var out []string
-	for _, name := range core.PublicSections() {
+	for _, name := range service.PublicSections() {
 		if g.allowed[name] {
 			out = append(out, name)
 		}
@@ -202,7 +202,7 @@ func (g *Gateway) costOfIncludes(c *fiber.Ctx) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return recordCost + core.CostOf(inc), nil
+	return recordCost + service.CostOf(inc), nil
 }
 
 // parseInt reads an integer parameter within [min, max], written as plain

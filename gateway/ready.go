@@ -10,7 +10,7 @@ import (
 	"github.com/gofiber/fiber/v2/utils"
 	"github.com/propertyd/propertyd/cache"
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/core"
+	"github.com/propertyd/propertyd/providers/service"
 	"github.com/valyala/fasthttp"
 )
 
@@ -148,13 +148,13 @@ func (r readyBodies) putAnswer(key string, body []byte, now, expires time.Time, 
 // release of a section's data supersedes the one it holds (see
 // lookupReady). A warm lookup with all five sections then costs what a
 // warm GET by id does, not a rendering of five sections.
-func keepLookup(src core.Source, inc []string, secs []core.SectionResult) (expires time.Time, vintages []sectionVintage, ok bool) {
+func keepLookup(src service.Source, inc []string, secs []service.SectionResult) (expires time.Time, vintages []sectionVintage, ok bool) {
 	if src.Created || src.Tier == providers.TierUpstream || src.Tier == "" {
 		return time.Time{}, nil, false
 	}
 	for i, r := range secs {
 		m := r.Meta
-		if m.Status != core.StatusOK || m.Cache != core.CacheHit || m.ExpiresAt == nil {
+		if m.Status != service.StatusOK || m.Cache != service.CacheHit || m.ExpiresAt == nil {
 			return time.Time{}, nil, false
 		}
 		if expires.IsZero() || m.ExpiresAt.Before(expires) {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/core"
+	"github.com/propertyd/propertyd/providers/service"
 )
 
 // appendRecord appends the JSON of a property record to b: the same bytes
@@ -203,11 +203,11 @@ func appendRecordWith(dst []byte, p *providers.Property, extra ...field) ([]byte
 // the members their catalogue entry renames in the include form (flood's
 // zone and risk_level read zone_code and flood_risk_level beside the
 // property's own fields).
-func sectionFields(names []string, secs []core.SectionResult) []field {
+func sectionFields(names []string, secs []service.SectionResult) []field {
 	out := make([]field, 0, len(names))
 	for i, name := range names {
 		data := secs[i].Data
-		if e, ok := core.SectionEntry(name); ok && len(e.Renames) > 0 && data != nil {
+		if e, ok := service.SectionEntry(name); ok && len(e.Renames) > 0 && data != nil {
 			data = renameKeys(data, e.Renames...)
 		}
 		out = append(out, field{name: name, raw: data})
@@ -266,7 +266,7 @@ func memberAt(obj []byte, name string) int {
 	return -1
 }
 
-func sectionMetas(names []string, secs []core.SectionResult) map[string]providers.SectionMeta {
+func sectionMetas(names []string, secs []service.SectionResult) map[string]providers.SectionMeta {
 	if len(names) == 0 {
 		return nil
 	}

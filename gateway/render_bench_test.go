@@ -19,7 +19,7 @@ import (
 
 	"github.com/propertyd/propertyd/cache"
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/core"
+	"github.com/propertyd/propertyd/providers/service"
 	"github.com/propertyd/propertyd/ratelimit"
 	"github.com/propertyd/propertyd/store"
 )
@@ -94,20 +94,20 @@ var benchSectionNames = []string{
 }
 
 // benchSectionResults is the Enrich result of every section, all cached.
-func benchSectionResults() []core.SectionResult {
+func benchSectionResults() []service.SectionResult {
 	fetched := time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
 	expires := fetched.Add(30 * 24 * time.Hour)
-	out := make([]core.SectionResult, len(benchSectionNames))
+	out := make([]service.SectionResult, len(benchSectionNames))
 	for i, name := range benchSectionNames {
-		out[i] = core.SectionResult{Data: benchSectionData[name], Meta: providers.SectionMeta{
-			Status: core.StatusOK, Source: "bench", FetchedAt: &fetched, ExpiresAt: &expires, Cache: core.CacheHit,
+		out[i] = service.SectionResult{Data: benchSectionData[name], Meta: providers.SectionMeta{
+			Status: service.StatusOK, Source: "bench", FetchedAt: &fetched, ExpiresAt: &expires, Cache: service.CacheHit,
 		}}
 	}
 	return out
 }
 
 // renderRecord is what respondRecord does to produce a body.
-func renderRecord(p *providers.Property, inc []string, secs []core.SectionResult) ([]byte, error) {
+func renderRecord(p *providers.Property, inc []string, secs []service.SectionResult) ([]byte, error) {
 	data, err := recordWith(p, sectionFields(inc, secs)...)
 	if err != nil {
 		return nil, err
@@ -179,18 +179,18 @@ func benchServer(b *testing.B) (*fasthttp.Client, int64) {
 		b.Fatal(err)
 	}
 	b.Cleanup(c.Close)
-	sections := map[string]*core.Section{}
+	sections := map[string]*service.Section{}
 	for _, name := range benchSectionNames {
 		data := benchSectionData[name]
-		sections[name] = &core.Section{
+		sections[name] = &service.Section{
 			Name: name, Source: "bench", TTL: 24 * time.Hour,
-			Key: func(p *providers.Property, o core.Options) (string, bool) {
+			Key: func(p *providers.Property, o service.Options) (string, bool) {
 				return p.Point().Key(), true
 			},
-			Fetch: func(context.Context, *providers.Property, core.Options) (any, error) { return data, nil },
+			Fetch: func(context.Context, *providers.Property, service.Options) (any, error) { return data, nil },
 		}
 	}
-	svc := core.New(core.Config{
+	svc := service.New(service.Config{
 		Store:    cache.NewStore(db, c, time.Hour),
 		Geocoder: benchGeocoder{}, GeocoderName: "census", Sections: sections,
 	})
@@ -223,7 +223,7 @@ func benchServer(b *testing.B) (*fasthttp.Client, int64) {
 const benchLookup = "/v1/properties/lookup?street=1100+Congress+Avenue&city=Austin&state=TX&zip=78701"
 
 // benchLookupAll includes every section the catalogue offers.
-var benchLookupAll = benchLookup + "&include=" + strings.Join(core.PublicSections(), ",")
+var benchLookupAll = benchLookup + "&include=" + strings.Join(service.PublicSections(), ",")
 
 // benchGet sends one GET and returns the body of its 200 answer.
 func benchGet(b *testing.B, client *fasthttp.Client, path string) []byte {

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/core"
-	"github.com/propertyd/propertyd/providers/guard"
+	"github.com/propertyd/propertyd/providers/decorators/guard"
+	"github.com/propertyd/propertyd/providers/service"
 )
 
 // fakeSections builds every offered section of the catalogue, with the
@@ -27,7 +27,7 @@ type fakeSections struct {
 
 func newFakeSections() *fakeSections {
 	f := &fakeSections{calls: map[string]*atomic.Int32{}, fail: map[string]error{}}
-	for _, n := range core.PublicSections() {
+	for _, n := range service.PublicSections() {
 		f.calls[n] = &atomic.Int32{}
 	}
 	return f
@@ -41,19 +41,19 @@ func (f *fakeSections) setFail(name string, err error) {
 
 func (f *fakeSections) count(name string) int { return int(f.calls[name].Load()) }
 
-func (f *fakeSections) sections(ttl time.Duration, breakers map[string]*guard.Breaker) map[string]*core.Section {
-	values := map[string]func(p *providers.Property, o core.Options) any{
-		providers.SectionFlood: func(*providers.Property, core.Options) any {
+func (f *fakeSections) sections(ttl time.Duration, breakers map[string]*guard.Breaker) map[string]*service.Section {
+	values := map[string]func(p *providers.Property, o service.Options) any{
+		providers.SectionFlood: func(*providers.Property, service.Options) any {
 			z, sub := "AE", "FLOODWAY"
 			bfe := 12.5
 			return &providers.Flood{Zone: &z, ZoneSubtype: &sub, RiskLevel: providers.RiskHigh, StaticBFE: &bfe, Source: "fema-nfhl"}
 		},
-		providers.SectionDemographics: func(p *providers.Property, _ core.Options) any {
+		providers.SectionDemographics: func(p *providers.Property, _ service.Options) any {
 			pop := int64(4200)
 			return &providers.Demographics{CensusTract: p.CensusTract, StateFIPS: p.FIPSCode[:2], CountyFIPS: p.FIPSCode[2:],
 				TotalPopulation: &pop, Source: "census-acs", Vintage: "2022 ACS 5-year"}
 		},
-		providers.SectionAmenities: func(_ *providers.Property, o core.Options) any {
+		providers.SectionAmenities: func(_ *providers.Property, o service.Options) any {
 			cats := map[string][]providers.Amenity{}
 			for _, c := range providers.AmenityCategories {
 				cats[c] = []providers.Amenity{}
@@ -61,23 +61,23 @@ func (f *fakeSections) sections(ttl time.Duration, breakers map[string]*guard.Br
 			cats["parks"] = []providers.Amenity{{Name: "Lincoln Park", Type: "park", DistanceMiles: 0.3}}
 			return &providers.Amenities{RadiusMeters: o.Radius, Categories: cats, TotalCount: 1, Source: "overpass"}
 		},
-		providers.SectionWalkScore: func(*providers.Property, core.Options) any {
+		providers.SectionWalkScore: func(*providers.Property, service.Options) any {
 			return &providers.WalkScore{WalkScore: 72, Description: "Very Walkable", Method: "osm-distance-decay", Source: "osm-walk"}
 		},
-		providers.SectionHousing: func(*providers.Property, core.Options) any {
+		providers.SectionHousing: func(*providers.Property, service.Options) any {
 			units := int64(1800)
 			return &providers.Housing{TotalHousingUnits: &units, Source: "census-acs-housing", Vintage: "2022 ACS 5-year"}
 		},
 	}
-	out := map[string]*core.Section{}
-	for _, name := range core.PublicSections() {
-		e, _ := core.SectionEntry(name)
+	out := map[string]*service.Section{}
+	for _, name := range service.PublicSections() {
+		e, _ := service.SectionEntry(name)
 		if values[name] == nil {
 			panic("fakeSections has no value for the catalogue's section " + name + ": add one to its values")
 		}
-		out[name] = &core.Section{
+		out[name] = &service.Section{
 			Name: name, Source: name + "-module", TTL: ttl, Key: e.Key,
-			Fetch: core.FetchFunc(func(ctx context.Context, p *providers.Property, o core.Options) (any, error) {
+			Fetch: service.FetchFunc(func(ctx context.Context, p *providers.Property, o service.Options) (any, error) {
 				f.calls[name].Add(1)
 				if f.delay > 0 {
 					select {
@@ -100,7 +100,7 @@ func (f *fakeSections) sections(ttl time.Duration, breakers map[string]*guard.Br
 }
 
 // allSections includes every section the catalogue offers.
-var allSections = strings.Join(core.PublicSections(), ",")
+var allSections = strings.Join(service.PublicSections(), ",")
 
 func sectionMeta(t *testing.T, r response, name string) map[string]any {
 	t.Helper()
@@ -126,7 +126,7 @@ func TestIncludeAllSectionsInParallel(t *testing.T) {
 		t.Fatalf("status %d: %s", r.status, r.body)
 	}
 	if took > 800*time.Millisecond {
-		t.Fatalf("%d 200 ms sections took %v: they are not fetched in parallel", len(core.PublicSections()), took)
+		t.Fatalf("%d 200 ms sections took %v: they are not fetched in parallel", len(service.PublicSections()), took)
 	}
 	d := r.data()
 	flood, _ := d["flood"].(map[string]any)
@@ -148,7 +148,7 @@ func TestIncludeAllSectionsInParallel(t *testing.T) {
 	if h, _ := d["housing"].(map[string]any); h["total_housing_units"] != 1800.0 {
 		t.Fatalf("housing = %v", d["housing"])
 	}
-	for _, name := range core.PublicSections() {
+	for _, name := range service.PublicSections() {
 		m := sectionMeta(t, r, name)
 		if m["status"] != "ok" || m["cache"] != "miss" || m["fetched_at"] == nil || m["expires_at"] == nil || m["source"] == "" {
 			t.Fatalf("meta.sections.%s = %v", name, m)
@@ -162,7 +162,7 @@ func TestIncludeAllSectionsInParallel(t *testing.T) {
 	}
 	// Again: every section from the cache, no upstream call.
 	again := s.get(lookupURL("123 N Main St", "Springfield", "IL", "") + "&include=" + allSections)
-	for _, name := range core.PublicSections() {
+	for _, name := range service.PublicSections() {
 		if sectionMeta(t, again, name)["cache"] != "hit" {
 			t.Fatalf("second request: %s not a cache hit", name)
 		}
@@ -284,7 +284,7 @@ func TestExpiredSectionIsServedAtOnceAndItsRefreshIsNotCharged(t *testing.T) {
 	secs := f.sections(24*time.Hour, nil)
 	hold, inner := make(chan struct{}), secs["flood"].Fetch
 	var holding atomic.Bool
-	secs["flood"].Fetch = func(ctx context.Context, p *providers.Property, o core.Options) (any, error) {
+	secs["flood"].Fetch = func(ctx context.Context, p *providers.Property, o service.Options) (any, error) {
 		providers.ObservationFrom(ctx).UpstreamCall() // as the retry transport counts each HTTP request
 		if holding.Load() {
 			<-hold
@@ -334,7 +334,7 @@ func TestSyncRefreshServesStaleWhenUpstreamFails(t *testing.T) {
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	f := newFakeSections()
 	secs := f.sections(24*time.Hour, nil)
-	secs["flood"].Refresh = core.RefreshSync
+	secs["flood"].Refresh = service.RefreshSync
 	s := newStack(t, stackOptions{now: clock, sections: secs})
 	first := s.get(lookupURL("123 N Main St", "Springfield", "IL", "") + "&include=flood")
 	if sectionMeta(t, first, "flood")["status"] != "ok" {
@@ -494,13 +494,13 @@ func TestEverySectionHasItsOwnEndpoint(t *testing.T) {
 	f := newFakeSections()
 	s := newStack(t, stackOptions{sections: f.sections(time.Hour, nil)})
 	id := int(s.get(lookupURL("123 N Main St", "Springfield", "IL", "")).data()["id"].(float64))
-	for _, name := range core.PublicSections() {
+	for _, name := range service.PublicSections() {
 		r := s.get(fmt.Sprintf("/v1/properties/%d/%s", id, name))
 		if r.status != 200 || len(r.data()) == 0 {
 			t.Errorf("GET /v1/properties/%d/%s: %d %s, want 200 with the section", id, name, r.status, r.body)
 			continue
 		}
-		e, _ := core.SectionEntry(name)
+		e, _ := service.SectionEntry(name)
 		if got, want := r.header.Get("X-Request-Cost"), fmt.Sprint(1+e.Cost); got != want {
 			t.Errorf("GET .../%s cost %s, want %s", name, got, want)
 		}
@@ -561,7 +561,7 @@ func TestFreshSectionsSurviveRestart(t *testing.T) {
 	s.get(lookupURL("123 N Main St", "Springfield", "IL", "") + "&include=" + allSections)
 	s.reopen()
 	r := s.get(lookupURL("123 N Main St", "Springfield", "IL", "") + "&include=" + allSections)
-	for _, name := range core.PublicSections() {
+	for _, name := range service.PublicSections() {
 		if f.count(name) != 1 {
 			t.Fatalf("%s fetched %d times across a restart, want 1", name, f.count(name))
 		}

@@ -6,7 +6,32 @@
 // It imports nothing heavy on purpose: every other package may import it, and
 // it imports none of them. One sub-package per upstream (census, femanfhl, ...)
 // registers itself here by name in init; cmd/propertyd pulls them all in
-// through providers/all.
+// through providers/modules/all.
+//
+// # The map
+//
+// The folders below providers hold its five kinds of thing, one kind a
+// folder:
+//
+//	providers/               the vocabulary (this package) and address, the normalization
+//	providers/service        the application: lookup, reverse, get, search, batch, enrich,
+//	                         import; catalog.go declares every role and section once,
+//	                         flight.go is the one way calls are coalesced
+//	providers/decorators     what wraps a module from outside: guard (breaker, retry),
+//	                         metrics (Prometheus)
+//	providers/modules        one package per upstream (census, censusacs, femanfhl,
+//	                         hudfmr, osmwalk, overpass, walkscore), upstream (their HTTP
+//	                         plumbing) and all (registers them)
+//	providers/kits           the test kits: providertest (httpmock fakes), its sandbox
+//	                         (the same answers over net/http), relaytest (a TCP relay),
+//	                         internal/fakeupstream (each upstream's wire format)
+//	providers/internal       recordings: where conformance tests find real upstream bodies
+//
+// The service imports only the vocabulary and address; a module the
+// vocabulary and upstream; a decorator the vocabulary (guard also upstream,
+// for how a transport fails, and ratelimit, for outbound pacing); the kits
+// their wire formats and the service's catalogue. Nothing but tests and
+// binaries imports a kit, and cmd/propertyd alone puts the kinds together.
 //
 // # Modules
 //

@@ -54,7 +54,7 @@ func TestTestToolingStaysOutOfTheProductionTree(t *testing.T) {
 			switch {
 			case p == "testing" && !slices.Contains(dirs, "internal") && !testKit(dirs):
 				t.Errorf("%s imports testing outside an internal/ folder: every binary importing its package would link the test framework", rel)
-			case p == "github.com/jarcoal/httpmock" && filepath.ToSlash(filepath.Dir(rel)) != "providers/providertest":
+			case p == "github.com/jarcoal/httpmock" && filepath.ToSlash(filepath.Dir(rel)) != "providers/kits/providertest":
 				t.Errorf("%s imports httpmock: only tests and the providertest kit may", rel)
 			}
 		}

@@ -21,9 +21,9 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/census"
-	"github.com/propertyd/propertyd/providers/core"
-	"github.com/propertyd/propertyd/providers/providertest/sandbox"
+	"github.com/propertyd/propertyd/providers/kits/providertest/sandbox"
+	"github.com/propertyd/propertyd/providers/modules/census"
+	"github.com/propertyd/propertyd/providers/service"
 )
 
 // The cold scenarios depend on every generated place being a new address
@@ -162,13 +162,13 @@ func TestConfigPointsEveryUpstreamRoleAtTheSandbox(t *testing.T) {
 			t.Errorf("%s calls %q, want the sandbox's %q: the bench would reach the internet", role, p.BaseURL, want[role])
 		}
 	}
-	for _, role := range core.Roles() {
+	for _, role := range service.Roles() {
 		if _, ok := cfg.Providers[string(role)]; !ok {
 			t.Errorf("role %s of the catalogue is not configured: the bench's include=%s would find it unavailable", role, allSections)
 		}
 	}
 	for role := range cfg.Providers {
-		if _, ok := core.EntryOf(providers.Role(role)); !ok {
+		if _, ok := service.EntryOf(providers.Role(role)); !ok {
 			t.Errorf("providers.%s is configured, but the catalogue has no such role", role)
 		}
 	}

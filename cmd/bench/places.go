@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/propertyd/propertyd/providers/providertest/sandbox"
+	"github.com/propertyd/propertyd/providers/kits/providertest/sandbox"
 )
 
 // syntheticPlaces returns n places the sandbox does not ship, each a

@@ -18,13 +18,13 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/propertyd/propertyd/providers/core"
-	"github.com/propertyd/propertyd/providers/providertest/sandbox"
+	"github.com/propertyd/propertyd/providers/kits/providertest/sandbox"
+	"github.com/propertyd/propertyd/providers/service"
 )
 
 // allSections is the include= of the "all sections" scenarios: every
 // section the catalogue offers, each of which configYAML configures.
-var allSections = strings.Join(core.PublicSections(), ",")
+var allSections = strings.Join(service.PublicSections(), ",")
 
 // benchKey is the API key of the benchmark's client.
 const benchKey = "propertyd-bench-key"

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/propertyd/propertyd/providers/providertest/sandbox"
+	"github.com/propertyd/propertyd/providers/kits/providertest/sandbox"
 )
 
 // scenarioNames are the scenarios in the order they run (and -only names).

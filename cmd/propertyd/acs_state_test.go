@@ -15,9 +15,9 @@ import (
 
 	"github.com/jarcoal/httpmock"
 
-	"github.com/propertyd/propertyd/providers/census"
-	"github.com/propertyd/propertyd/providers/censusacs"
-	"github.com/propertyd/propertyd/providers/providertest"
+	"github.com/propertyd/propertyd/providers/kits/providertest"
+	"github.com/propertyd/propertyd/providers/modules/census"
+	"github.com/propertyd/propertyd/providers/modules/censusacs"
 	"github.com/propertyd/propertyd/ratelimit/fleet/fleettest"
 	"github.com/propertyd/propertyd/store"
 )

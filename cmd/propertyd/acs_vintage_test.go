@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/censusacs"
-	"github.com/propertyd/propertyd/providers/providertest"
+	"github.com/propertyd/propertyd/providers/kits/providertest"
+	"github.com/propertyd/propertyd/providers/modules/censusacs"
 	"github.com/propertyd/propertyd/store"
 )
 

@@ -18,9 +18,9 @@ import (
 	"github.com/propertyd/propertyd/cache"
 	"github.com/propertyd/propertyd/gateway"
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/core"
-	"github.com/propertyd/propertyd/providers/guard"
-	"github.com/propertyd/propertyd/providers/metrics"
+	"github.com/propertyd/propertyd/providers/decorators/guard"
+	"github.com/propertyd/propertyd/providers/decorators/metrics"
+	"github.com/propertyd/propertyd/providers/service"
 	"github.com/propertyd/propertyd/ratelimit"
 	"github.com/propertyd/propertyd/ratelimit/fleet"
 	"github.com/propertyd/propertyd/store/engine"
@@ -42,7 +42,7 @@ type Main struct {
 
 	db       engine.Store
 	cache    *cache.Cache
-	svc      *core.Service
+	svc      *service.Service
 	gw       *gateway.Gateway
 	ln       net.Listener
 	debug    *debugServer // nil unless Config.DebugListen
@@ -88,16 +88,16 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		return configError{err}
 	}
 	st := cache.NewStore(m.db, m.cache, cfg.Cache.RecordTTL.D())
-	svcCfg := core.Config{
+	svcCfg := service.Config{
 		Store: st, MissTTL: cfg.Cache.MissTTL.D(),
 		ReverseRadius: cfg.ReverseRadiusMeters, BatchConcurrency: cfg.BatchConcurrency,
 		RefreshConcurrency: cfg.RefreshConcurrency,
-		Sections:           map[string]*core.Section{}, Logger: m.Logger, Leases: m.leases(),
+		Sections:           map[string]*service.Section{}, Logger: m.Logger, Leases: m.leases(),
 	}
 	if err := m.wireModules(&svcCfg); err != nil {
 		return configError{err}
 	}
-	svc := core.New(svcCfg)
+	svc := service.New(svcCfg)
 	m.svc = svc
 	keys, err := gatewayKeys(cfg.Keys)
 	if err != nil {
@@ -127,11 +127,11 @@ func isConfigError(err error) bool { return errors.As(err, new(configError)) }
 // wireModules builds every enabled module and adds it to svcCfg for its
 // role, each call run through its breaker. serve and check-config both
 // wire through it, so what check-config accepts is what serve builds.
-func (m *Main) wireModules(svcCfg *core.Config) error {
+func (m *Main) wireModules(svcCfg *service.Config) error {
 	// osm-walk reads amenities through the amenities section.
 	mods, err := m.buildModules(svcCfg.Amenities())
 	for _, b := range mods {
-		mod := core.Module{Name: b.pc.Module, Value: b.value, Around: b.breaker.Around, TTL: b.pc.TTL.D(), Refresh: b.pc.Refresh}
+		mod := service.Module{Name: b.pc.Module, Value: b.value, Around: b.breaker.Around, TTL: b.pc.TTL.D(), Refresh: b.pc.Refresh}
 		if aerr := svcCfg.Add(b.role, mod); aerr != nil {
 			err = errors.Join(err, fmt.Errorf("providers.%s: %w", b.role, aerr))
 		}
@@ -158,7 +158,7 @@ type builtModule struct {
 // closeModules), also when a later one fails to build.
 func (m *Main) buildModules(amenities providers.AmenitiesProvider, roles ...providers.Role) ([]builtModule, error) {
 	if len(roles) == 0 {
-		roles = core.Roles()
+		roles = service.Roles()
 	}
 	base := m.HTTPTransport
 	if base == nil {

@@ -17,19 +17,19 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/core"
-	"github.com/propertyd/propertyd/providers/providertest/sandbox"
+	"github.com/propertyd/propertyd/providers/kits/providertest/sandbox"
+	"github.com/propertyd/propertyd/providers/service"
 )
 
 // everySection includes every section the catalogue offers, for the tests
 // that ask for all of them: a section added to the catalogue is asked for
 // there too.
-var everySection = strings.Join(core.PublicSections(), ",")
+var everySection = strings.Join(service.PublicSections(), ",")
 
 // everySectionRole lists the roles of every section, internal ones too.
 func everySectionRole() []string {
 	var out []string
-	for _, e := range core.Catalog {
+	for _, e := range service.Catalog {
 		if e.Section != "" {
 			out = append(out, string(e.Role))
 		}
@@ -64,12 +64,12 @@ func (f *fakeNoise) Noise(context.Context, providers.Point) (*noiseLevel, error)
 // document must then describe it: gateway/docs fails until it does.)
 func TestANewSectionIsACatalogueEntryAndAModule(t *testing.T) {
 	// The entry.
-	saved := core.Catalog
-	t.Cleanup(func() { core.Catalog = saved })
-	core.Catalog = append(slices.Clone(saved), core.Entry{
+	saved := service.Catalog
+	t.Cleanup(func() { service.Catalog = saved })
+	service.Catalog = append(slices.Clone(saved), service.Entry{
 		Role: "noise", Section: "noise", Cost: 1, DefaultTTL: time.Hour,
-		Key: func(p *providers.Property, _ core.Options) (string, bool) { return p.Point().Key(), true },
-		Bind: core.BindTo(func(m noiseProvider, ctx context.Context, p *providers.Property, _ core.Options) (any, error) {
+		Key: func(p *providers.Property, _ service.Options) (string, bool) { return p.Point().Key(), true },
+		Bind: service.BindTo(func(m noiseProvider, ctx context.Context, p *providers.Property, _ service.Options) (any, error) {
 			return m.Noise(ctx, p.Point())
 		}),
 	})
@@ -163,9 +163,9 @@ func TestEveryListOfRolesFollowsTheCatalogue(t *testing.T) {
 		files[name] = f.Providers
 	}
 	urls := sandbox.BaseURLs("http://sandbox.test")
-	for _, role := range core.Roles() {
+	for _, role := range service.Roles() {
 		if len(providers.Default.Names(role)) == 0 {
-			t.Errorf("role %s: no module registers for it (a module package imported by providers/all)", role)
+			t.Errorf("role %s: no module registers for it (a module package imported by providers/modules/all)", role)
 		}
 		for name, roles := range files {
 			if _, ok := roles[string(role)]; !ok {
@@ -180,7 +180,7 @@ func TestEveryListOfRolesFollowsTheCatalogue(t *testing.T) {
 	}
 	for name, roles := range files {
 		for role := range roles {
-			if _, ok := core.EntryOf(providers.Role(role)); !ok {
+			if _, ok := service.EntryOf(providers.Role(role)); !ok {
 				t.Errorf("%s names providers.%s, a role the catalogue does not have", name, role)
 			}
 		}
@@ -193,7 +193,7 @@ func TestEveryListOfRolesFollowsTheCatalogue(t *testing.T) {
 		line  string // where the README lists them
 		names []string
 	}{
-		{"`include` is a comma-separated list of ", core.PublicSections()},
+		{"`include` is a comma-separated list of ", service.PublicSections()},
 		{"| `providers.<role>.module` |", everySectionRole()},
 	} {
 		i := strings.Index(string(readme), list.line)
@@ -214,7 +214,7 @@ func TestEveryListOfRolesFollowsTheCatalogue(t *testing.T) {
 	}
 	burst, _ := strconv.Atoi(string(m[1]))
 	batch, _ := strconv.Atoi(string(m[2]))
-	if every := 1 + core.CostOf(core.PublicSections()); burst != batch*every {
+	if every := 1 + service.CostOf(service.PublicSections()); burst != batch*every {
 		t.Errorf("config.yaml: burst %d is said to allow a batch of %d with all sections, which costs %d x %d = %d", burst, batch, batch, every, batch*every)
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/core"
+	"github.com/propertyd/propertyd/providers/service"
 )
 
 // checkConfig serves "propertyd check-config".
@@ -68,7 +68,7 @@ func orNone(s string) string {
 // the modules built are closed before it returns.
 func checkModules(cfg *Config, reg *providers.Registry) error {
 	m := &Main{Config: cfg, Registry: reg, HTTPTransport: refuseTransport{}, Logger: slog.New(slog.DiscardHandler)}
-	err := m.wireModules(&core.Config{})
+	err := m.wireModules(&service.Config{})
 	return errors.Join(err, m.closeModules())
 }
 

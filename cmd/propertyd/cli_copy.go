@@ -8,7 +8,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/propertyd/propertyd/providers/core"
+	"github.com/propertyd/propertyd/providers/service"
 	"github.com/propertyd/propertyd/store/engine"
 )
 
@@ -77,8 +77,8 @@ func (c *copyCommand) run(args []string) int {
 	sum, runErr := copyAll(ctx, src, dst, bar.update)
 	bar.finish()
 	fmt.Fprintf(c.stdout, "records:   %s read, %s added\nkeys:      %s added\nsections:  %s read, %s written\n",
-		core.Thousands(sum.Records), core.Thousands(sum.RecordsAdded), core.Thousands(sum.KeysAdded),
-		core.Thousands(sum.Sections), core.Thousands(sum.SectionsWritten))
+		service.Thousands(sum.Records), service.Thousands(sum.RecordsAdded), service.Thousands(sum.KeysAdded),
+		service.Thousands(sum.Sections), service.Thousands(sum.SectionsWritten))
 	if err := dst.Close(); err != nil && runErr == nil {
 		runErr = err
 	}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/address"
-	"github.com/propertyd/propertyd/providers/censusacs"
-	"github.com/propertyd/propertyd/providers/core"
+	"github.com/propertyd/propertyd/providers/modules/censusacs"
+	"github.com/propertyd/propertyd/providers/service"
 	"github.com/propertyd/propertyd/store/engine"
 )
 
@@ -118,7 +118,7 @@ func (c *dataCommand) loadACS(args []string) int {
 	if err != nil {
 		return fail(exitConfig, "%v", err)
 	}
-	sections := svc.RegionSections(core.RegionState)
+	sections := svc.RegionSections(service.RegionState)
 	if len(sections) == 0 {
 		return fail(exitConfig, "no configured section loads by state: configure demographics (census-acs) or housing (census-acs-housing)")
 	}
@@ -144,7 +144,7 @@ loop:
 			if l.Called {
 				calls++
 				stored += l.Keys
-				line = core.CountOf(l.Keys, "tract", "tracts") + " stored"
+				line = service.CountOf(l.Keys, "tract", "tracts") + " stored"
 			}
 			bar.finish()
 			fmt.Fprintf(c.stdout, "%s  %-13s %s\n", code, sec, line)
@@ -152,7 +152,7 @@ loop:
 	}
 	bar.finish()
 	fmt.Fprintf(c.stdout, "states:         %d\nupstream calls: %d\ntracts stored:  %s\n",
-		len(states), calls, core.Thousands(stored))
+		len(states), calls, service.Thousands(stored))
 	if err := db.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
@@ -169,7 +169,7 @@ loop:
 // instance (or another load) is fetching meanwhile is waited for, not
 // fetched again, and the upstreams' rates and concurrency caps are the
 // fleet's. m.Close closes what it built, the service included.
-func (c *dataCommand) service(ctx context.Context, m *Main, db providers.Store) (*core.Service, error) {
+func (c *dataCommand) service(ctx context.Context, m *Main, db providers.Store) (*service.Service, error) {
 	if err := m.openFleet(ctx); err != nil {
 		return nil, err
 	}
@@ -177,13 +177,13 @@ func (c *dataCommand) service(ctx context.Context, m *Main, db providers.Store) 
 	if err != nil {
 		return nil, err
 	}
-	svcCfg := core.Config{Store: db, Sections: map[string]*core.Section{}, Logger: m.Logger, Leases: m.leases()}
+	svcCfg := service.Config{Store: db, Sections: map[string]*service.Section{}, Logger: m.Logger, Leases: m.leases()}
 	for _, b := range mods {
-		mod := core.Module{Name: b.pc.Module, Value: b.value, Around: b.breaker.Around, TTL: b.pc.TTL.D(), Refresh: b.pc.Refresh}
+		mod := service.Module{Name: b.pc.Module, Value: b.value, Around: b.breaker.Around, TTL: b.pc.TTL.D(), Refresh: b.pc.Refresh}
 		if err := svcCfg.Add(b.role, mod); err != nil {
 			return nil, fmt.Errorf("providers.%s: %w", b.role, err)
 		}
 	}
-	m.svc = core.New(svcCfg)
+	m.svc = service.New(svcCfg)
 	return m.svc, nil
 }

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/core"
+	"github.com/propertyd/propertyd/providers/service"
 	"github.com/propertyd/propertyd/store/engine"
 )
 
@@ -71,7 +71,7 @@ func (c *importCommand) run(args []string) int {
 		}
 		return fail(exitUsage, "%s: %v", file, err)
 	}
-	header, err := core.ParseImportHeader(names)
+	header, err := service.ParseImportHeader(names)
 	if err != nil {
 		return fail(exitUsage, "%s: %v", file, strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
@@ -105,11 +105,11 @@ func (c *importCommand) run(args []string) int {
 	// own reason column when it has one (it is a failures file, fixed).
 	failureNames := slices.Clone(names)
 	reasonAt := slices.IndexFunc(names, func(n string) bool {
-		return strings.EqualFold(strings.TrimSpace(n), core.FailureReasonColumn)
+		return strings.EqualFold(strings.TrimSpace(n), service.FailureReasonColumn)
 	})
 	if reasonAt < 0 {
 		reasonAt = len(names)
-		failureNames = append(failureNames, core.FailureReasonColumn)
+		failureNames = append(failureNames, service.FailureReasonColumn)
 	}
 	failures := csv.NewWriter(out)
 	if err := failures.Write(failureNames); err != nil {
@@ -117,7 +117,7 @@ func (c *importCommand) run(args []string) int {
 	}
 
 	bar := c.progress(countRows(file))
-	im := &core.Importer{
+	im := &service.Importer{
 		Store: db, Geocoder: geocoder, Source: source, Counties: counties, BatchTimeout: *batchTimeout,
 		Fail: func(fields []string, reason string) error {
 			row := make([]string, len(failureNames))
@@ -140,7 +140,7 @@ func (c *importCommand) run(args []string) int {
 	}
 	if runErr != nil {
 		return fail(exitError, "stopped after reading %s: %v (rows saved so far stay saved; run the import again to resume)",
-			core.CountOf(sum.Read, "row", "rows"), runErr)
+			service.CountOf(sum.Read, "row", "rows"), runErr)
 	}
 	if sum.Failed > 0 {
 		return exitRowsFailed

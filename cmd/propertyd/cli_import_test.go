@@ -18,9 +18,9 @@ import (
 	"github.com/jarcoal/httpmock"
 
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/census"
-	"github.com/propertyd/propertyd/providers/core"
-	"github.com/propertyd/propertyd/providers/providertest"
+	"github.com/propertyd/propertyd/providers/kits/providertest"
+	"github.com/propertyd/propertyd/providers/modules/census"
+	"github.com/propertyd/propertyd/providers/service"
 	"github.com/propertyd/propertyd/store/engine"
 )
 
@@ -156,7 +156,7 @@ func (e *importEnv) records() []providers.Property {
 // importer returns an importer over the env's database (closed with the
 // test) that geocodes through the fake Census module, with chunk rows per
 // chunk, and fails the test on any failed row.
-func (e *importEnv) importer(chunk int) *core.Importer {
+func (e *importEnv) importer(chunk int) *service.Importer {
 	e.t.Helper()
 	db, err := engine.Open(context.Background(), e.db, engine.Options{})
 	if err != nil {
@@ -167,7 +167,7 @@ func (e *importEnv) importer(chunk int) *core.Importer {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	return &core.Importer{Store: db, Geocoder: c, Source: "census", ChunkRows: chunk,
+	return &service.Importer{Store: db, Geocoder: c, Source: "census", ChunkRows: chunk,
 		Fail: func(f []string, reason string) error { return fmt.Errorf("row %v failed: %s", f, reason) }}
 }
 
@@ -343,7 +343,7 @@ func TestImportLaterRowsWinWithinAndAcrossChunks(t *testing.T) {
 	for _, chunk := range []int{0, 1, 2} {
 		t.Run(fmt.Sprintf("chunk %d", chunk), func(t *testing.T) {
 			e := newImportEnv(t)
-			h, err := core.ParseImportHeader([]string{"Street", "State", "Bedrooms"})
+			h, err := service.ParseImportHeader([]string{"Street", "State", "Bedrooms"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -358,9 +358,9 @@ func TestImportLaterRowsWinWithinAndAcrossChunks(t *testing.T) {
 				// All three spellings are one key once normalized; each row
 				// changes the bedrooms the row before it set, also when
 				// both rows are in one chunk.
-				wantSum := core.ImportSummary{Read: 3, Matched: 3, Created: 1, Updated: 2}
+				wantSum := service.ImportSummary{Read: 3, Matched: 3, Created: 1, Updated: 2}
 				if run == 2 {
-					wantSum = core.ImportSummary{Read: 3, Matched: 3, Updated: 3}
+					wantSum = service.ImportSummary{Read: 3, Matched: 3, Updated: 3}
 				}
 				if sum != wantSum {
 					t.Fatalf("run %d: summary %+v, want %+v", run, sum, wantSum)
@@ -391,7 +391,7 @@ func TestImportSendsTheGeocoderTheAddressAsWritten(t *testing.T) {
 		"15 D\u2019Arcy St,4B,Boston,MA,\n"
 	r := csv.NewReader(strings.NewReader(csvText))
 	header, _ := r.Read()
-	h, err := core.ParseImportHeader(header)
+	h, err := service.ParseImportHeader(header)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,7 +400,7 @@ func TestImportSendsTheGeocoderTheAddressAsWritten(t *testing.T) {
 	if err != nil {
 		t.Fatalf("import: %v; the geocoder was sent %q", err, e.files)
 	}
-	if want := (core.ImportSummary{Read: 4, Matched: 4, Created: 3, Unchanged: 1}); sum != want {
+	if want := (service.ImportSummary{Read: 4, Matched: 4, Created: 3, Unchanged: 1}); sum != want {
 		t.Fatalf("summary %+v, want %+v", sum, want)
 	}
 	// One batch call; every building as written, without its unit, the
@@ -426,7 +426,7 @@ func TestImportSendsTheGeocoderTheAddressAsWritten(t *testing.T) {
 
 func TestImportChunksMakeOneBatchCallEach(t *testing.T) {
 	e := newImportEnv(t)
-	h, _ := core.ParseImportHeader([]string{"street", "city", "state"})
+	h, _ := service.ParseImportHeader([]string{"street", "city", "state"})
 	rows := "4100 Cedar Springs Rd,Dallas,TX\n2710 Commerce St,Dallas,TX\n815 S Congress Ave,Austin,TX\n"
 	sum, err := e.importer(2).Run(context.Background(), h, csv.NewReader(strings.NewReader(rows)))
 	if err != nil || sum.Created != 3 {
@@ -568,7 +568,7 @@ func TestImportNamesCountiesOncePerCounty(t *testing.T) {
 
 func TestImportRemembersCountyNamesAcrossChunks(t *testing.T) {
 	e := newImportEnv(t)
-	h, _ := core.ParseImportHeader([]string{"street", "city", "state"})
+	h, _ := service.ParseImportHeader([]string{"street", "city", "state"})
 	// Dallas and Travis in the first chunk, Dallas again in the second.
 	rows := "4100 Cedar Springs Rd,Dallas,TX\n815 S Congress Ave,Austin,TX\n2710 Commerce St,Dallas,TX\n"
 	im := e.importer(2)

@@ -14,7 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/propertyd/propertyd/providers/core"
+	"github.com/propertyd/propertyd/providers/service"
 )
 
 // apiKeyPrefix starts every generated key, so secret scanners and people
@@ -24,7 +24,7 @@ const apiKeyPrefix = "pd_"
 // allSectionsCost is the cost of one lookup with every section propertyd
 // offers (1 + each section's cost in the catalogue): the smallest safe
 // burst when no configuration says which sections are served.
-func allSectionsCost() int { return 1 + core.CostOf(core.PublicSections()) }
+func allSectionsCost() int { return 1 + service.CostOf(service.PublicSections()) }
 
 // keysCmd serves "propertyd keys <subcommand>".
 func keysCmd(args []string, stdout, stderr io.Writer) int {

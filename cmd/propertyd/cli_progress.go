@@ -10,7 +10,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 
-	"github.com/propertyd/propertyd/providers/core"
+	"github.com/propertyd/propertyd/providers/service"
 )
 
 // isTerminal reports whether w is a terminal, where a progress bar that
@@ -83,7 +83,7 @@ func (p *progressBar) update(done int, phase string, force bool) {
 	}
 	p.last, p.drawn = now, true
 	if p.total <= 0 {
-		fmt.Fprintf(p.w, "\r\033[K%s %s  %s", core.Thousands(done), p.unit, phase)
+		fmt.Fprintf(p.w, "\r\033[K%s %s  %s", service.Thousands(done), p.unit, phase)
 		return
 	}
 	const width = 20
@@ -91,7 +91,7 @@ func (p *progressBar) update(done int, phase string, force bool) {
 	filled := done * width / p.total
 	fmt.Fprintf(p.w, "\r\033[K[%s%s] %3d%%  %s/%s %s  %s",
 		strings.Repeat("#", filled), strings.Repeat("-", width-filled), done*100/p.total,
-		core.Thousands(done), core.Thousands(p.total), p.unit, phase)
+		service.Thousands(done), service.Thousands(p.total), p.unit, phase)
 }
 
 // finish clears the bar's line, so the summary starts on a clean one.

@@ -17,8 +17,8 @@ import (
 
 	"github.com/propertyd/propertyd/gateway"
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/core"
-	"github.com/propertyd/propertyd/providers/guard"
+	"github.com/propertyd/propertyd/providers/decorators/guard"
+	"github.com/propertyd/propertyd/providers/service"
 )
 
 // Config is the whole of config.yaml. Durations are strings such as "10s"
@@ -56,7 +56,7 @@ type Config struct {
 	MemoryLimitMB int64       `yaml:"memory_limit_mb"`
 	Cache         CacheConfig `yaml:"cache"`
 	Keys          []KeyConfig `yaml:"keys"`
-	// Providers maps a role of the catalogue (core.Catalog: the geocoders
+	// Providers maps a role of the catalogue (service.Catalog: the geocoders
 	// and one role per section) to its module.
 	Providers map[string]*ProviderConfig `yaml:"providers"`
 	// Redis is what the instances of a fleet share (see fleet.go).
@@ -224,19 +224,19 @@ func (c *Config) applyDefaults() {
 		c.BodyLimitBytes = gateway.DefaultBodyLimit
 	}
 	if c.ReverseRadiusMeters == 0 {
-		c.ReverseRadiusMeters = core.DefaultReverseRadius
+		c.ReverseRadiusMeters = service.DefaultReverseRadius
 	}
 	if c.BatchConcurrency == 0 {
-		c.BatchConcurrency = core.MaxBatch
+		c.BatchConcurrency = service.MaxBatch
 	}
 	if c.RefreshConcurrency == 0 {
-		c.RefreshConcurrency = core.DefaultRefreshConcurrency
+		c.RefreshConcurrency = service.DefaultRefreshConcurrency
 	}
 	if c.MemoryLimitMB == 0 {
 		c.MemoryLimitMB = 2*c.Cache.MaxMB + 72
 	}
 	if c.Cache.MissTTL == 0 {
-		c.Cache.MissTTL = Duration(core.DefaultMissTTL)
+		c.Cache.MissTTL = Duration(service.DefaultMissTTL)
 	}
 	c.Redis.applyDefaults()
 	for role, p := range c.Providers {
@@ -247,11 +247,11 @@ func (c *Config) applyDefaults() {
 		if p.Timeout == 0 {
 			p.Timeout = Duration(guard.DefaultPolicy.Timeout)
 		}
-		if e, ok := core.EntryOf(providers.Role(role)); ok && p.TTL == 0 {
+		if e, ok := service.EntryOf(providers.Role(role)); ok && p.TTL == 0 {
 			p.TTL = Duration(e.DefaultTTL)
 		}
-		if e, ok := core.EntryOf(providers.Role(role)); ok && e.Section != "" && p.Refresh == "" {
-			p.Refresh = core.RefreshBackground
+		if e, ok := service.EntryOf(providers.Role(role)); ok && e.Section != "" && p.Refresh == "" {
+			p.Refresh = service.RefreshBackground
 		}
 		if p.Retries == nil {
 			two := 2
@@ -276,7 +276,7 @@ func (c *Config) enabled(role providers.Role) (*ProviderConfig, bool) {
 // include=, in response order.
 func (c *Config) Sections() []string {
 	var out []string
-	for _, e := range core.Catalog {
+	for _, e := range service.Catalog {
 		if _, on := c.enabled(e.Role); on && e.Section != "" && !e.Internal {
 			out = append(out, e.Section)
 		}
@@ -286,7 +286,7 @@ func (c *Config) Sections() []string {
 
 // maxCost is what one lookup including every offered section costs: the
 // least burst a key must have.
-func (c *Config) maxCost() int { return 1 + core.CostOf(c.Sections()) }
+func (c *Config) maxCost() int { return 1 + service.CostOf(c.Sections()) }
 
 // Validate rejects values that cannot work, naming the field.
 func (c *Config) Validate() error {
@@ -327,17 +327,17 @@ func (c *Config) Validate() error {
 	}
 	for role, p := range c.Providers {
 		field := "providers." + role
-		e, known := core.EntryOf(providers.Role(role))
+		e, known := service.EntryOf(providers.Role(role))
 		if !known {
-			bad(field, "unknown role (known: %s)", joinRoles(core.Roles()))
+			bad(field, "unknown role (known: %s)", joinRoles(service.Roles()))
 			continue
 		}
 		switch {
 		case p.Refresh == "":
 		case e.Section == "":
 			bad(field+".refresh", "the %s role has no section to refresh", role)
-		case !slices.Contains(core.RefreshModes, p.Refresh):
-			bad(field+".refresh", "must be %s", strings.Join(core.RefreshModes, " or "))
+		case !slices.Contains(service.RefreshModes, p.Refresh):
+			bad(field+".refresh", "must be %s", strings.Join(service.RefreshModes, " or "))
 		}
 		if p.Disabled {
 			continue
@@ -355,7 +355,7 @@ func (c *Config) Validate() error {
 			bad(field+".rate_limit", "values must not be negative")
 		}
 	}
-	for _, e := range core.Catalog {
+	for _, e := range service.Catalog {
 		if _, ok := c.enabled(e.Role); e.Required && !ok {
 			bad("providers."+string(e.Role), "is required")
 		}

@@ -12,8 +12,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/propertyd/propertyd/providers/providertest"
-	"github.com/propertyd/propertyd/providers/providertest/sandbox"
+	"github.com/propertyd/propertyd/providers/kits/providertest"
+	"github.com/propertyd/propertyd/providers/kits/providertest/sandbox"
 )
 
 // syncBuffer is a bytes.Buffer the service's goroutines may log into.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/propertyd/propertyd/gateway"
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/core"
+	"github.com/propertyd/propertyd/providers/service"
 	"github.com/propertyd/propertyd/ratelimit"
 	"github.com/propertyd/propertyd/ratelimit/fleet"
 )
@@ -98,7 +98,7 @@ func (m *Main) budgets(keys []gateway.Key) gateway.Limiter {
 // leases lets the instances sharing a Redis make one upstream call per
 // natural key between them; nil (without a Redis) coalesces calls within
 // this instance only.
-func (m *Main) leases() core.Leases {
+func (m *Main) leases() service.Leases {
 	if m.fleet == nil {
 		return nil
 	}

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/femanfhl"
-	"github.com/propertyd/propertyd/providers/providertest"
+	"github.com/propertyd/propertyd/providers/kits/providertest"
+	"github.com/propertyd/propertyd/providers/modules/femanfhl"
 	"github.com/propertyd/propertyd/store"
 )
 

@@ -13,8 +13,8 @@ import (
 
 	"github.com/jarcoal/httpmock"
 
-	"github.com/propertyd/propertyd/providers/census"
-	"github.com/propertyd/propertyd/providers/providertest"
+	"github.com/propertyd/propertyd/providers/kits/providertest"
+	"github.com/propertyd/propertyd/providers/modules/census"
 )
 
 // Streets whose TIGER names keep an apostrophe, which the fake geocoder,

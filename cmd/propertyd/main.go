@@ -21,7 +21,7 @@ import (
 	"syscall"
 	"time"
 
-	_ "github.com/propertyd/propertyd/providers/all"
+	_ "github.com/propertyd/propertyd/providers/modules/all"
 )
 
 // Exit codes scripts can rely on.

@@ -15,11 +15,11 @@ import (
 	"time"
 
 	"github.com/jarcoal/httpmock"
-	"github.com/propertyd/propertyd/providers/census"
-	"github.com/propertyd/propertyd/providers/censusacs"
-	"github.com/propertyd/propertyd/providers/femanfhl"
-	"github.com/propertyd/propertyd/providers/overpass"
-	"github.com/propertyd/propertyd/providers/providertest"
+	"github.com/propertyd/propertyd/providers/kits/providertest"
+	"github.com/propertyd/propertyd/providers/modules/census"
+	"github.com/propertyd/propertyd/providers/modules/censusacs"
+	"github.com/propertyd/propertyd/providers/modules/femanfhl"
+	"github.com/propertyd/propertyd/providers/modules/overpass"
 )
 
 const demoKey = "propertyd-demo-key"

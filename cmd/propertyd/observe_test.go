@@ -21,8 +21,8 @@ import (
 	"time"
 
 	"github.com/jarcoal/httpmock"
-	"github.com/propertyd/propertyd/providers/census"
-	"github.com/propertyd/propertyd/providers/providertest"
+	"github.com/propertyd/propertyd/providers/kits/providertest"
+	"github.com/propertyd/propertyd/providers/modules/census"
 	"github.com/propertyd/propertyd/store/postgres/pgtest"
 )
 

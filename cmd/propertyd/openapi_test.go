@@ -25,13 +25,13 @@ import (
 
 	"github.com/propertyd/propertyd/gateway/docs"
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/census"
-	"github.com/propertyd/propertyd/providers/censusacs"
-	"github.com/propertyd/propertyd/providers/femanfhl"
-	"github.com/propertyd/propertyd/providers/hudfmr"
-	"github.com/propertyd/propertyd/providers/overpass"
-	"github.com/propertyd/propertyd/providers/providertest"
-	"github.com/propertyd/propertyd/providers/walkscore"
+	"github.com/propertyd/propertyd/providers/kits/providertest"
+	"github.com/propertyd/propertyd/providers/modules/census"
+	"github.com/propertyd/propertyd/providers/modules/censusacs"
+	"github.com/propertyd/propertyd/providers/modules/femanfhl"
+	"github.com/propertyd/propertyd/providers/modules/hudfmr"
+	"github.com/propertyd/propertyd/providers/modules/overpass"
+	"github.com/propertyd/propertyd/providers/modules/walkscore"
 )
 
 // The places the fake Census geocoder knows in the conformance run. Each

@@ -21,7 +21,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/propertyd/propertyd/providers/providertest/sandbox"
+	"github.com/propertyd/propertyd/providers/kits/providertest/sandbox"
 )
 
 // relBuildPropertyd builds this command into dir with the go tool that built

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/propertyd/propertyd/providers/providertest/sandbox"
+	"github.com/propertyd/propertyd/providers/kits/providertest/sandbox"
 )
 
 // relFaultTarget is one upstream as a client reaches it: the geocoder through

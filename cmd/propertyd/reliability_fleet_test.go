@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/propertyd/propertyd/providers/providertest/sandbox"
+	"github.com/propertyd/propertyd/providers/kits/providertest/sandbox"
 	"github.com/propertyd/propertyd/ratelimit/fleet/fleettest"
 	"github.com/propertyd/propertyd/store/postgres/pgtest"
 )

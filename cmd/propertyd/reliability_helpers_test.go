@@ -21,7 +21,7 @@ import (
 
 	_ "github.com/mattn/go-sqlite3" // read-only checks of the database file
 
-	"github.com/propertyd/propertyd/providers/providertest/sandbox"
+	"github.com/propertyd/propertyd/providers/kits/providertest/sandbox"
 )
 
 // The reliability tests run propertyd for real (Main on port 0, or the

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/propertyd/propertyd/providers/providertest/sandbox"
+	"github.com/propertyd/propertyd/providers/kits/providertest/sandbox"
 )
 
 // relLoadKey is one API key of the load test and what it is offered.

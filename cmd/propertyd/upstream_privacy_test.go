@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/propertyd/propertyd/providers/providertest/sandbox"
+	"github.com/propertyd/propertyd/providers/kits/providertest/sandbox"
 )
 
 // The street of the place these tests look up: distinctive enough that

@@ -64,7 +64,7 @@ wait_ok "http://$listen/readyz" propertyd "${pids[-1]}"
 cat <<EOF
 
 propertyd is serving on http://$listen against the upstream sandbox on http://$sandbox_listen
-(sample places: providers/providertest/sandbox/places.json; database: $tmp/demo.db, removed on exit).
+(sample places: providers/kits/providertest/sandbox/places.json; database: $tmp/demo.db, removed on exit).
 Logs: $tmp/propertyd.log and $tmp/sandbox.log. Press Ctrl-C to stop both.
 
 Try, in order (the first lookup creates record 1):

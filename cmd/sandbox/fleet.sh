@@ -116,7 +116,7 @@ cat <<EOF
 
 Three propertyd instances are serving on http://127.0.0.1:8081, :8082 and :8083, sharing the
 PostgreSQL schema $schema (dropped on exit) and the Redis at $redis,
-against the upstream sandbox on http://$sandbox_listen (sample places: providers/providertest/sandbox/places.json).
+against the upstream sandbox on http://$sandbox_listen (sample places: providers/kits/providertest/sandbox/places.json).
 Logs: $tmp/propertyd-808{1,2,3}.log and $tmp/sandbox.log. Press Ctrl-C to stop them all.
 
 Try, in order:

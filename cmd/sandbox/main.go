@@ -16,7 +16,7 @@
 // -latency 20ms -latency census=100ms -error-rate fema=0.3 -status fema=503.
 // The same knobs can be changed while it runs through
 // POST/DELETE /_sandbox/faults; GET /_sandbox/stats counts the calls.
-// See package providers/providertest/sandbox for the routes and knobs.
+// See package providers/kits/providertest/sandbox for the routes and knobs.
 // It stops cleanly on SIGINT or SIGTERM.
 package main
 
@@ -35,8 +35,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/propertyd/propertyd/providers/core"
-	"github.com/propertyd/propertyd/providers/providertest/sandbox"
+	"github.com/propertyd/propertyd/providers/kits/providertest/sandbox"
+	"github.com/propertyd/propertyd/providers/service"
 )
 
 func main() {
@@ -168,7 +168,7 @@ func parseFlags(args []string, errOut io.Writer) (config, error) {
 	var cfg config
 	var list []assignment
 	fs.StringVar(&cfg.listen, "listen", "127.0.0.1:9090", "address to listen on (keep it on loopback)")
-	fs.StringVar(&cfg.places, "places", "", "places file (JSON, in the form of providers/providertest/sandbox/places.json); empty: the built-in places")
+	fs.StringVar(&cfg.places, "places", "", "places file (JSON, in the form of providers/kits/providertest/sandbox/places.json); empty: the built-in places")
 	fs.Int64Var(&cfg.seed, "seed", 1, "seed of the random draws (jitter, error rates), for repeatable runs")
 	fs.StringVar(&cfg.hudToken, "hud-token", sandbox.HUDToken, "bearer token the HUD FMR API accepts")
 	fs.BoolVar(&cfg.verbose, "v", false, "log every upstream call to stderr")
@@ -254,7 +254,7 @@ func run(ctx context.Context, cfg config, out, errOut io.Writer) error {
 	}
 	fmt.Fprintf(out, "base_url per propertyd provider role (walkscore: module walkscore-api; hud-fmr token %q; any ACS/Walk Score key):\n", cfg.hudToken)
 	base := sandbox.BaseURLs(root)
-	for _, role := range core.Roles() {
+	for _, role := range service.Roles() {
 		fmt.Fprintf(out, "  %-17s %s\n", role, base[string(role)])
 	}
 	fmt.Fprintf(out, "control: GET/POST/DELETE %s/_sandbox/faults, GET %s/_sandbox/stats, POST %s/_sandbox/stats/reset\n", root, root, root)

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/propertyd/propertyd/providers/providertest/sandbox"
+	"github.com/propertyd/propertyd/providers/kits/providertest/sandbox"
 )
 
 func TestParseFlagsMergesFaultsPerUpstream(t *testing.T) {
@@ -70,7 +70,7 @@ func TestParseFlagsRejectsBadKnobs(t *testing.T) {
 }
 
 func TestRunServesUntilCanceled(t *testing.T) {
-	cfg, err := parseFlags([]string{"-listen", "127.0.0.1:0", "-places", "../../providers/providertest/sandbox/places.json", "-error-rate", "hud=1"}, io.Discard)
+	cfg, err := parseFlags([]string{"-listen", "127.0.0.1:0", "-places", "../../providers/kits/providertest/sandbox/places.json", "-error-rate", "hud=1"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestTheBinaryLinksNoTestTooling(t *testing.T) {
 	}
 	for _, dep := range strings.Fields(string(out)) {
 		if dep == "testing" || strings.HasPrefix(dep, "github.com/jarcoal/httpmock") ||
-			strings.HasSuffix(dep, "/providers/providertest") {
+			strings.HasSuffix(dep, "/providers/kits/providertest") {
 			t.Errorf("the sandbox binary depends on %s", dep)
 		}
 	}

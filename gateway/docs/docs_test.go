@@ -14,7 +14,7 @@ import (
 	validator "github.com/pb33f/libopenapi-validator"
 
 	"github.com/propertyd/propertyd/gateway/docs"
-	"github.com/propertyd/propertyd/providers/core"
+	"github.com/propertyd/propertyd/providers/service"
 )
 
 // TestSpecIsAValidOpenAPI31Document guards the document's own validity: a
@@ -51,7 +51,7 @@ func TestSpecIsAValidOpenAPI31Document(t *testing.T) {
 		"/v1/properties/{id}", "/healthz", "/readyz", "/metrics", "/openapi.json", "/docs",
 		"/docs/assets/{asset}",
 	}
-	for _, name := range core.PublicSections() {
+	for _, name := range service.PublicSections() {
 		want = append(want, "/v1/properties/{id}/"+name) // each section's own endpoint
 	}
 	var got []string
@@ -203,12 +203,12 @@ func TestSpecDocumentsTheCatalogue(t *testing.T) {
 	if err := json.Unmarshal(docs.Spec(), &raw); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := raw.Components.Schemas["SectionName"].Enum, core.PublicSections(); !slices.Equal(got, want) {
+	if got, want := raw.Components.Schemas["SectionName"].Enum, service.PublicSections(); !slices.Equal(got, want) {
 		t.Errorf("SectionName enum = %v, want the catalogue's offered sections %v", got, want)
 	}
 	const prefix = "/v1/properties/{id}/"
-	for _, name := range core.PublicSections() {
-		e, _ := core.SectionEntry(name)
+	for _, name := range service.PublicSections() {
+		e, _ := service.SectionEntry(name)
 		path := prefix + name
 		type param struct {
 			Name string `json:"name"`
@@ -238,7 +238,7 @@ func TestSpecDocumentsTheCatalogue(t *testing.T) {
 		if !ok {
 			continue
 		}
-		if !slices.Contains(core.PublicSections(), name) {
+		if !slices.Contains(service.PublicSections(), name) {
 			t.Errorf("the document has %s, but the catalogue offers no section %q: the endpoint does not exist", path, name)
 		}
 	}
@@ -298,7 +298,7 @@ func TestSpecDescribesEverySectionOfTheCatalogue(t *testing.T) {
 		schema       string
 		onlySections bool
 	}{{"EnrichedProperty", true}, {"BatchResult", false}, {"SectionsMeta", true}}
-	for _, name := range core.PublicSections() {
+	for _, name := range service.PublicSections() {
 		path := "/v1/properties/{id}/" + name
 		op, ok := raw.Paths[path]["get"]
 		if !ok {
@@ -328,7 +328,7 @@ func TestSpecDescribesEverySectionOfTheCatalogue(t *testing.T) {
 	}
 	for _, m := range members {
 		props := raw.Components.Schemas[m.schema].Properties
-		for _, name := range core.PublicSections() {
+		for _, name := range service.PublicSections() {
 			if _, ok := props[name]; !ok {
 				t.Errorf("section %s: #/components/schemas/%s/properties/%s is missing", name, m.schema, name)
 			}
@@ -337,7 +337,7 @@ func TestSpecDescribesEverySectionOfTheCatalogue(t *testing.T) {
 			continue
 		}
 		for name := range props {
-			if !slices.Contains(core.PublicSections(), name) {
+			if !slices.Contains(service.PublicSections(), name) {
 				t.Errorf("#/components/schemas/%s/properties/%s: the catalogue offers no section %q", m.schema, name, name)
 			}
 		}

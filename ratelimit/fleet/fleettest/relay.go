@@ -3,7 +3,7 @@ package fleettest
 import (
 	"testing"
 
-	"github.com/propertyd/propertyd/providers/relaytest"
+	"github.com/propertyd/propertyd/providers/kits/relaytest"
 )
 
 // Relay forwards TCP connections to the test Redis: Stop cuts them all,

@@ -3,7 +3,7 @@ package pgtest
 import (
 	"testing"
 
-	"github.com/propertyd/propertyd/providers/relaytest"
+	"github.com/propertyd/propertyd/providers/kits/relaytest"
 )
 
 // Relay forwards TCP connections to the test PostgreSQL server: Stop cuts

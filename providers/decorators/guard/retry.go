@@ -1,0 +1,165 @@
+package guard
+
+import (
+	"context"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/modules/upstream"
+	"github.com/propertyd/propertyd/ratelimit"
+)
+
+// Retry is an http.RoundTripper that paces calls to one upstream and retries
+// transient failures (HTTP 429 and 5xx other than 501, and transport errors)
+// a bounded number of times with jittered exponential backoff, honouring
+// Retry-After (hashicorp/go-retryablehttp's shape: policies are function
+// fields with exported defaults). It never retries once the request's context
+// is done, nor a request whose body cannot be replayed. Safe for concurrent
+// use once built.
+type Retry struct {
+	// Base sends the requests; nil means http.DefaultTransport.
+	Base http.RoundTripper
+	// Max is how many retries follow the first attempt (0: none).
+	Max int
+	// MinWait and MaxWait bound the backoff (defaults 200ms and 5s). A
+	// Retry-After longer than MaxWait is not waited for: the response goes
+	// back to the caller, which reports it with its RetryAfter.
+	MinWait, MaxWait time.Duration
+	// CheckRetry decides whether to retry; nil means DefaultCheckRetry.
+	CheckRetry func(ctx context.Context, resp *http.Response, err error) bool
+	// Backoff computes the wait before retry attempt (1-based); nil means
+	// DefaultBackoff.
+	Backoff func(min, max time.Duration, attempt int, resp *http.Response) time.Duration
+	// Sleep waits d or until ctx ends; nil means a timer. Tests replace it.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Limiter paces attempts and caps concurrent ones; nil means no limit.
+	Limiter *ratelimit.Outbound
+	// OnAttempt, when set, is told about every attempt sent upstream. Every
+	// attempt is also counted in the request's providers.Observation.
+	OnAttempt func(req *http.Request)
+}
+
+// DefaultCheckRetry retries transport errors, 429 and 5xx except 501, and
+// never when ctx is done.
+func DefaultCheckRetry(ctx context.Context, resp *http.Response, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	if err != nil {
+		return true
+	}
+	return resp.StatusCode == http.StatusTooManyRequests ||
+		(resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented)
+}
+
+// DefaultBackoff waits the response's Retry-After when it has one, else
+// min*2^(attempt-1) with full jitter, capped at max.
+func DefaultBackoff(min, max time.Duration, attempt int, resp *http.Response) time.Duration {
+	if resp != nil {
+		if d, ok := upstream.RetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+			return d
+		}
+	}
+	d := min << (attempt - 1)
+	if d > max || d <= 0 {
+		d = max
+	}
+	return min/2 + rand.N(d-min/2+1)
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// RoundTrip implements http.RoundTripper.
+func (r *Retry) RoundTrip(req *http.Request) (*http.Response, error) {
+	base := r.Base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	check, backoff, sleep := r.CheckRetry, r.Backoff, r.Sleep
+	if check == nil {
+		check = DefaultCheckRetry
+	}
+	if backoff == nil {
+		backoff = DefaultBackoff
+	}
+	if sleep == nil {
+		sleep = sleepCtx
+	}
+	minW, maxW := r.MinWait, r.MaxWait
+	if minW <= 0 {
+		minW = 200 * time.Millisecond
+	}
+	if maxW <= 0 {
+		maxW = 5 * time.Second
+	}
+	ctx := req.Context()
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 && req.Body != nil && req.GetBody != nil {
+			body, err := req.GetBody()
+			if err != nil {
+				return nil, err
+			}
+			req = req.Clone(ctx)
+			req.Body = body
+		}
+		release, err := r.Limiter.Acquire(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if r.OnAttempt != nil {
+			r.OnAttempt(req)
+		}
+		providers.ObservationFrom(ctx).UpstreamCall()
+		resp, err := base.RoundTrip(req)
+		if err != nil {
+			release()
+		} else {
+			resp.Body = &releasingBody{ReadCloser: resp.Body, release: release}
+		}
+		replayable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
+		if attempt >= r.Max || !replayable || !check(ctx, resp, err) {
+			return resp, err
+		}
+		wait := backoff(minW, maxW, attempt+1, resp)
+		if wait > maxW {
+			return resp, err // the upstream asks for longer than we wait
+		}
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+			return resp, err
+		}
+		if resp != nil {
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+			resp.Body.Close()
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// releasingBody frees the outbound concurrency slot when the body is closed,
+// since a slow upstream is still busy until its body has been read.
+type releasingBody struct {
+	io.ReadCloser
+	release func()
+	once    sync.Once
+}
+
+func (b *releasingBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.once.Do(b.release)
+	return err
+}

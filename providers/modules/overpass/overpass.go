@@ -1,0 +1,106 @@
+package overpass
+
+import (
+	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/modules/upstream"
+)
+
+// DefaultBaseURL is the interpreter endpoint of the main public Overpass
+// instance, used when config.yaml names no base URL, so the binary works
+// against the real service out of the box.
+const DefaultBaseURL = "https://overpass-api.de/api/interpreter"
+
+// Name is the module name under which the package registers itself.
+const Name = "overpass"
+
+// Source is the value of Amenities.Source in every answer.
+const Source = "overpass"
+
+// Radius bounds in metres. Amenities rejects a radius outside
+// [MinRadius, MaxRadius]: a larger one makes queries that the public
+// instances time out on. DefaultRadius is the radius callers use when the
+// client names none; osm-walk asks for it too, so both share a cache entry.
+const (
+	MinRadius     = 500
+	MaxRadius     = 5000
+	DefaultRadius = 2000
+)
+
+// Defaults and bounds of the module options.
+const (
+	// DefaultTimeoutSeconds is the server-side query budget ([timeout:N])
+	// unless the timeout_seconds option says otherwise.
+	DefaultTimeoutSeconds = 25
+	// MaxTimeoutSeconds is the largest timeout_seconds accepted: the public
+	// instances' default (and ceiling for ordinary users) is 180 seconds.
+	MaxTimeoutSeconds = 180
+	// DefaultUserAgent is sent unless the user_agent option says otherwise;
+	// the public instances ask clients to identify themselves.
+	DefaultUserAgent = "propertyd (property enrichment proxy; OpenStreetMap amenities)"
+)
+
+// DedupeMeters is the distance under which two items of one category with
+// the same name are taken for the same place mapped twice.
+const DedupeMeters = 50
+
+// module is the package's entry in the registry. New states the defaults
+// of the options.
+var module = providers.Module{Name: Name, Roles: []providers.Role{providers.RoleAmenities},
+	DefaultBaseURL: DefaultBaseURL, New: func() any {
+		return &Client{Options: Options{TimeoutSeconds: DefaultTimeoutSeconds, UserAgent: DefaultUserAgent}}
+	}}
+
+func init() { providers.Register(module) }
+
+var _ providers.AmenitiesProvider = (*Client)(nil)
+
+// maxResultsCap bounds the max_results option.
+const maxResultsCap = 1 << 20
+
+// Options are the module's options in config.yaml.
+type Options struct {
+	// TimeoutSeconds is the server-side query budget, 1 to
+	// MaxTimeoutSeconds (default DefaultTimeoutSeconds).
+	TimeoutSeconds int `yaml:"timeout_seconds"`
+	// MaxResults keeps only the nearest N items per category; 0 (the
+	// default) keeps all.
+	MaxResults int `yaml:"max_results"`
+	// UserAgent is the User-Agent header (default DefaultUserAgent).
+	UserAgent string `yaml:"user_agent"`
+}
+
+// Client asks an Overpass interpreter for amenities. Build it with New; the
+// zero value is not usable. Its Options must not change once it is built;
+// it holds no mutable state and is safe for concurrent use. Its base URL is
+// the full interpreter URL, not a host.
+type Client struct {
+	Options `yaml:",inline"`
+	upstream.Endpoint
+}
+
+// New builds a Client from s as config.yaml does (see providers.Build): an
+// empty s.BaseURL means DefaultBaseURL and a nil s.Client means
+// http.DefaultClient. It fails with KindInvalid on an unknown or malformed
+// option or a base URL that is not absolute http(s).
+func New(s providers.Settings) (*Client, error) { return providers.Build[*Client](module, s) }
+
+// Validate rejects a query budget the public instances refuse and a
+// negative cap.
+func (c *Client) Validate() error {
+	if err := inRange("timeout_seconds", c.Options.TimeoutSeconds, 1, MaxTimeoutSeconds); err != nil {
+		return err
+	}
+	return inRange("max_results", c.MaxResults, 0, maxResultsCap)
+}
+
+// inRange checks the integer option name lies in [lo, hi].
+func inRange(name string, n, lo, hi int) error {
+	if n < lo || n > hi {
+		return providers.Errorf(providers.KindInvalid, providers.CodeInvalidConfig,
+			"option %s=%d must be an integer from %d to %d", name, n, lo, hi)
+	}
+	return nil
+}
+
+// TimeoutSeconds returns the server-side query budget the client sends.
+func (c *Client) TimeoutSeconds() int { return c.Options.TimeoutSeconds }

@@ -1,0 +1,371 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"time"
+
+	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/address"
+)
+
+// Defaults of Config, stated once: the service's configuration applies
+// them too.
+const (
+	DefaultMissTTL       = time.Hour
+	DefaultReverseRadius = 50.0 // metres
+	// DefaultRefreshConcurrency bounds the background refreshes of
+	// expired sections in flight across the service.
+	DefaultRefreshConcurrency = 8
+	// DefaultRefreshRetry is how long a value whose background refresh
+	// failed is served stale before it is tried again, when the failure
+	// did not say (an open breaker says how long it stays open).
+	DefaultRefreshRetry = 30 * time.Second
+)
+
+// Config is what a Service is built from. Geocoder and Store are required.
+type Config struct {
+	Store providers.Store
+
+	Geocoder     providers.Geocoder
+	GeocoderName string // module name, reported as the record's source
+
+	Reverse     providers.ReverseGeocoder
+	ReverseName string
+
+	// MissTTL is how long a spelling the geocoder could not match is
+	// answered 404 without asking again (default 1h; negative: never). The
+	// miss is kept in the store, so a restart or another instance on the
+	// same database does not ask again either.
+	MissTTL time.Duration
+	// ReverseRadius is how far (metres) an existing record may be from a
+	// reverse lookup's point to be returned instead of a new one (default 50).
+	ReverseRadius float64
+	// BatchConcurrency bounds the lookups of one batch in flight (default
+	// MaxBatch: a full batch costs one upstream round trip; the outbound
+	// limits of each provider still pace the upstreams).
+	BatchConcurrency int
+
+	// Leases, when set, makes the instances sharing a store also share
+	// each upstream call: see Leases. Nil coalesces within this instance
+	// only.
+	Leases Leases
+
+	// Sections are the enrichment sections by name; see Section. Add
+	// fills them from built modules as the catalogue declares each.
+	Sections map[string]*Section
+	// RefreshConcurrency bounds the background refreshes of expired
+	// values in flight across the service (default
+	// DefaultRefreshConcurrency). When every slot is taken, an expired
+	// value is served stale without starting one; a later request for it
+	// does. Each refresh is paced by its module's outbound limits too.
+	RefreshConcurrency int
+	// RefreshRetry is how long after a failed background refresh the value
+	// is served stale without trying again, unless the failure carries a
+	// Retry-After (default DefaultRefreshRetry).
+	RefreshRetry time.Duration
+
+	// Now returns the current time; nil means time.Now.
+	Now func() time.Time
+	// Logger receives section failures (never addresses or keys); nil
+	// discards them.
+	Logger *slog.Logger
+}
+
+// Leases hands out, across the instances of a fleet, the right to make
+// the upstream call of one natural key ("geo:<lookup key>",
+// "rev:<point>", "sec:<section>:<natural key>", and
+// "region:<section>:<region>" for a region loaded whole, see Region), so
+// that concurrent first
+// requests spread over instances make one call. Within an instance calls
+// are already coalesced; a lease only decides which instance calls.
+//
+// Lease blocks until this instance holds key's lease or ctx ends, and
+// returns the function that gives it back. An instance that waited then
+// finds the holder's result in the store (with Leases, every shared call
+// reads the store again first, past memory) and makes no call. Lease must not fail a request for want of its
+// own backing service: when it cannot coordinate it returns at once as
+// held. Its only error is ctx's. Implementations must be safe for
+// concurrent use.
+type Leases interface {
+	Lease(ctx context.Context, key string) (release func(), err error)
+}
+
+// Service resolves and enriches property records. Safe for concurrent use.
+// Close stops its background refreshes.
+type Service struct {
+	cfg   Config
+	reads providers.Reads // the store's reads, through its tiers
+	fl    flights
+	bg    refresher
+}
+
+// New returns a Service; it applies Config defaults.
+func New(cfg Config) *Service {
+	if cfg.MissTTL == 0 {
+		cfg.MissTTL = DefaultMissTTL
+	}
+	if cfg.ReverseRadius <= 0 {
+		cfg.ReverseRadius = DefaultReverseRadius
+	}
+	if cfg.BatchConcurrency <= 0 {
+		cfg.BatchConcurrency = MaxBatch
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.RefreshConcurrency <= 0 {
+		cfg.RefreshConcurrency = DefaultRefreshConcurrency
+	}
+	if cfg.RefreshRetry <= 0 {
+		cfg.RefreshRetry = DefaultRefreshRetry
+	}
+	s := &Service{cfg: cfg, reads: providers.ReadsOf(cfg.Store)}
+	s.fl.leases = cfg.Leases
+	s.fl.ended.init()
+	s.fl.misses = misses{store: cfg.Store, reads: s.reads.Section, fleet: cfg.Leases != nil, ttl: cfg.MissTTL,
+		now: cfg.Now, source: cfg.GeocoderName, logger: cfg.Logger}
+	s.bg.init(cfg.RefreshConcurrency)
+	for _, sec := range cfg.Sections {
+		sec.svc = s
+		// A section embeds what its catalogue entry names, of what is
+		// configured (housing carries the fair market rents when a module
+		// serves them).
+		if e, ok := SectionEntry(sec.Name); ok && sec.Embed == nil {
+			for member, other := range e.Embeds {
+				if _, on := cfg.Sections[other]; on {
+					if sec.Embed == nil {
+						sec.Embed = map[string]string{}
+					}
+					sec.Embed[member] = other
+				}
+			}
+		}
+	}
+	return s
+}
+
+// Source names where a lookup's record came from.
+type Source struct {
+	// Geocoder is the module that produced the record (its Source).
+	Geocoder string
+	// Created is true when this call created the record.
+	Created bool
+	// Tier is where the record came from: TierMemory, TierDatabase, or
+	// TierUpstream when a geocoder had to be asked. Metrics and the
+	// request log count it.
+	Tier string
+}
+
+// Get returns the record with id: KindNotFound (property_not_found).
+func (s *Service) Get(ctx context.Context, id int64) (*providers.Property, Source, error) {
+	p, tier, err := s.reads.Property.Get(ctx, id)
+	if err != nil {
+		return nil, Source{}, err
+	}
+	return p, Source{Geocoder: p.Source, Tier: tier}, nil
+}
+
+// Search returns a page of records and the total; KindInvalid for bad paging.
+func (s *Service) Search(ctx context.Context, f providers.SearchFilter) ([]providers.Property, int, error) {
+	return s.cfg.Store.Search(ctx, f)
+}
+
+// Lookup resolves a client-typed address to its record, creating it on
+// first sight through the geocoder. The normalized address is the identity:
+// a spelling seen before, or another spelling of an address seen before,
+// costs no upstream call, and concurrent first lookups of one address make
+// one geocoder call. The geocoder itself is sent the building as the client
+// wrote it (address.Normalized.Building), since normalizing drops what it
+// matches on, such as the apostrophe TIGER keeps in "O'BRIEN".
+//
+// Errors: KindInvalid (bad fields), KindUnprocessable (not_a_property for PO
+// boxes), KindNotFound (address_not_found), and the geocoder's upstream kinds.
+func (s *Service) Lookup(ctx context.Context, a providers.Address) (*providers.Property, Source, error) {
+	n, err := address.Normalize(a)
+	if err != nil {
+		return nil, Source{}, err
+	}
+	return s.lookupNormalized(ctx, n)
+}
+
+func (s *Service) lookupNormalized(ctx context.Context, n address.Normalized) (*providers.Property, Source, error) {
+	key := n.Key()
+	note := s.fl.note(key)
+	p, tier, err := s.reads.ByKey.Get(ctx, key)
+	if err == nil {
+		return p, Source{Geocoder: p.Source, Tier: tier}, nil
+	} else if providers.KindOf(err) != providers.KindNotFound {
+		return nil, Source{}, err
+	}
+	// The geocoder is asked with the building as this lookup wrote it. A
+	// lookup that joins the trip of another spelling of the address that
+	// the geocoder could not match asks again, since its own spelling may
+	// match (it has the apostrophe the other left out): first in a trip
+	// keyed by the spelling that missed, which every lookup that joined
+	// that miss shares and the first of them leads with its own spelling
+	// (one more call for all of them, not one each), and, when that one
+	// missed too with another spelling than its own, in a trip keyed by
+	// its own spelling, which only it or a miss of that very spelling
+	// starts.
+	sent := spelling(n.Building())
+	flightKey := "geo:" + key
+	for retry := 0; ; retry++ {
+		l, err := fly(&s.fl, ctx, context.WithoutCancel(ctx), s.geocodeTrip(flightKey, note, n))
+		if retry < 2 && err != nil && l.asked != sent && providers.CodeOf(err) == providers.ErrNoMatch.Code {
+			flightKey = "geo:" + key + "\x00" + l.asked
+			if retry > 0 {
+				flightKey = "geo:" + key + "\x00" + sent
+			}
+			continue
+		}
+		if err != nil {
+			return nil, Source{}, err
+		}
+		r := l.val
+		return r.p, Source{Geocoder: r.p.Source, Created: r.created && l.led, Tier: l.tier}, nil
+	}
+}
+
+// spelling is the building a, exactly as sent to the geocoder, as one
+// string: the geocoder's answer depends on the spelling sent, not only on
+// the address's identity, so a spelling that missed ("42 OBrien Ct") does
+// not keep another that matches ("42 O'Brien Ct") from being asked. It is
+// the one encoding of a spelling: in trip keys, in the store's remembered
+// misses (text both engines take: PostgreSQL refuses a NUL in text) and in
+// a batch's grouping of its items.
+func spelling(a providers.Address) string {
+	b, _ := json.Marshal([4]string{a.Street, a.City, a.State, a.Zip})
+	return string(b)
+}
+
+// geocoded is what one geocoding of an address gives the lookups sharing
+// it: the record and whether it was created.
+type geocoded struct {
+	p       *providers.Property
+	created bool
+}
+
+// geocodeTrip is the trip that finds n's record: it reads the record
+// again first when it must (see flights), else sends n's building as
+// written to the geocoder, unless the spelling is a remembered miss, and
+// saves the record of its match.
+func (s *Service) geocodeTrip(flightKey string, note note, n address.Normalized) trip[geocoded] {
+	key, sent := n.Key(), n.Building()
+	return trip[geocoded]{
+		key: flightKey, note: note, asked: spelling(sent),
+		recheck: func(ctx context.Context) (geocoded, bool) {
+			p, _, err := providers.Reload(ctx, s.reads.ByKey, key)
+			return geocoded{p: p}, err == nil
+		},
+		fetch: func(ctx context.Context) (geocoded, string, error) {
+			loc, err := s.cfg.Geocoder.Geocode(ctx, sent)
+			if err != nil {
+				return geocoded{}, providers.TierUpstream, err
+			}
+			p, created, err := s.cfg.Store.Save(ctx, NewRecord(loc, n, s.cfg.GeocoderName, s.cfg.Now()))
+			return geocoded{p: p, created: created}, providers.TierUpstream, err
+		},
+	}
+}
+
+// NewRecord is the record to save for a geocoder match of the normalized
+// client address n: the match's fields with the client's unit, made by
+// source at now. It is identified by the canonical (matched) address and
+// unit, and reached from then on by the client's lookup key and the key of
+// the geocoder's own spelling. Lookup and bulk imports both build records
+// with it, so each finds the records the other made.
+func NewRecord(loc providers.Location, n address.Normalized, source string, now time.Time) providers.NewProperty {
+	key := n.Key()
+	keys := []string{key}
+	if ck := canonicalKey(loc, n.Unit); ck != "" && ck != key {
+		keys = append(keys, ck)
+	}
+	now = now.UTC()
+	return providers.NewProperty{
+		Property: providers.Property{
+			StreetAddress: loc.Street, Unit: n.Unit, City: loc.City, State: loc.State, ZipCode: loc.Zip,
+			County: loc.County, FIPSCode: loc.FIPSCode, CensusTract: loc.CensusTract,
+			Latitude: loc.Point.Lat, Longitude: loc.Point.Lng,
+			Source: source, CreatedAt: now, UpdatedAt: now,
+		},
+		Canonical: address.Canonical(loc.MatchedAddress),
+		Keys:      keys,
+	}
+}
+
+// canonicalKey is the lookup key of the geocoder's own spelling, so a client
+// that later types the canonical address finds the record without a call.
+func canonicalKey(loc providers.Location, unit string) string {
+	n, err := address.Normalize(providers.Address{Street: loc.Street, City: loc.City, State: loc.State, Zip: loc.Zip})
+	if err != nil {
+		return ""
+	}
+	n.Unit = unit
+	return n.Key()
+}
+
+// Reverse returns the nearest existing record within the configured radius
+// of p, or reverse geocodes p and creates a record holding its coordinates
+// and census geographies. Errors: KindInvalid for out-of-range coordinates,
+// KindNotFound (location_not_found) outside any county, and upstream kinds.
+func (s *Service) Reverse(ctx context.Context, p providers.Point) (*providers.Property, Source, error) {
+	if err := ValidatePoint(p); err != nil {
+		return nil, Source{}, err
+	}
+	pk := p.Key()
+	note := s.fl.note(pk)
+	if rec, err := s.cfg.Store.Nearest(ctx, p, s.cfg.ReverseRadius); err == nil {
+		return rec, Source{Geocoder: rec.Source, Tier: providers.TierDatabase}, nil
+	} else if providers.KindOf(err) != providers.KindNotFound {
+		return nil, Source{}, err
+	}
+	if s.cfg.Reverse == nil {
+		return nil, Source{}, providers.Errorf(providers.KindUnavailable, providers.CodeUpstreamUnavailable, "no reverse geocoder is configured")
+	}
+	l, err := fly(&s.fl, ctx, context.WithoutCancel(ctx), trip[geocoded]{
+		key: "rev:" + pk, note: note,
+		// A trip that ended since the read may have created a record
+		// nearby.
+		recheck: func(ctx context.Context) (geocoded, bool) {
+			rec, err := s.cfg.Store.Nearest(ctx, p, s.cfg.ReverseRadius)
+			return geocoded{p: rec}, err == nil
+		},
+		fetch: func(ctx context.Context) (geocoded, string, error) {
+			loc, err := s.cfg.Reverse.Reverse(ctx, p)
+			if err != nil {
+				return geocoded{}, providers.TierUpstream, err
+			}
+			now := s.cfg.Now().UTC()
+			rec, created, err := s.cfg.Store.Save(ctx, providers.NewProperty{Property: providers.Property{
+				State: loc.State, County: loc.County, FIPSCode: loc.FIPSCode, CensusTract: loc.CensusTract,
+				Latitude: p.Lat, Longitude: p.Lng, Source: s.cfg.ReverseName, CreatedAt: now, UpdatedAt: now,
+			}})
+			return geocoded{p: rec, created: created}, providers.TierUpstream, err
+		},
+	})
+	if err != nil {
+		return nil, Source{}, err
+	}
+	return l.val.p, Source{Geocoder: l.val.p.Source, Created: l.val.created && l.led, Tier: l.tier}, nil
+}
+
+// ValidatePoint checks that p is a WGS84 coordinate.
+func ValidatePoint(p providers.Point) error {
+	var errs []providers.ParamError
+	if !(p.Lat >= -90 && p.Lat <= 90) {
+		errs = append(errs, providers.ParamError{Parameter: "lat", Message: "must be a number between -90 and 90"})
+	}
+	if !(p.Lng >= -180 && p.Lng <= 180) {
+		errs = append(errs, providers.ParamError{Parameter: "lng", Message: "must be a number between -180 and 180"})
+	}
+	if len(errs) > 0 {
+		return &providers.Error{Kind: providers.KindInvalid, Code: providers.CodeInvalidParameter,
+			Message: "invalid coordinates", Params: errs}
+	}
+	return nil
+}
