@@ -278,15 +278,14 @@ func hasLoneSurrogate(s []byte) bool {
 // costOfBatch is (number of addresses) x (1 + sections). A body that cannot
 // be read costs 1; the handler then rejects it.
 func (g *Gateway) costOfBatch(c *fiber.Ctx) (int, error) {
-	inc, err := g.includes(c)
-	if err != nil {
+	if _, err := g.includes(c); err != nil {
 		return 0, err
 	}
 	r := decodeBatch(c)
 	if r.err != nil {
 		return 1, nil
 	}
-	return len(r.items) * (1 + service.CostOf(inc)), nil
+	return len(r.items) * (1 + stateOf(c).includeCost), nil
 }
 
 type batchError struct {
@@ -316,7 +315,8 @@ func (g *Gateway) batch(c *fiber.Ctx) error {
 	// An item is charged only when it was answered: one refused as invalid
 	// or failed by an upstream or the database is given back (see limit),
 	// and so is a section that failed.
-	st, itemCost := stateOf(c), 1+service.CostOf(inc)
+	st := stateOf(c)
+	itemCost := 1 + st.includeCost
 	for i, raw := range r.items {
 		a, perr := readAddress(raw)
 		if perr != nil {

@@ -75,12 +75,13 @@ func FuzzParseIncludes(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw string, mask uint8) {
 		// mask picks which sections the deployment serves.
 		g := &Gateway{allowed: map[string]bool{}}
+		g.readCatalogue()
 		for i, name := range service.PublicSections() {
 			if mask&(1<<i) != 0 {
 				g.allowed[name] = true
 			}
 		}
-		out, err := g.parseIncludes(raw)
+		out, cost, err := g.parseIncludes(raw)
 		if err != nil {
 			pe := wantClientError(t, err)
 			if pe.Code != "invalid_parameter" || pe.Params[0].Parameter != "include" {
@@ -106,9 +107,13 @@ func FuzzParseIncludes(f *testing.F) {
 				t.Fatalf("parseIncludes(%q) = %v dropped %q", raw, out, p)
 			}
 		}
-		again, err := g.parseIncludes(strings.Join(out, ","))
-		if err != nil || !slices.Equal(again, out) {
-			t.Fatalf("parseIncludes is not idempotent: %v -> %v, %v", out, again, err)
+		again, cost2, err := g.parseIncludes(strings.Join(out, ","))
+		if err != nil || !slices.Equal(again, out) || cost2 != cost {
+			t.Fatalf("parseIncludes is not idempotent: %v (cost %d) -> %v (cost %d), %v", out, cost, again, cost2, err)
+		}
+		// The cost is the catalogue's, summed once at parsing.
+		if want := service.CostOf(out); cost != want {
+			t.Fatalf("parseIncludes(%q) cost %d, the catalogue says %d", raw, cost, want)
 		}
 	})
 }
@@ -187,8 +192,13 @@ func FuzzQueryParams(f *testing.F) {
 					t.Fatalf("queryParams(%q)[%q] = %q, the request says %q", query, k, v, args.Peek(k))
 				}
 			}
-			if args.Len() != len(out) {
-				t.Fatalf("queryParams(%q) accepted %d of %d parameters without an error", query, len(out), args.Len())
+			// include= is checked but not kept: includes parses it into the
+			// request's state.
+			if kept := args.Len() - len(args.PeekMulti("include")); kept != len(out) {
+				t.Fatalf("queryParams(%q) accepted %d of %d parameters without an error", query, len(out), kept)
+			}
+			if _, ok := out["include"]; ok {
+				t.Fatalf("queryParams(%q) kept include=, which includes parses", query)
 			}
 		})
 	})

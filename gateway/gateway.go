@@ -106,8 +106,11 @@ type Gateway struct {
 	keys    []Key
 	allowed map[string]bool // enrichment sections served
 	public  []string        // the catalogue's public sections, in its order
-	ready   readyBodies
-	conns   conns // served through Serve, for Shutdown
+	// publicCost is what including public[i] costs (its catalogue entry's
+	// Cost), read once.
+	publicCost []int
+	ready      readyBodies
+	conns      conns // served through Serve, for Shutdown
 	// realClock is set when Config.Now is the real clock: a request's
 	// budget is then charged at the time its middleware first saw it
 	// (see now), rather than by reading the clock again.
@@ -131,8 +134,9 @@ func New(cfg Config) *Gateway {
 	if realClock {
 		cfg.Now = time.Now
 	}
-	g := &Gateway{cfg: cfg, keys: cfg.Keys, allowed: map[string]bool{}, public: service.PublicSections(),
+	g := &Gateway{cfg: cfg, keys: cfg.Keys, allowed: map[string]bool{},
 		ready: newReadyBodies(cfg.Answers, cfg.AnswerTTL), realClock: realClock, cors: newCORS(cfg.CORS)}
+	g.readCatalogue()
 	g.limiter = cfg.Limiter
 	if g.limiter == nil {
 		limits := map[string]ratelimit.Limit{}
@@ -184,6 +188,17 @@ func New(cfg Config) *Gateway {
 	}
 	g.app.Server().Handler = g.handler
 	return g
+}
+
+// readCatalogue notes the catalogue's public sections, in its order, and
+// what including each costs: include= is parsed against them.
+func (g *Gateway) readCatalogue() {
+	g.public = service.PublicSections()
+	g.publicCost = g.publicCost[:0]
+	for _, name := range g.public {
+		e, _ := service.SectionEntry(name)
+		g.publicCost = append(g.publicCost, e.Cost)
+	}
 }
 
 // Handler returns the fasthttp handler that serves every request, the one

@@ -42,6 +42,8 @@ type requestState struct {
 	id       []byte    // in idBuf, or the client's X-Request-ID copied when longer
 	keyName  string
 	includes []string
+	// includeCost is what the sections of includes cost (parseIncludes).
+	includeCost int
 	// undelivered is the part of the request's cost that it did not
 	// deliver (batch items refused or failed, sections that failed), given
 	// back by limit once the handler returns.

@@ -20,7 +20,8 @@ const maxParamLen = 200
 // queryParams reads the query string strictly: every parameter must be one
 // of allowed, appear at most once, be valid UTF-8 without control characters
 // and be at most maxParamLen bytes. Values are copied, so they outlive the
-// request. All problems are reported at once.
+// request; include= is checked but not kept, since includes parses it once
+// into the request's state. All problems are reported at once.
 func queryParams(c *fiber.Ctx, allowed ...string) (map[string]string, error) {
 	if c.Context().QueryArgs().Len() == 0 {
 		return nil, nil // reads of a nil map find nothing, and it costs no allocation
@@ -42,6 +43,8 @@ func queryParams(c *fiber.Ctx, allowed ...string) (map[string]string, error) {
 			errs = append(errs, providers.ParamError{Parameter: name, Message: "longer than " + strconv.Itoa(maxParamLen) + " bytes"})
 		case !utf8.Valid(v) || hasControl(v):
 			errs = append(errs, providers.ParamError{Parameter: name, Message: "contains invalid characters"})
+		case name == "include":
+			// Parsed once, by includes, into the request's state.
 		default:
 			out[name] = string(v)
 		}
@@ -130,8 +133,10 @@ func splitComma(s string) []string {
 
 // parseIncludes reads include=: a comma-separated list of section names in
 // which blanks and duplicates are ignored; an unknown name is invalid and
-// the error lists the allowed ones. The result is in canonical order.
-func (g *Gateway) parseIncludes(raw string) ([]string, error) {
+// the error lists the allowed ones. The result is in canonical order, with
+// the sum of the sections' costs: each name is looked up in the catalogue
+// once, here.
+func (g *Gateway) parseIncludes(raw string) ([]string, int, error) {
 	var want uint64 // bit i: g.public[i] is included
 	for name := range strings.SplitSeq(raw, ",") {
 		if name = strings.ToLower(strings.TrimSpace(name)); name == "" {
@@ -139,21 +144,21 @@ func (g *Gateway) parseIncludes(raw string) ([]string, error) {
 		}
 		i := slices.Index(g.public, name)
 		if i < 0 || !g.allowed[name] {
-			return nil, invalid(providers.ParamError{Parameter: "include",
+			return nil, 0, invalid(providers.ParamError{Parameter: "include",
 				Message: "unknown section " + strconv.Quote(printable(name)) + " (allowed: " + strings.Join(g.sectionList(), ", ") + ")"})
 		}
 		want |= 1 << i
 	}
 	if want == 0 {
-		return nil, nil
+		return nil, 0, nil
 	}
-	out := make([]string, 0, bits.OnesCount64(want))
+	out, cost := make([]string, 0, bits.OnesCount64(want)), 0
 	for i, name := range g.public {
 		if want&(1<<i) != 0 {
-			out = append(out, name)
+			out, cost = append(out, name), cost+g.publicCost[i]
 		}
 	}
-	return out, nil
+	return out, cost, nil
 }
 
 func (g *Gateway) sectionList() []string {
@@ -181,14 +186,14 @@ func (g *Gateway) includes(c *fiber.Ctx) ([]string, error) {
 	if n := len(args.PeekMulti("include")); n > 1 {
 		return nil, invalid(providers.ParamError{Parameter: "include", Message: "given more than once"})
 	}
-	inc, err := g.parseIncludes(string(args.Peek("include")))
+	inc, cost, err := g.parseIncludes(string(args.Peek("include")))
 	if err != nil {
 		return nil, err
 	}
 	if inc == nil {
 		inc = []string{}
 	}
-	st.includes = inc
+	st.includes, st.includeCost = inc, cost
 	return inc, nil
 }
 
@@ -198,11 +203,10 @@ const recordCost = 1
 // costOfIncludes is recordCost plus the cost of each distinct section
 // included (1 each in the catalogue).
 func (g *Gateway) costOfIncludes(c *fiber.Ctx) (int, error) {
-	inc, err := g.includes(c)
-	if err != nil {
+	if _, err := g.includes(c); err != nil {
 		return 0, err
 	}
-	return recordCost + service.CostOf(inc), nil
+	return recordCost + stateOf(c).includeCost, nil
 }
 
 // parseInt reads an integer parameter within [min, max], written as plain
