@@ -64,11 +64,19 @@ var relFaultModes = []relFaultMode{
 }
 
 // relFaultConfig is the configuration of the fault matrix: every module, a
-// timeout short enough for hangs, a breaker that stays closed within one
-// case.
-func relFaultConfig() relConfig {
+// breaker that stays closed within one case, and a timeout short enough
+// for an upstream that hangs (1s), else long enough that an upstream that
+// answers at once is never given up on, however busy the machine: two
+// retries after a 500 wait 0.2 and 0.4 s, and a 1s budget for the three
+// attempts turned "upstream_error" into "upstream_timeout" on a loaded
+// machine.
+func relFaultConfig(hangs bool) relConfig {
+	timeout := "8s"
+	if hangs {
+		timeout = "1s"
+	}
 	return relConfig{walkScoreAPI: true, hud: true,
-		defaults: relProviderKnobs{timeout: "1s", retries: 2, failures: 50, openFor: "300ms"}}
+		defaults: relProviderKnobs{timeout: timeout, retries: 2, failures: 50, openFor: "300ms"}}
 }
 
 // seed creates the record of place id with the upstreams healthy and
@@ -92,7 +100,7 @@ func TestUpstreamFaultsNeverServe500(t *testing.T) {
 			}
 			t.Run(target.upstream+"/"+mode.name, func(t *testing.T) {
 				t.Parallel()
-				r := relNewRig(t, relFaultConfig())
+				r := relNewRig(t, relFaultConfig(mode.faults.Hang))
 				id := r.seed("denver-co")
 				r.sb.SetFaults(target.upstream, mode.faults)
 				if target.upstream == sandbox.UpstreamCensus {
@@ -207,7 +215,7 @@ func TestUpstreamFailing30PercentDegradesGracefully(t *testing.T) {
 	for _, target := range relFaultTargets {
 		t.Run(target.upstream, func(t *testing.T) {
 			t.Parallel()
-			cfg := relFaultConfig()
+			cfg := relFaultConfig(false)
 			cfg.defaults.ttl, cfg.defaults.refresh = "1ns", "sync"
 			r := relNewRig(t, cfg)
 			var ids []int
