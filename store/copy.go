@@ -6,13 +6,13 @@ import (
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store/internal/rules"
+	"github.com/propertyd/propertyd/store/internal/sqlshared"
 )
 
 // Counts returns how many records and section values the database holds,
 // for the progress of `propertyd copy`.
 func (db *DB) Counts(ctx context.Context) (records, sections int, err error) {
-	err = db.readers.QueryRowContext(ctx, "SELECT (SELECT COUNT(*) FROM properties), (SELECT COUNT(*) FROM sections)").
-		Scan(&records, &sections)
+	err = db.readers.QueryRowContext(ctx, queries.Counts).Scan(&records, &sections)
 	return records, sections, dbErr(ctx, err)
 }
 
@@ -25,8 +25,7 @@ func (db *DB) ListRecords(ctx context.Context, afterID int64, limit int) ([]prov
 		return nil, dbErr(ctx, err)
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, "SELECT "+propertyColumns+`, COALESCE(p.canonical, '')
-		FROM properties p WHERE p.id > ? ORDER BY p.id LIMIT ?`, afterID, limit)
+	rows, err := tx.QueryContext(ctx, queries.ListRecords, afterID, limit)
 	if err != nil {
 		return nil, dbErr(ctx, err)
 	}
@@ -35,7 +34,7 @@ func (db *DB) ListRecords(ctx context.Context, afterID int64, limit int) ([]prov
 	byID := map[int64]int{}
 	for rows.Next() {
 		var canonical string
-		p, err := scanProperty(canonicalScanner{rows, &canonical})
+		p, err := scanProperty(sqlshared.Then{Row: rows, Dest: &canonical})
 		if err != nil {
 			return nil, dbErr(ctx, err)
 		}
@@ -49,8 +48,7 @@ func (db *DB) ListRecords(ctx context.Context, afterID int64, limit int) ([]prov
 	if len(out) == 0 {
 		return out, nil
 	}
-	keys, err := tx.QueryContext(ctx, `SELECT key, property_id FROM property_keys
-		WHERE property_id BETWEEN ? AND ? ORDER BY key`, out[0].Property.ID, out[len(out)-1].Property.ID)
+	keys, err := tx.QueryContext(ctx, queries.ListKeys, out[0].Property.ID, out[len(out)-1].Property.ID)
 	if err != nil {
 		return nil, dbErr(ctx, err)
 	}
@@ -68,17 +66,6 @@ func (db *DB) ListRecords(ctx context.Context, afterID int64, limit int) ([]prov
 		}
 	}
 	return out, dbErr(ctx, keys.Err())
-}
-
-// canonicalScanner reads the property columns and then the canonical
-// address into canonical.
-type canonicalScanner struct {
-	rows      *sql.Rows
-	canonical *string
-}
-
-func (c canonicalScanner) Scan(dest ...any) error {
-	return c.rows.Scan(append(dest, c.canonical)...)
 }
 
 // CopyRecords writes recs as they are, ids, times and canonical addresses
@@ -109,11 +96,7 @@ func (db *DB) CopyRecords(ctx context.Context, recs []providers.NewProperty) (re
 		if r.Canonical != "" {
 			canonical = sql.NullString{String: r.Canonical, Valid: true}
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO properties (id, street_address, unit, city, state, zip_code,
-				county, fips_code, census_tract, latitude, longitude, property_type, bedrooms, canonical,
-				source, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT DO NOTHING`,
+		res, err := tx.ExecContext(ctx, queries.CopyProperty,
 			p.ID, p.StreetAddress, p.Unit, p.City, p.State, p.ZipCode, p.County, p.FIPSCode, p.CensusTract,
 			p.Latitude, p.Longitude, nullString(p.PropertyType), nullInt(p.Bedrooms), canonical,
 			p.Source, formatTime(p.CreatedAt), formatTime(p.UpdatedAt))
@@ -128,9 +111,7 @@ func (db *DB) CopyRecords(ctx context.Context, recs []providers.NewProperty) (re
 		for _, k := range r.Keys {
 			// Only onto the copied record itself: another record may hold
 			// its id in a destination that was written to before.
-			res, err := tx.ExecContext(ctx, `INSERT INTO property_keys (key, property_id)
-				SELECT ?, id FROM properties WHERE id = ? AND canonical IS ? AND unit = ? AND created_at = ?
-				ON CONFLICT (key) DO NOTHING`, k, p.ID, canonical, p.Unit, formatTime(p.CreatedAt))
+			res, err := tx.ExecContext(ctx, queries.CopyKeys, k, p.ID, canonical, p.Unit, formatTime(p.CreatedAt))
 			if err != nil {
 				return 0, 0, dbErr(ctx, err)
 			}
@@ -150,8 +131,7 @@ func (db *DB) CopyRecords(ctx context.Context, recs []providers.NewProperty) (re
 // ListSections returns up to limit section values after (section, key), in
 // that order.
 func (db *DB) ListSections(ctx context.Context, afterSection, afterKey string, limit int) ([]providers.SectionRecord, error) {
-	rows, err := db.readers.QueryContext(ctx, `SELECT section, key, data, source, vintage, fetched_at, expires_at, missing
-		FROM sections WHERE (section, key) > (?, ?) ORDER BY section, key LIMIT ?`, afterSection, afterKey, limit)
+	rows, err := db.readers.QueryContext(ctx, queries.ListSections, afterSection, afterKey, limit)
 	if err != nil {
 		return nil, dbErr(ctx, err)
 	}
@@ -200,13 +180,7 @@ func (db *DB) CopySections(ctx context.Context, recs []providers.SectionRecord) 
 		if data == nil {
 			data = []byte{}
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO sections (section, key, data, source, vintage, fetched_at, expires_at, missing)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (section, key) DO UPDATE SET data = excluded.data, source = excluded.source,
-				vintage = excluded.vintage, fetched_at = excluded.fetched_at, expires_at = excluded.expires_at,
-				missing = excluded.missing
-			WHERE sections.fetched_at < excluded.fetched_at`,
-			r.Section, r.Key, data, r.Source, r.Vintage, formatTime(r.FetchedAt), formatTime(r.ExpiresAt), r.Missing)
+		res, err := tx.ExecContext(ctx, queries.CopySection, r.Section, r.Key, data, r.Source, r.Vintage, formatTime(r.FetchedAt), formatTime(r.ExpiresAt), r.Missing)
 		if err != nil {
 			return 0, dbErr(ctx, err)
 		}

@@ -1,7 +1,8 @@
 // Package store persists propertyd's property records and cached enrichment
 // sections in one SQLite file. It implements providers.Store and is the only
-// package that knows SQL or imports the SQLite driver; it knows nothing about
-// HTTP. Callers see only providers types and *providers.Error values, so the
+// package that imports the SQLite driver (the statements it says as the
+// PostgreSQL engine does are written once, in store/internal/sqlshared); it
+// knows nothing about HTTP. Callers see only providers types and *providers.Error values, so the
 // gateway maps store failures to statuses through the same table as every
 // other error, no SQL text ever reaches a client, and a second backend (for
 // example PostgreSQL, for several instances sharing one database) can be

@@ -46,11 +46,7 @@ func migrate(ctx context.Context, db *sql.DB, fsys fs.FS) error {
 	if err != nil {
 		return providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "store: bad embedded migrations")
 	}
-	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version    INTEGER PRIMARY KEY,
-		name       TEXT NOT NULL,
-		applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
-	)`); err != nil {
+	if _, err := db.ExecContext(ctx, queries.CreateMigrations); err != nil {
 		return dbErr(ctx, err)
 	}
 	known := rules.Latest(ms)
@@ -74,14 +70,14 @@ func apply(ctx context.Context, db *sql.DB, m rules.Migration, known int) (err e
 		}
 	}()
 	var current int
-	if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX(version), 0) FROM schema_migrations").Scan(&current); err != nil {
+	if err := tx.QueryRowContext(ctx, queries.SchemaVersion).Scan(&current); err != nil {
 		return dbErr(ctx, err)
 	}
 	if current > known {
 		return rules.TooNew(current, known)
 	}
 	var n int
-	if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM schema_migrations WHERE version = ?", m.Version).Scan(&n); err != nil {
+	if err := tx.QueryRowContext(ctx, queries.MigrationApplied, m.Version).Scan(&n); err != nil {
 		return dbErr(ctx, err)
 	}
 	if n > 0 {
@@ -91,7 +87,7 @@ func apply(ctx context.Context, db *sql.DB, m rules.Migration, known int) (err e
 		return providers.Wrap(fmt.Errorf("migration %s: %w", m.Name, err), providers.KindInternal,
 			providers.CodeInternalError, "store: database migration failed")
 	}
-	if _, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (version, name) VALUES (?, ?)", m.Version, m.Name); err != nil {
+	if _, err := tx.ExecContext(ctx, queries.RecordMigration, m.Version, m.Name); err != nil {
 		return dbErr(ctx, err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -102,7 +98,7 @@ func apply(ctx context.Context, db *sql.DB, m rules.Migration, known int) (err e
 
 func checkVersion(ctx context.Context, db *sql.DB, known int) error {
 	var current int
-	if err := db.QueryRowContext(ctx, "SELECT COALESCE(MAX(version), 0) FROM schema_migrations").Scan(&current); err != nil {
+	if err := db.QueryRowContext(ctx, queries.SchemaVersion).Scan(&current); err != nil {
 		return dbErr(ctx, err)
 	}
 	if current > known {
@@ -125,7 +121,7 @@ func VersionAt(ctx context.Context, path string) (int, error) {
 	}
 	defer db.Close()
 	var v int
-	err = db.QueryRowContext(ctx, "SELECT COALESCE(MAX(version), 0) FROM schema_migrations").Scan(&v)
+	err = db.QueryRowContext(ctx, queries.SchemaVersion).Scan(&v)
 	if err != nil {
 		return 0, fmt.Errorf("not a propertyd database: %w", err)
 	}

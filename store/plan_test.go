@@ -103,7 +103,7 @@ func TestSearchPlansUseCoveringIndexes(t *testing.T) {
 			{"bedrooms range", providers.SearchFilter{MinBedrooms: ptrInt(2), MaxBedrooms: ptrInt(3)}, "properties_bedrooms"},
 		} {
 			tc.f.Page, tc.f.PerPage = 1, 20
-			page, count, args := searchQueries(tc.f)
+			page, count, args := queries.Search(tc.f)
 			pagePlan := strings.Join(queryPlan(t, db, page, args...), " | ")
 			countPlan := strings.Join(queryPlan(t, db, count, args[:len(args)-2]...), " | ")
 			covering := "SEARCH properties USING COVERING INDEX " + tc.index + " ("
@@ -127,7 +127,7 @@ func TestSearchPlansUseCoveringIndexes(t *testing.T) {
 func TestNearestPlanUsesTheSpatialIndex(t *testing.T) {
 	db := openInternal(t)
 	seedSpread(t, db, 2000)
-	plan := strings.Join(queryPlan(t, db, nearestQuery, 39.7, 39.8, -89.7, -89.6), " | ")
+	plan := strings.Join(queryPlan(t, db, queries.Nearest, 39.7, 39.8, -89.7, -89.6), " | ")
 	// The R*Tree reports a constrained scan as "INDEX 2:<constraints>"; an
 	// empty constraint list would mean a full walk of the tree.
 	if !regexp.MustCompile(`SCAN r VIRTUAL TABLE INDEX 2:[A-Z0-9]+`).MatchString(plan) {

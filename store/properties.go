@@ -7,17 +7,11 @@ import (
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store/internal/rules"
+	"github.com/propertyd/propertyd/store/internal/sqlshared"
 )
 
-// propertyColumns is the column list every property query selects, in the
-// order scanProperty reads them.
-const propertyColumns = `p.id, p.street_address, p.unit, p.city, p.state, p.zip_code, p.county,
-	p.fips_code, p.census_tract, p.latitude, p.longitude, p.property_type, p.bedrooms,
-	p.source, p.created_at, p.updated_at`
-
-type scanner interface{ Scan(dest ...any) error }
-
-func scanProperty(s scanner) (*providers.Property, error) {
+// scanProperty reads sqlshared.PropertyColumns.
+func scanProperty(s sqlshared.Row) (*providers.Property, error) {
 	var (
 		p                providers.Property
 		ptype            sql.NullString
@@ -48,8 +42,7 @@ func scanProperty(s scanner) (*providers.Property, error) {
 
 // Property returns the record with id, or KindNotFound (property_not_found).
 func (db *DB) Property(ctx context.Context, id int64) (*providers.Property, error) {
-	p, err := scanProperty(db.readers.QueryRowContext(ctx,
-		"SELECT "+propertyColumns+" FROM properties p WHERE p.id = ?", id))
+	p, err := scanProperty(db.readers.QueryRowContext(ctx, queries.PropertyByID, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, rules.ErrPropertyNotFound()
 	}
@@ -62,9 +55,7 @@ func (db *DB) Property(ctx context.Context, id int64) (*providers.Property, erro
 // PropertyByKey returns the record the lookup key resolves to, or
 // KindNotFound (property_not_found).
 func (db *DB) PropertyByKey(ctx context.Context, key string) (*providers.Property, error) {
-	p, err := scanProperty(db.readers.QueryRowContext(ctx,
-		"SELECT "+propertyColumns+` FROM property_keys k JOIN properties p ON p.id = k.property_id
-		WHERE k.key = ?`, key))
+	p, err := scanProperty(db.readers.QueryRowContext(ctx, queries.PropertyByKey, key))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, rules.ErrKeyNotFound()
 	}
@@ -110,12 +101,7 @@ func (db *DB) Save(ctx context.Context, np providers.NewProperty) (_ *providers.
 		canonical = sql.NullString{String: np.Canonical, Valid: true}
 	}
 	var id int64
-	err = tx.QueryRowContext(ctx, `INSERT INTO properties (street_address, unit, city, state, zip_code,
-			county, fips_code, census_tract, latitude, longitude, property_type, bedrooms, canonical,
-			source, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (canonical, unit) DO NOTHING
-		RETURNING id`,
+	err = tx.QueryRowContext(ctx, queries.InsertProperty,
 		p.StreetAddress, p.Unit, p.City, p.State, p.ZipCode, p.County, p.FIPSCode, p.CensusTract,
 		p.Latitude, p.Longitude, nullString(p.PropertyType), nullInt(p.Bedrooms), canonical,
 		p.Source, now, now).Scan(&id)
@@ -125,8 +111,7 @@ func (db *DB) Save(ctx context.Context, np providers.NewProperty) (_ *providers.
 	case errors.Is(err, sql.ErrNoRows) && canonical.Valid:
 		// The address exists; the constraint said so. Read its id in the
 		// same transaction, under the write lock, so it cannot vanish.
-		err = tx.QueryRowContext(ctx, "SELECT id FROM properties WHERE canonical = ? AND unit = ?",
-			np.Canonical, p.Unit).Scan(&id)
+		err = tx.QueryRowContext(ctx, queries.PropertyIDAt, np.Canonical, p.Unit).Scan(&id)
 		if err != nil {
 			return nil, false, dbErr(ctx, err)
 		}
@@ -135,9 +120,7 @@ func (db *DB) Save(ctx context.Context, np providers.NewProperty) (_ *providers.
 	}
 
 	if len(np.Keys) > 0 {
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO property_keys (key, property_id) VALUES (?, ?)
-			ON CONFLICT (key) DO UPDATE SET property_id = excluded.property_id
-			WHERE property_id <> excluded.property_id`)
+		stmt, err := tx.PrepareContext(ctx, queries.SaveKeys)
 		if err != nil {
 			return nil, false, dbErr(ctx, err)
 		}
@@ -152,8 +135,7 @@ func (db *DB) Save(ctx context.Context, np providers.NewProperty) (_ *providers.
 		}
 	}
 
-	saved, err := scanProperty(tx.QueryRowContext(ctx,
-		"SELECT "+propertyColumns+" FROM properties p WHERE p.id = ?", id))
+	saved, err := scanProperty(tx.QueryRowContext(ctx, queries.PropertyByID, id))
 	if err != nil {
 		return nil, false, dbErr(ctx, err)
 	}

@@ -2,10 +2,10 @@ package store
 
 import (
 	"context"
-	"strings"
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store/internal/rules"
+	"github.com/propertyd/propertyd/store/internal/sqlshared"
 )
 
 // MaxPerPage is the largest page Search returns.
@@ -35,64 +35,6 @@ func searchIndex(f providers.SearchFilter) string {
 	return ""
 }
 
-// whereClause builds the FROM target (the properties table, with the index
-// to use) and the WHERE clause (with its leading " WHERE ", or empty) and its
-// arguments for f. Values are always bound parameters, never part of the SQL
-// text, so quotes, '%' and '_' in them are plain data.
-func whereClause(f providers.SearchFilter) (from, where string, args []any) {
-	from = "properties"
-	if idx := searchIndex(f); idx != "" {
-		from += " INDEXED BY " + idx
-	}
-	var conds []string
-	if f.Zip != "" {
-		conds = append(conds, "zip_code = ?")
-		args = append(args, f.Zip)
-	}
-	if f.State != "" {
-		conds = append(conds, "state = ?")
-		args = append(args, strings.ToUpper(f.State))
-	}
-	if f.City != "" {
-		conds = append(conds, "city = ?")
-		args = append(args, strings.ToUpper(f.City))
-	}
-	if f.PropertyType != "" {
-		conds = append(conds, "property_type = ?")
-		args = append(args, f.PropertyType)
-	}
-	if f.MinBedrooms != nil {
-		conds = append(conds, "bedrooms >= ?")
-		args = append(args, *f.MinBedrooms)
-	}
-	if f.MaxBedrooms != nil {
-		conds = append(conds, "bedrooms <= ?")
-		args = append(args, *f.MaxBedrooms)
-	}
-	if len(conds) > 0 {
-		where = " WHERE " + strings.Join(conds, " AND ")
-	}
-	return from, where, args
-}
-
-// searchQueries returns the page query and the count query for f, with the
-// page query's arguments (the count query takes args minus the last two).
-//
-// The page query is a deferred join: the inner SELECT finds the page's ids
-// from a covering index (every filter column is in the index, and so is the
-// id), sorting only ids when the index is not in id order, and the outer one
-// reads just those rows. Sorting whole rows instead costs a table lookup per
-// match: at a million rows, a state-wide search with a bedrooms filter took
-// about half a second that way and takes milliseconds this way.
-func searchQueries(f providers.SearchFilter) (page, count string, args []any) {
-	from, where, args := whereClause(f)
-	page = "SELECT " + propertyColumns + ` FROM properties p WHERE p.id IN (
-		SELECT id FROM ` + from + where + ` ORDER BY id LIMIT ? OFFSET ?) ORDER BY p.id`
-	count = "SELECT COUNT(*) FROM " + from + where
-	offset := rules.Offset(f)
-	return page, count, append(args, f.PerPage, offset)
-}
-
 // Search returns one page of the records matching every set field of f
 // (City and State compared case-insensitively, Zip and PropertyType exactly,
 // MinBedrooms and MaxBedrooms inclusive; a bedrooms filter excludes records
@@ -108,7 +50,7 @@ func (db *DB) Search(ctx context.Context, f providers.SearchFilter) (_ []provide
 	if err := rules.CheckPage(f); err != nil {
 		return nil, 0, err
 	}
-	pageSQL, countSQL, args := searchQueries(f)
+	pageSQL, countSQL, args := queries.Search(f)
 
 	tx, err := db.readers.BeginTx(ctx, nil)
 	if err != nil {
@@ -134,10 +76,8 @@ func (db *DB) Search(ctx context.Context, f providers.SearchFilter) (_ []provide
 	}
 	rows.Close()
 
-	offset := (f.Page - 1) * f.PerPage
-	if len(props) > 0 && len(props) < f.PerPage || len(props) == 0 && offset == 0 {
-		// A short page is the last one: the total is known without counting.
-		return props, offset + len(props), nil
+	if total, ok := sqlshared.PageTotal(f, len(props)); ok {
+		return props, total, nil
 	}
 	if err := tx.QueryRowContext(ctx, countSQL, args[:len(args)-2]...).Scan(&total); err != nil {
 		return nil, 0, dbErr(ctx, err)

@@ -17,8 +17,7 @@ func (db *DB) Section(ctx context.Context, section, key string) (*providers.Sect
 		r                = providers.SectionRecord{Section: section, Key: key}
 		fetched, expires string
 	)
-	err := db.readers.QueryRowContext(ctx, `SELECT data, source, vintage, fetched_at, expires_at, missing
-		FROM sections WHERE section = ? AND key = ?`, section, key).
+	err := db.readers.QueryRowContext(ctx, queries.Section, section, key).
 		Scan(&r.Data, &r.Source, &r.Vintage, &fetched, &expires, &r.Missing)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, rules.ErrSectionNotFound()
@@ -46,11 +45,6 @@ func (db *DB) PutSection(ctx context.Context, r providers.SectionRecord) error {
 	if data == nil {
 		data = []byte{}
 	}
-	_, err := db.writer.ExecContext(ctx, `INSERT INTO sections (section, key, data, source, vintage, fetched_at, expires_at, missing)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (section, key) DO UPDATE SET data = excluded.data, source = excluded.source,
-			vintage = excluded.vintage, fetched_at = excluded.fetched_at, expires_at = excluded.expires_at,
-			missing = excluded.missing`,
-		r.Section, r.Key, data, r.Source, r.Vintage, formatTime(r.FetchedAt), formatTime(r.ExpiresAt), r.Missing)
+	_, err := db.writer.ExecContext(ctx, queries.PutSection, r.Section, r.Key, data, r.Source, r.Vintage, formatTime(r.FetchedAt), formatTime(r.ExpiresAt), r.Missing)
 	return dbErr(ctx, err)
 }

@@ -72,9 +72,7 @@ func (db *DB) UpsertAttributes(ctx context.Context, id int64, propertyType *stri
 	if err := rules.CheckAttributes(propertyType, bedrooms); err != nil {
 		return err
 	}
-	res, err := db.writer.ExecContext(ctx, `UPDATE properties
-		SET property_type = COALESCE(?, property_type), bedrooms = COALESCE(?, bedrooms), updated_at = ?
-		WHERE id = ?`, nullString(propertyType), nullInt(bedrooms), formatTime(db.stamp()), id)
+	res, err := db.writer.ExecContext(ctx, queries.UpsertAttributes, nullString(propertyType), nullInt(bedrooms), formatTime(db.stamp()), id)
 	if err != nil {
 		return dbErr(ctx, err)
 	}

@@ -240,26 +240,9 @@ func (db *DB) Close() error {
 	return db.closeErr
 }
 
-// dbErr turns a database error into a *providers.Error: the caller's
-// cancellation or deadline through providers.As (the driver may report it as
-// an "interrupted" SQLite error), anything else as KindInternal with a
-// generic message. The SQLite error is kept as the cause for logs only.
-func dbErr(ctx context.Context, err error) error {
-	if err == nil {
-		return nil
-	}
-	var pe *providers.Error
-	if errors.As(err, &pe) {
-		return pe
-	}
-	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
-		err = fmt.Errorf("%w (database: %v)", cerr, err)
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return providers.As(err)
-	}
-	return providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "database error")
-}
+// dbErr turns a database error into a *providers.Error as the dialect
+// table says (a SQLite file is never unreachable).
+func dbErr(ctx context.Context, err error) error { return dialect.Err(ctx, err) }
 
 // timeLayout is how times are stored: UTC, fixed width, milliseconds, so the
 // text sorts in time order.

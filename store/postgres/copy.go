@@ -7,13 +7,13 @@ import (
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store/internal/rules"
+	"github.com/propertyd/propertyd/store/internal/sqlshared"
 )
 
 // Counts returns how many records and section values the database holds,
 // for the progress of `propertyd copy`.
 func (db *DB) Counts(ctx context.Context) (records, sections int, err error) {
-	err = db.pool.QueryRow(ctx, "SELECT (SELECT COUNT(*) FROM properties), (SELECT COUNT(*) FROM sections)").
-		Scan(&records, &sections)
+	err = db.pool.QueryRow(ctx, queries.Counts).Scan(&records, &sections)
 	return records, sections, dbErr(ctx, err)
 }
 
@@ -23,15 +23,14 @@ func (db *DB) Counts(ctx context.Context) (records, sections int, err error) {
 func (db *DB) ListRecords(ctx context.Context, afterID int64, limit int) ([]providers.NewProperty, error) {
 	var out []providers.NewProperty
 	err := pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, "SELECT "+propertyColumns+`, COALESCE(p.canonical, '')
-			FROM properties p WHERE p.id > $1 ORDER BY p.id LIMIT $2`, afterID, limit)
+		rows, err := tx.Query(ctx, queries.ListRecords, afterID, limit)
 		if err != nil {
 			return err
 		}
 		byID := map[int64]int{}
 		for rows.Next() {
 			var canonical string
-			p, err := scanProperty(canonicalRow{rows, &canonical})
+			p, err := scanProperty(sqlshared.Then{Row: rows, Dest: &canonical})
 			if err != nil {
 				rows.Close()
 				return err
@@ -43,8 +42,7 @@ func (db *DB) ListRecords(ctx context.Context, afterID int64, limit int) ([]prov
 		if err := rows.Err(); err != nil || len(out) == 0 {
 			return err
 		}
-		keys, err := tx.Query(ctx, `SELECT key, property_id FROM property_keys
-			WHERE property_id BETWEEN $1 AND $2 ORDER BY key`, out[0].Property.ID, out[len(out)-1].Property.ID)
+		keys, err := tx.Query(ctx, queries.ListKeys, out[0].Property.ID, out[len(out)-1].Property.ID)
 		if err != nil {
 			return err
 		}
@@ -65,15 +63,6 @@ func (db *DB) ListRecords(ctx context.Context, afterID int64, limit int) ([]prov
 	})
 	return out, dbErr(ctx, err)
 }
-
-// canonicalRow reads the property columns and then the canonical address
-// into canonical.
-type canonicalRow struct {
-	rows      pgx.Rows
-	canonical *string
-}
-
-func (c canonicalRow) Scan(dest ...any) error { return c.rows.Scan(append(dest, c.canonical)...) }
 
 // CopyRecords writes recs as they are, ids, times and canonical addresses
 // included, in one transaction: a record whose id is already present, or
@@ -96,11 +85,7 @@ func (db *DB) CopyRecords(ctx context.Context, recs []providers.NewProperty) (re
 			if r.Canonical != "" {
 				canonical = &r.Canonical
 			}
-			tag, err := tx.Exec(ctx, `INSERT INTO properties (id, street_address, unit, city, state, zip_code,
-					county, fips_code, census_tract, latitude, longitude, property_type, bedrooms, canonical,
-					source, created_at, updated_at)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
-				ON CONFLICT DO NOTHING`,
+			tag, err := tx.Exec(ctx, queries.CopyProperty,
 				p.ID, p.StreetAddress, p.Unit, p.City, p.State, p.ZipCode, p.County, p.FIPSCode, p.CensusTract,
 				p.Latitude, p.Longitude, p.PropertyType, p.Bedrooms, canonical, p.Source,
 				rules.Stamp(p.CreatedAt), rules.Stamp(p.UpdatedAt))
@@ -113,10 +98,7 @@ func (db *DB) CopyRecords(ctx context.Context, recs []providers.NewProperty) (re
 			}
 			// Only onto the copied record itself: another record may hold
 			// its id in a destination that was written to before.
-			tag, err = tx.Exec(ctx, `INSERT INTO property_keys (key, property_id)
-				SELECT k, p.id FROM unnest($1::text[]) AS k, properties p
-				WHERE p.id = $2 AND p.canonical IS NOT DISTINCT FROM $3 AND p.unit = $4 AND p.created_at = $5
-				ON CONFLICT (key) DO NOTHING`, r.Keys, p.ID, canonical, p.Unit, rules.Stamp(p.CreatedAt))
+			tag, err = tx.Exec(ctx, queries.CopyKeys, r.Keys, p.ID, canonical, p.Unit, rules.Stamp(p.CreatedAt))
 			if err != nil {
 				return err
 			}
@@ -135,8 +117,7 @@ func (db *DB) CopyRecords(ctx context.Context, recs []providers.NewProperty) (re
 // ListSections returns up to limit section values after (section, key), in
 // that order.
 func (db *DB) ListSections(ctx context.Context, afterSection, afterKey string, limit int) ([]providers.SectionRecord, error) {
-	rows, err := db.pool.Query(ctx, `SELECT section, key, data, source, vintage, fetched_at, expires_at, missing
-		FROM sections WHERE (section, key) > ($1, $2) ORDER BY section, key LIMIT $3`, afterSection, afterKey, limit)
+	rows, err := db.pool.Query(ctx, queries.ListSections, afterSection, afterKey, limit)
 	if err != nil {
 		return nil, dbErr(ctx, err)
 	}
@@ -170,13 +151,7 @@ func (db *DB) CopySections(ctx context.Context, recs []providers.SectionRecord) 
 			if data == nil {
 				data = []byte{}
 			}
-			tag, err := tx.Exec(ctx, `INSERT INTO sections (section, key, data, source, vintage, fetched_at, expires_at, missing)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-				ON CONFLICT (section, key) DO UPDATE SET data = excluded.data, source = excluded.source,
-					vintage = excluded.vintage, fetched_at = excluded.fetched_at, expires_at = excluded.expires_at,
-					missing = excluded.missing
-				WHERE sections.fetched_at < excluded.fetched_at`,
-				r.Section, r.Key, data, r.Source, r.Vintage, rules.Stamp(r.FetchedAt), rules.Stamp(r.ExpiresAt), r.Missing)
+			tag, err := tx.Exec(ctx, queries.CopySection, r.Section, r.Key, data, r.Source, r.Vintage, rules.Stamp(r.FetchedAt), rules.Stamp(r.ExpiresAt), r.Missing)
 			if err != nil {
 				return err
 			}

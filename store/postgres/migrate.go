@@ -47,11 +47,7 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, fsys fs.FS) error {
 	}
 	known := rules.Latest(ms)
 	err = locked(ctx, pool, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-			version    integer     PRIMARY KEY,
-			name       text        NOT NULL,
-			applied_at timestamptz NOT NULL DEFAULT now()
-		)`)
+		_, err := tx.Exec(ctx, queries.CreateMigrations)
 		return err
 	})
 	if err != nil {
@@ -89,14 +85,14 @@ var errApplied = errors.New("already applied")
 func apply(ctx context.Context, pool *pgxpool.Pool, m rules.Migration, known int) error {
 	err := locked(ctx, pool, func(tx pgx.Tx) error {
 		var current int
-		if err := tx.QueryRow(ctx, "SELECT COALESCE(MAX(version), 0) FROM schema_migrations").Scan(&current); err != nil {
+		if err := tx.QueryRow(ctx, queries.SchemaVersion).Scan(&current); err != nil {
 			return err
 		}
 		if current > known {
 			return rules.TooNew(current, known)
 		}
 		var n int
-		if err := tx.QueryRow(ctx, "SELECT COUNT(*) FROM schema_migrations WHERE version = $1", m.Version).Scan(&n); err != nil {
+		if err := tx.QueryRow(ctx, queries.MigrationApplied, m.Version).Scan(&n); err != nil {
 			return err
 		}
 		if n > 0 {
@@ -106,7 +102,7 @@ func apply(ctx context.Context, pool *pgxpool.Pool, m rules.Migration, known int
 			return providers.Wrap(fmt.Errorf("migration %s: %w", m.Name, err), providers.KindInternal,
 				providers.CodeInternalError, "store: database migration failed")
 		}
-		_, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", m.Version, m.Name)
+		_, err := tx.Exec(ctx, queries.RecordMigration, m.Version, m.Name)
 		return err
 	})
 	if errors.Is(err, errApplied) {
@@ -131,7 +127,7 @@ func version(ctx context.Context, q querier) (int, error) {
 		return 0, nil
 	}
 	var v int
-	err := q.QueryRow(ctx, "SELECT COALESCE(MAX(version), 0) FROM schema_migrations").Scan(&v)
+	err := q.QueryRow(ctx, queries.SchemaVersion).Scan(&v)
 	return v, err
 }
 

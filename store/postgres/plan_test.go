@@ -79,7 +79,7 @@ func TestSearchPlansUseCoveringIndexes(t *testing.T) {
 		{"property type and bedrooms", providers.SearchFilter{PropertyType: "condo", MaxBedrooms: ptr(0)}, "properties_type"},
 	} {
 		tc.f.Page, tc.f.PerPage = 1, 20
-		page, count, args := searchQueries(tc.f)
+		page, count, args := queries.Search(tc.f)
 		pagePlan := queryPlan(t, db, page, args...)
 		countPlan := queryPlan(t, db, count, args[:len(args)-2]...)
 		for _, plan := range []string{pagePlan, countPlan} {
@@ -100,7 +100,7 @@ func TestSearchPlansUseCoveringIndexes(t *testing.T) {
 func TestNearestPlanUsesTheSpatialIndex(t *testing.T) {
 	db, _ := openFresh(t)
 	seedSpread(t, db, 20000)
-	plan := queryPlan(t, db, nearestQuery, -89.7, 39.7, -89.6, 39.8)
+	plan := queryPlan(t, db, queries.Nearest, 39.7, 39.8, -89.7, -89.6)
 	if !strings.Contains(plan, "properties_location") || strings.Contains(plan, "Seq Scan") {
 		t.Fatalf("Nearest plan %q does not search the GiST index by box", plan)
 	}

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"strings"
@@ -108,38 +107,15 @@ func (db *DB) Close() error {
 	return nil
 }
 
-// dbErr turns a database error into a *providers.Error, as package store
-// does for SQLite: the caller's cancellation or deadline through
-// providers.As (pgx may report it as a broken connection), an unreachable
-// database as KindUnavailable (database_unavailable), anything else as
-// KindInternal with a generic message. The driver's error is kept as the
-// cause for logs only.
 // RetryAfter is what a client is told to wait (Retry-After) when the
 // database cannot be reached: pgxpool dials again on the next request, so a
 // server that is back is used within this time, without a restart.
 const RetryAfter = 5 * time.Second
 
-func dbErr(ctx context.Context, err error) error {
-	if err == nil {
-		return nil
-	}
-	var pe *providers.Error
-	if errors.As(err, &pe) {
-		return pe
-	}
-	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
-		err = fmt.Errorf("%w (database: %v)", cerr, err)
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return providers.As(err)
-	}
-	if unreachable(err) {
-		e := providers.Wrap(err, providers.KindUnavailable, providers.CodeDatabaseUnavailable, "the database is unavailable")
-		e.RetryAfter = RetryAfter
-		return e
-	}
-	return providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "database error")
-}
+// dbErr turns a database error into a *providers.Error as the dialect
+// table says: an unreachable database is KindUnavailable
+// (database_unavailable) with RetryAfter.
+func dbErr(ctx context.Context, err error) error { return dialect.Err(ctx, err) }
 
 // unreachable reports whether err says the server could not be reached or
 // went away, rather than that a statement failed: a failed connection

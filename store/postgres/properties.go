@@ -12,12 +12,7 @@ import (
 	"github.com/propertyd/propertyd/store/internal/rules"
 )
 
-// propertyColumns is the column list every property query selects, in the
-// order scanProperty reads them.
-const propertyColumns = `p.id, p.street_address, p.unit, p.city, p.state, p.zip_code, p.county,
-	p.fips_code, p.census_tract, p.latitude, p.longitude, p.property_type, p.bedrooms,
-	p.source, p.created_at, p.updated_at`
-
+// scanProperty reads sqlshared.PropertyColumns.
 func scanProperty(row pgx.Row) (*providers.Property, error) {
 	var p providers.Property
 	err := row.Scan(&p.ID, &p.StreetAddress, &p.Unit, &p.City, &p.State, &p.ZipCode, &p.County,
@@ -33,7 +28,7 @@ func scanProperty(row pgx.Row) (*providers.Property, error) {
 
 // Property returns the record with id, or KindNotFound (property_not_found).
 func (db *DB) Property(ctx context.Context, id int64) (*providers.Property, error) {
-	p, err := scanProperty(db.pool.QueryRow(ctx, "SELECT "+propertyColumns+" FROM properties p WHERE p.id = $1", id))
+	p, err := scanProperty(db.pool.QueryRow(ctx, queries.PropertyByID, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, rules.ErrPropertyNotFound()
 	}
@@ -46,8 +41,7 @@ func (db *DB) Property(ctx context.Context, id int64) (*providers.Property, erro
 // PropertyByKey returns the record the lookup key resolves to, or
 // KindNotFound (property_not_found).
 func (db *DB) PropertyByKey(ctx context.Context, key string) (*providers.Property, error) {
-	p, err := scanProperty(db.pool.QueryRow(ctx, "SELECT "+propertyColumns+` FROM property_keys k
-		JOIN properties p ON p.id = k.property_id WHERE k.key = $1`, key))
+	p, err := scanProperty(db.pool.QueryRow(ctx, queries.PropertyByKey, key))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, rules.ErrKeyNotFound()
 	}
@@ -101,36 +95,27 @@ func (db *DB) Save(ctx context.Context, np providers.NewProperty) (*providers.Pr
 	err := db.inTx(ctx, func(tx pgx.Tx) error {
 		now := db.stamp()
 		var id int64
-		err := tx.QueryRow(ctx, `INSERT INTO properties (street_address, unit, city, state, zip_code,
-				county, fips_code, census_tract, latitude, longitude, property_type, bedrooms, canonical,
-				source, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)
-			ON CONFLICT (canonical, unit) DO NOTHING
-			RETURNING id`,
+		err := tx.QueryRow(ctx, queries.InsertProperty,
 			p.StreetAddress, p.Unit, p.City, p.State, p.ZipCode, p.County, p.FIPSCode, p.CensusTract,
-			p.Latitude, p.Longitude, p.PropertyType, p.Bedrooms, canonical, p.Source, now).Scan(&id)
+			p.Latitude, p.Longitude, p.PropertyType, p.Bedrooms, canonical, p.Source, now, now).Scan(&id)
 		created = err == nil
 		switch {
 		case err == nil:
 		case errors.Is(err, pgx.ErrNoRows) && canonical != nil:
 			// The address exists; the constraint said so, after any racing
 			// insert committed. This statement's snapshot sees that row.
-			if err := tx.QueryRow(ctx, "SELECT id FROM properties WHERE canonical = $1 AND unit = $2",
-				np.Canonical, p.Unit).Scan(&id); err != nil {
+			if err := tx.QueryRow(ctx, queries.PropertyIDAt, np.Canonical, p.Unit).Scan(&id); err != nil {
 				return err
 			}
 		default:
 			return err
 		}
 		if len(keys) > 0 {
-			if _, err := tx.Exec(ctx, `INSERT INTO property_keys (key, property_id)
-				SELECT k, $2 FROM unnest($1::text[]) AS k
-				ON CONFLICT (key) DO UPDATE SET property_id = excluded.property_id
-				WHERE property_keys.property_id <> excluded.property_id`, keys, id); err != nil {
+			if _, err := tx.Exec(ctx, queries.SaveKeys, keys, id); err != nil {
 				return err
 			}
 		}
-		saved, err = scanProperty(tx.QueryRow(ctx, "SELECT "+propertyColumns+" FROM properties p WHERE p.id = $1", id))
+		saved, err = scanProperty(tx.QueryRow(ctx, queries.PropertyByID, id))
 		return err
 	})
 	if err != nil {
@@ -150,9 +135,7 @@ func (db *DB) UpsertAttributes(ctx context.Context, id int64, propertyType *stri
 	if err := rules.CheckAttributes(propertyType, bedrooms); err != nil {
 		return err
 	}
-	tag, err := db.pool.Exec(ctx, `UPDATE properties
-		SET property_type = COALESCE($1, property_type), bedrooms = COALESCE($2, bedrooms), updated_at = $3
-		WHERE id = $4`, propertyType, bedrooms, db.stamp(), id)
+	tag, err := db.pool.Exec(ctx, queries.UpsertAttributes, propertyType, bedrooms, db.stamp(), id)
 	if err != nil {
 		return dbErr(ctx, err)
 	}

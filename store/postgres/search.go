@@ -2,67 +2,13 @@ package postgres
 
 import (
 	"context"
-	"strconv"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store/internal/rules"
+	"github.com/propertyd/propertyd/store/internal/sqlshared"
 )
-
-// whereClause builds the WHERE clause (with its leading " WHERE ", or
-// empty) and its arguments for f. City and state are compared through
-// their upper-cased generated columns, which the search indexes hold.
-// Values are always bound parameters, never part of the SQL text, so
-// quotes, '%' and '_' in them are plain data.
-func whereClause(f providers.SearchFilter) (where string, args []any) {
-	var conds []string
-	add := func(cond string, v any) {
-		args = append(args, v)
-		conds = append(conds, cond+" $"+strconv.Itoa(len(args)))
-	}
-	if f.Zip != "" {
-		add("zip_code =", f.Zip)
-	}
-	if f.State != "" {
-		add("state_upper =", strings.ToUpper(f.State))
-	}
-	if f.City != "" {
-		add("city_upper =", strings.ToUpper(f.City))
-	}
-	if f.PropertyType != "" {
-		add("property_type =", f.PropertyType)
-	}
-	if f.MinBedrooms != nil {
-		add("bedrooms >=", *f.MinBedrooms)
-	}
-	if f.MaxBedrooms != nil {
-		add("bedrooms <=", *f.MaxBedrooms)
-	}
-	if len(conds) > 0 {
-		where = " WHERE " + strings.Join(conds, " AND ")
-	}
-	return where, args
-}
-
-// searchQueries returns the page query and the count query for f, with the
-// page query's arguments (the count query takes args minus the last two).
-//
-// The page query is a deferred join, as on SQLite: the inner SELECT finds
-// the page's ids from a covering index (every filter column and the id are
-// in it), sorting only ids, and the outer one reads just those rows.
-// PostgreSQL's planner picks the index from its statistics, which
-// SeedProperties and autovacuum keep current.
-func searchQueries(f providers.SearchFilter) (page, count string, args []any) {
-	where, args := whereClause(f)
-	n := len(args)
-	page = "SELECT " + propertyColumns + ` FROM properties p WHERE p.id IN (
-		SELECT id FROM properties` + where + ` ORDER BY id LIMIT $` + strconv.Itoa(n+1) +
-		` OFFSET $` + strconv.Itoa(n+2) + `) ORDER BY p.id`
-	count = "SELECT COUNT(*) FROM properties" + where
-	return page, count, append(args, f.PerPage, rules.Offset(f))
-}
 
 // Search returns one page of the records matching every set field of f
 // (City and State compared case-insensitively, Zip and PropertyType exactly,
@@ -77,7 +23,7 @@ func (db *DB) Search(ctx context.Context, f providers.SearchFilter) ([]providers
 	if err := rules.CheckPage(f); err != nil {
 		return nil, 0, err
 	}
-	pageSQL, countSQL, args := searchQueries(f)
+	pageSQL, countSQL, args := queries.Search(f)
 	var (
 		props []providers.Property
 		total int
@@ -101,10 +47,8 @@ func (db *DB) Search(ctx context.Context, f providers.SearchFilter) ([]providers
 			if err := rows.Err(); err != nil {
 				return err
 			}
-			offset := int(rules.Offset(f))
-			if len(props) > 0 && len(props) < f.PerPage || len(props) == 0 && offset == 0 {
-				// A short page is the last one: the total is known without counting.
-				total = offset + len(props)
+			var ok bool
+			if total, ok = sqlshared.PageTotal(f, len(props)); ok {
 				return nil
 			}
 			return tx.QueryRow(ctx, countSQL, args[:len(args)-2]...).Scan(&total)

@@ -15,8 +15,7 @@ import (
 // precision.
 func (db *DB) Section(ctx context.Context, section, key string) (*providers.SectionRecord, error) {
 	r := providers.SectionRecord{Section: section, Key: key}
-	err := db.pool.QueryRow(ctx, `SELECT data, source, vintage, fetched_at, expires_at, missing
-		FROM sections WHERE section = $1 AND key = $2`, section, key).
+	err := db.pool.QueryRow(ctx, queries.Section, section, key).
 		Scan(&r.Data, &r.Source, &r.Vintage, &r.FetchedAt, &r.ExpiresAt, &r.Missing)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, rules.ErrSectionNotFound()
@@ -40,11 +39,6 @@ func (db *DB) PutSection(ctx context.Context, r providers.SectionRecord) error {
 	if data == nil {
 		data = []byte{}
 	}
-	_, err := db.pool.Exec(ctx, `INSERT INTO sections (section, key, data, source, vintage, fetched_at, expires_at, missing)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-		ON CONFLICT (section, key) DO UPDATE SET data = excluded.data, source = excluded.source,
-			vintage = excluded.vintage, fetched_at = excluded.fetched_at, expires_at = excluded.expires_at,
-			missing = excluded.missing`,
-		r.Section, r.Key, data, r.Source, r.Vintage, rules.Stamp(r.FetchedAt), rules.Stamp(r.ExpiresAt), r.Missing)
+	_, err := db.pool.Exec(ctx, queries.PutSection, r.Section, r.Key, data, r.Source, r.Vintage, rules.Stamp(r.FetchedAt), rules.Stamp(r.ExpiresAt), r.Missing)
 	return dbErr(ctx, err)
 }

@@ -1,0 +1,42 @@
+package store
+
+import (
+	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/store/internal/sqlshared"
+)
+
+// dialect is what SQLite's SQL says differently from PostgreSQL's; the
+// statements both say alike are in sqlshared.
+var dialect = sqlshared.Dialect{
+	Param: func(int) string { return "?" },
+
+	// The R*Tree boxes that overlap the rectangle; the exact distance
+	// decides afterwards.
+	Nearest: "SELECT " + sqlshared.PropertyColumns + ` FROM properties_rtree r
+	JOIN properties p ON p.id = r.id
+	WHERE r.max_lat >= ? AND r.min_lat <= ? AND r.max_lng >= ? AND r.min_lng <= ?`,
+	// One key a statement, prepared once a Save.
+	SaveKeys: `INSERT INTO property_keys (key, property_id) VALUES (?, ?)
+			ON CONFLICT (key) DO UPDATE SET property_id = excluded.property_id
+			WHERE property_id <> excluded.property_id`,
+	CopyKeys: `INSERT INTO property_keys (key, property_id)
+				SELECT ?, id FROM properties WHERE id = ? AND canonical IS ? AND unit = ? AND created_at = ?
+				ON CONFLICT (key) DO NOTHING`,
+	CreateMigrations: `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version    INTEGER PRIMARY KEY,
+		name       TEXT NOT NULL,
+		applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+	)`,
+
+	SearchFrom: func(f providers.SearchFilter) string {
+		if idx := searchIndex(f); idx != "" {
+			return "properties INDEXED BY " + idx
+		}
+		return "properties"
+	},
+	CityColumn:  "city",
+	StateColumn: "state",
+}
+
+// queries are the statements this engine sends, built once.
+var queries = sqlshared.Build(&dialect)

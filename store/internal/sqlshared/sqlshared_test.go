@@ -1,0 +1,187 @@
+package sqlshared
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/propertyd/propertyd/providers"
+)
+
+// numbered is a dialect with PostgreSQL's numbered placeholders and
+// SQLite-like extras; question is one with SQLite's '?'.
+var (
+	numbered = &Dialect{
+		Param:       func(n int) string { return "$" + strconv.Itoa(n) },
+		Nearest:     "SELECT 1 WHERE $1 < $2 AND $3 < $4",
+		CityColumn:  "city_upper",
+		StateColumn: "state_upper",
+	}
+	question = &Dialect{
+		Param:       func(int) string { return "?" },
+		Nearest:     "SELECT 1 WHERE ? < ? AND ? < ?",
+		CityColumn:  "city",
+		StateColumn: "state",
+		SearchFrom:  func(providers.SearchFilter) string { return "properties INDEXED BY properties_zip" },
+	}
+)
+
+var placeholderRE = regexp.MustCompile(`\$(\d+)`)
+
+// checkNumbered fails unless sql's placeholders are $1 to $n, each used,
+// and no '?' is left: a statement sent with a stray '?' or a gap would
+// fail on PostgreSQL with a syntax error or a wrong argument count.
+func checkNumbered(t *testing.T, name, sql string) {
+	t.Helper()
+	if strings.Contains(sql, "?") {
+		t.Errorf("%s keeps a '?' placeholder: %s", name, sql)
+	}
+	seen := map[int]bool{}
+	top := 0
+	for _, m := range placeholderRE.FindAllStringSubmatch(sql, -1) {
+		n, _ := strconv.Atoi(m[1])
+		seen[n] = true
+		top = max(top, n)
+	}
+	for n := 1; n <= top; n++ {
+		if !seen[n] {
+			t.Errorf("%s skips $%d: %s", name, n, sql)
+		}
+	}
+}
+
+// Every shared statement has its arguments numbered in order on a
+// numbered dialect, and is the text as written on a '?' one.
+func TestBuildGivesEachDialectItsPlaceholders(t *testing.T) {
+	q, qq := Build(numbered), Build(question)
+	v, vq := reflect.ValueOf(q).Elem(), reflect.ValueOf(qq).Elem()
+	statements := 0
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		if f.Type.Kind() != reflect.String || !f.IsExported() {
+			continue
+		}
+		statements++
+		sql, sqlq := v.Field(i).String(), vq.Field(i).String()
+		if sql == "" && f.Name != "SaveKeys" && f.Name != "CopyKeys" && f.Name != "CreateMigrations" {
+			t.Errorf("%s is empty", f.Name)
+		}
+		checkNumbered(t, f.Name, sql)
+		if got := placeholderRE.ReplaceAllString(sql, "?"); got != sqlq {
+			t.Errorf("%s differs between the dialects beyond placeholders:\n%s\n%s", f.Name, got, sqlq)
+		}
+	}
+	if statements < 18 {
+		t.Fatalf("checked %d statements; the walk over Queries missed some", statements)
+	}
+	if want := 16; strings.Count(qq.InsertProperty, "?") != want {
+		t.Errorf("InsertProperty takes %d arguments, want %d", strings.Count(qq.InsertProperty, "?"), want)
+	}
+}
+
+func TestSearchBindsEveryFilterInOrder(t *testing.T) {
+	two := 2
+	all := providers.SearchFilter{Zip: "78701", State: "tx", City: "o'fallon", PropertyType: "condo",
+		MinBedrooms: &two, MaxBedrooms: &two, Page: 3, PerPage: 20}
+	page, count, args := Build(numbered).Search(all)
+	checkNumbered(t, "page", page)
+	checkNumbered(t, "count", count)
+	wantWhere := " WHERE zip_code = $1 AND state_upper = $2 AND city_upper = $3 AND property_type = $4" +
+		" AND bedrooms >= $5 AND bedrooms <= $6"
+	if count != "SELECT COUNT(*) FROM properties"+wantWhere {
+		t.Errorf("count query = %q", count)
+	}
+	if !strings.Contains(page, "SELECT id FROM properties"+wantWhere+" ORDER BY id LIMIT $7 OFFSET $8)") {
+		t.Errorf("page query = %q", page)
+	}
+	if strings.Contains(page, "FALLON") || strings.Contains(count, "78701") {
+		t.Errorf("a filter value is in the SQL text, not bound: %q", page)
+	}
+	want := []any{"78701", "TX", "O'FALLON", "condo", 2, 2, 20, int64(40)}
+	if !reflect.DeepEqual(args, want) {
+		t.Errorf("args = %#v, want %#v", args, want)
+	}
+
+	page, count, args = Build(question).Search(providers.SearchFilter{Zip: "78701", Page: 1, PerPage: 5})
+	if count != "SELECT COUNT(*) FROM properties INDEXED BY properties_zip WHERE zip_code = ?" {
+		t.Errorf("count query = %q", count)
+	}
+	if !strings.Contains(page, "SELECT id FROM properties INDEXED BY properties_zip WHERE zip_code = ? ORDER BY id LIMIT ? OFFSET ?)") {
+		t.Errorf("page query = %q", page)
+	}
+	if !reflect.DeepEqual(args, []any{"78701", 5, int64(0)}) {
+		t.Errorf("args = %#v", args)
+	}
+
+	_, count, args = Build(numbered).Search(providers.SearchFilter{Page: 1, PerPage: 5})
+	if count != "SELECT COUNT(*) FROM properties" || len(args) != 2 {
+		t.Errorf("an unfiltered search: count %q, args %v", count, args)
+	}
+}
+
+func TestPageTotalCountsOnlyWhenThePageCannotTell(t *testing.T) {
+	for _, tc := range []struct {
+		page, perPage, n int
+		total            int
+		ok               bool
+	}{
+		{1, 20, 0, 0, true},    // no match at all
+		{1, 20, 7, 7, true},    // a short first page
+		{3, 20, 7, 47, true},   // a short later page
+		{1, 20, 20, 0, false},  // a full page: more may follow
+		{4, 20, 0, 0, false},   // past the end: count
+		{2, 20, 20, 0, false},  // a full later page
+		{1, 100, 99, 99, true}, // the largest page, short
+	} {
+		total, ok := PageTotal(providers.SearchFilter{Page: tc.page, PerPage: tc.perPage}, tc.n)
+		if total != tc.total || ok != tc.ok {
+			t.Errorf("page %d of %d holding %d: total %d, %v; want %d, %v", tc.page, tc.perPage, tc.n, total, ok, tc.total, tc.ok)
+		}
+	}
+}
+
+var errGone = errors.New("connection refused")
+
+func TestErrMapsDriverErrorsAlikeOnEveryEngine(t *testing.T) {
+	server := &Dialect{Unreachable: func(err error) bool { return errors.Is(err, errGone) }, RetryAfter: 5 * time.Second}
+	file := &Dialect{}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	bg := context.Background()
+	for _, tc := range []struct {
+		name  string
+		d     *Dialect
+		ctx   context.Context
+		err   error
+		kind  providers.Kind
+		retry time.Duration
+	}{
+		{"a store error as it is", file, bg, providers.NotFound(providers.CodePropertyNotFound, "none"), providers.KindNotFound, 0},
+		{"a cancelled caller", file, cancelled, errors.New("interrupted"), providers.KindCanceled, 0},
+		{"a server gone away", server, bg, fmt.Errorf("dial: %w", errGone), providers.KindUnavailable, 5 * time.Second},
+		{"a cancelled caller of a server gone away", server, cancelled, errGone, providers.KindCanceled, 0},
+		{"a file is never unreachable", file, bg, errGone, providers.KindInternal, 0},
+		{"a failed statement", server, bg, errors.New(`syntax error near "SELECT"`), providers.KindInternal, 0},
+	} {
+		err := tc.d.Err(tc.ctx, tc.err)
+		var pe *providers.Error
+		if !errors.As(err, &pe) {
+			t.Fatalf("%s: %v (%T) is not a *providers.Error", tc.name, err, err)
+		}
+		if pe.Kind != tc.kind || pe.RetryAfter != tc.retry {
+			t.Errorf("%s: kind %d retry %v (%v), want kind %d retry %v", tc.name, pe.Kind, pe.RetryAfter, err, tc.kind, tc.retry)
+		}
+		if pe.Kind == providers.KindInternal && pe.Message != "database error" {
+			t.Errorf("%s: a client would read %q, want the generic \"database error\"", tc.name, pe.Message)
+		}
+	}
+	if err := file.Err(bg, nil); err != nil {
+		t.Errorf("Err(nil) = %v, want nil", err)
+	}
+}
