@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -9,30 +8,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/propertyd/propertyd/providers/kits/providertest"
 	"github.com/propertyd/propertyd/providers/kits/providertest/sandbox"
 )
-
-// syncBuffer is a bytes.Buffer the service's goroutines may log into.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // TestTheDemoFollowsTheNewestACSReleaseWithoutWarnings runs what make demo
 // runs: the sandbox and propertyd configured by cmd/sandbox/demo.yaml. The
@@ -53,7 +33,7 @@ func TestTheDemoFollowsTheNewestACSReleaseWithoutWarnings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs syncBuffer
+	var logs logSink
 	m := NewMain(cfg)
 	m.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
 	if err := m.Run(context.Background()); err != nil {

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 )
 
 // oaChromium finds a Chromium to drive; $CHROMIUM names one explicitly.
@@ -41,22 +38,7 @@ func TestDocsPageRendersInABrowser(t *testing.T) {
 	}
 	m := startMain(t, testConfig(t, filepath.Join(t.TempDir(), "p.db")), upstreams())
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin,
-		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--disable-dev-shm-usage", "--enable-logging=stderr", "--v=0",
-		// Nothing but this machine resolves, should the page try.
-		"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-		"--user-data-dir="+t.TempDir(),
-		"--virtual-time-budget=15000", "--dump-dom", "http://"+m.Addr()+"/docs")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium: %v\n%s", err, oaShorten(stderr.Bytes(), 4000))
-	}
-	dom := stdout.String()
+	dom, log := dumpDOM(t, bin, "http://"+m.Addr()+"/docs")
 
 	// Swagger UI writes one summary per operation, with the path in
 	// data-path; the page as served holds none of them.
@@ -79,9 +61,9 @@ func TestDocsPageRendersInABrowser(t *testing.T) {
 		t.Error("Swagger UI could not load /openapi.json")
 	}
 	if t.Failed() {
-		t.Logf("DOM:\n%s", oaShorten(stdout.Bytes(), 6000))
+		t.Logf("DOM:\n%s", oaShorten([]byte(dom), 6000))
 	}
-	for _, line := range strings.Split(stderr.String(), "\n") {
+	for _, line := range strings.Split(log, "\n") {
 		if strings.Contains(line, "Refused to") || strings.Contains(line, "Content Security Policy") {
 			t.Errorf("the browser refused something on /docs: %s", line)
 		}
