@@ -80,7 +80,7 @@ type HousingProvider interface {
 
 // StateDemographicsProvider is implemented by a demographics module whose
 // upstream answers every tract of a state in one call. The service then
-// asks it once per state instead of once per tract (see core.Region), so
+// asks it once per state instead of once per tract (see service.Region), so
 // an import over thousands of tracts costs a call per state, not per tract.
 //
 // StateDemographics returns the demographics of every tract of the state

@@ -39,8 +39,8 @@ var ReadKinds = []string{ReadRecord, ReadSection}
 // Observation counts what one request cost: the HTTP requests sent to
 // upstreams (retries included) and which tier served each record and section
 // value it read. The gateway keeps one per request: it counts the reads
-// from the tiers the service returns with each value (core.Source.Tier,
-// core.SectionResult.Tier), and the retry transport, which sits below
+// from the tiers the service returns with each value (service.Source.Tier,
+// service.SectionResult.Tier), and the retry transport, which sits below
 // every module and knows no request, counts the HTTP requests into the one
 // the request's context carries (WithObservation). So a request log line
 // can say what the request did without the service or a module knowing

@@ -11,7 +11,7 @@ const (
 	SectionHousing      = "housing"
 )
 
-// The catalogue of the core (core.Catalog) declares what each section is:
+// The service's catalogue (service.Catalog) declares what each section is:
 // its role, key, TTL, cost, and the order sections appear in responses.
 
 // Flood risk levels.

@@ -1,7 +1,7 @@
-// Package core is propertyd's core: what the service does, independent of
-// HTTP (the gateway), of SQL (the store) and of any upstream's wire format
-// (the provider modules). It knows the domain types and interfaces of
-// package providers and nothing else of the outside.
+// Package service is propertyd's application: what the service does,
+// independent of HTTP (the gateway), of SQL (the store) and of any
+// upstream's wire format (the provider modules). It knows the domain types
+// and interfaces of package providers and nothing else of the outside.
 //
 // The use cases, and where each lives:
 //
@@ -34,6 +34,14 @@
 //     region lacks as missing without asking again; LoadRegion preloads.
 //   - Import (importer.go): bulk loading of addresses with attributes, one
 //     batch geocoder call per chunk, saved exactly as Lookup saves.
+//   - Flights (flight.go): every call made for a value the store lacks (a
+//     geocoding, a reverse geocoding, a section's fetch, a region's load)
+//     is a trip that flights makes once for everyone who needs it, on this
+//     instance and, with Leases, across the fleet; it rechecks the store
+//     when another writer may have stored the value meanwhile, remembers
+//     what was asked and not found, and says which tier answered. Every
+//     value the service returns carries that tier (Source.Tier,
+//     SectionResult.Tier), which the gateway counts.
 //
 // What a section is, is declared once, in the catalogue (catalog.go): its
 // role, natural key, default TTL, cost, whether it is internal (embedded

@@ -34,7 +34,7 @@ type LeaseOptions struct {
 }
 
 // Leases gives one instance of the fleet at a time the right to make the
-// upstream call of a key (see core.Leases). A lease is a Redis key set only
+// upstream call of a key (see service.Leases). A lease is a Redis key set only
 // if absent, holding a random token, with an expiry the holder renews;
 // release deletes it only while it still holds that token, so a holder
 // whose lease lapsed and was taken over does not free another's. While
