@@ -70,12 +70,14 @@ func failedCost(inc []string, secs []service.SectionResult) int {
 // The unit may be given on the street or apart from it, as an import's
 // unit column is: both name the same record (address.Normalize).
 func (g *Gateway) lookup(c *fiber.Ctx) error {
+	// A query string kept ready passed every check below when its answer
+	// was made, and would again: its ready answer is looked for first.
+	if g.lookupReady(c) {
+		return nil
+	}
 	q, err := queryParams(c, "street", "unit", "city", "state", "zip", "include")
 	if err != nil {
 		return err
-	}
-	if g.lookupReady(c) {
-		return nil
 	}
 	p, src, err := g.cfg.Service.Lookup(c.UserContext(), providers.Address{
 		Street: q["street"], Unit: q["unit"], City: q["city"], State: q["state"], Zip: q["zip"],
