@@ -12,13 +12,13 @@ import (
 	"github.com/propertyd/propertyd/providers/service"
 )
 
-// respondRecord renders one property with its included sections. A
-// lookup's answer (lookup set) is kept ready when it may be (keepLookup),
-// and a plain GET by id's always.
-func (g *Gateway) respondRecord(c *fiber.Ctx, p *providers.Property, src service.Source, created, lookup bool) error {
-	inc, _ := g.includes(c)
+// respondRecord renders one property with the sections its request
+// includes (st.includes, parsed when the request was charged). A lookup's
+// answer (lookup set) is kept ready when it may be (keepLookup), and a
+// plain GET by id's always.
+func (g *Gateway) respondRecord(c *fiber.Ctx, st *requestState, p *providers.Property, src service.Source, created, lookup bool) error {
+	inc := st.includes
 	secs := g.cfg.Service.Enrich(c.UserContext(), p, inc, service.Options{Radius: service.DefaultRadius})
-	st := stateOf(c)
 	st.obs.Served(providers.ReadRecord, src.Tier)
 	st.servedSections(secs)
 	st.undelivered += failedCost(inc, secs)
@@ -72,7 +72,8 @@ func failedCost(inc []string, secs []service.SectionResult) int {
 func (g *Gateway) lookup(c *fiber.Ctx) error {
 	// A query string kept ready passed every check below when its answer
 	// was made, and would again: its ready answer is looked for first.
-	if g.lookupReady(c) {
+	st := stateOf(c)
+	if g.lookupReady(c, st) {
 		return nil
 	}
 	q, err := queryParams(c, "street", "unit", "city", "state", "zip", "include")
@@ -85,7 +86,7 @@ func (g *Gateway) lookup(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return g.respondRecord(c, p, src, true, true)
+	return g.respondRecord(c, st, p, src, true, true)
 }
 
 // reverse: GET /v1/properties/reverse?lat=&lng=&include=
@@ -110,7 +111,7 @@ func (g *Gateway) reverse(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return g.respondRecord(c, p, src, true, false)
+	return g.respondRecord(c, stateOf(c), p, src, true, false)
 }
 
 // parseID reads the path's record id: a positive integer in decimal digits
@@ -149,7 +150,7 @@ func (g *Gateway) get(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return g.respondRecord(c, p, src, false, false)
+	return g.respondRecord(c, stateOf(c), p, src, false, false)
 }
 
 // section answers GET /v1/properties/{id}/{section}[?radius=] for the

@@ -170,11 +170,10 @@ func keepLookup(src service.Source, inc []string, secs []service.SectionResult) 
 // lookupReady answers a lookup from its ready answer (see keepLookup),
 // when there is a current one; ok is false otherwise and nothing was
 // sent.
-func (g *Gateway) lookupReady(c *fiber.Ctx) bool {
+func (g *Gateway) lookupReady(c *fiber.Ctx, st *requestState) bool {
 	if g.ready.c == nil || !isRead(c.Context()) {
 		return false
 	}
-	st := stateOf(c)
 	rb, ok := g.ready.getAnswer(lookupKey(c.Request().URI().QueryString()), st.start)
 	if !ok {
 		return false

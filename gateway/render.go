@@ -10,9 +10,12 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/utils"
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/service"
+	"github.com/valyala/fasthttp"
 )
 
 // appendRecord appends the JSON of a property record to b: the same bytes
@@ -419,4 +422,61 @@ func envelopeJSON(b []byte, meta any) ([]byte, error) {
 	b = append(b, `,"meta":`...)
 	b = append(b, mb...)
 	return append(b, '}'), nil
+}
+
+// isRead reports whether the request is a GET or a HEAD, which is a GET
+// without a body: the same headers (ETag, rate-limit headers), the same
+// conditional answers and the same price (fasthttp drops the body of a
+// HEAD's response as it writes it).
+func isRead(rctx *fasthttp.RequestCtx) bool { return rctx.IsGet() || rctx.IsHead() }
+
+// sendJSON writes a 200 JSON body with a strong ETag over its bytes; a GET
+// or HEAD whose If-None-Match names that ETag gets 304 with no body
+// instead. The body is copied (the caller may reuse it).
+func sendJSON(c *fiber.Ctx, body []byte) error {
+	c.Response().Header.SetContentTypeBytes(mimeJSON)
+	if !isRead(c.Context()) {
+		c.Response().SetBody(body)
+		return nil
+	}
+	var buf [16]byte
+	sendTagged(c.Context(), body, appendETag(buf[:0], body))
+	return nil
+}
+
+// sendTagged sends the JSON body of a GET whose ETag is etag, or 304 when
+// the request's If-None-Match matches it.
+func sendTagged(rctx *fasthttp.RequestCtx, body, etag []byte) {
+	rctx.Response.Header.SetContentTypeBytes(mimeJSON)
+	rctx.Response.Header.SetCanonical(headerETag, etag)
+	if inm := rctx.Request.Header.Peek(fiber.HeaderIfNoneMatch); len(inm) > 0 && etagMatches(utils.UnsafeString(inm), utils.UnsafeString(etag)) {
+		rctx.SetStatusCode(fiber.StatusNotModified)
+		rctx.Response.ResetBody()
+		return
+	}
+	rctx.Response.SetBody(body)
+}
+
+var mimeJSON = []byte(fiber.MIMEApplicationJSON)
+
+// appendETag appends the strong ETag of a body: its xxHash64 in base 36,
+// quoted, which is stable across restarts and instances and hashes 8 bytes
+// at a step (FNV went a byte at a time, 3 to 9% of a warm request).
+func appendETag(dst, body []byte) []byte {
+	dst = append(dst, '"')
+	dst = strconv.AppendUint(dst, xxhash.Sum64(body), 36)
+	return append(dst, '"')
+}
+
+// etagOf is appendETag as a string, for bodies whose ETag is kept.
+func etagOf(body []byte) string { return string(appendETag(nil, body)) }
+
+// etagMatches implements If-None-Match's weak comparison over a list.
+func etagMatches(header, etag string) bool {
+	for _, part := range splitComma(header) {
+		if part == "*" || part == etag || part == "W/"+etag {
+			return true
+		}
+	}
+	return false
 }

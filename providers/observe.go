@@ -23,16 +23,6 @@ const (
 // Tiers lists every tier, cheapest first.
 var Tiers = []string{TierMemory, TierDatabase, TierUpstream}
 
-// DearerTier returns the dearer of two tiers (TierUpstream over
-// TierDatabase over TierMemory; "" is cheapest): where a value made of
-// others came from, as a whole.
-func DearerTier(a, b string) string {
-	if indexOf(Tiers, b) > indexOf(Tiers, a) {
-		return b
-	}
-	return a
-}
-
 // ReadKinds lists every kind of read.
 var ReadKinds = []string{ReadRecord, ReadSection}
 

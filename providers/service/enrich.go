@@ -89,6 +89,28 @@ type SectionResult struct {
 	Tier string
 }
 
+// dearer returns the dearer of two tiers (TierUpstream over TierDatabase
+// over TierMemory; "" is cheapest): where a value made of others came
+// from, as a whole.
+func dearer(a, b string) string {
+	if tierRank(b) > tierRank(a) {
+		return b
+	}
+	return a
+}
+
+func tierRank(tier string) int {
+	switch tier {
+	case providers.TierMemory:
+		return 1
+	case providers.TierDatabase:
+		return 2
+	case providers.TierUpstream:
+		return 3
+	}
+	return 0
+}
+
 // from returns r, read from tier.
 func (r SectionResult) from(tier string) SectionResult {
 	r.Tier = tier
@@ -173,7 +195,7 @@ func (s *Service) sectionOf(ctx context.Context, p *providers.Property, name str
 	for member, other := range sec.Embed {
 		if sub, _ := s.SectionOf(ctx, p, other, o); sub.Data != nil {
 			r.Data = embedMember(r.Data, member, sub.Data)
-			r.Tier = providers.DearerTier(r.Tier, sub.Tier)
+			r.Tier = dearer(r.Tier, sub.Tier)
 		}
 	}
 	return r, err
@@ -213,7 +235,7 @@ func (s *Service) freshSection(ctx context.Context, p *providers.Property, name 
 			return SectionResult{}, rd, false
 		}
 		r.Data = embedMember(r.Data, member, sub.Data)
-		r.Tier = providers.DearerTier(r.Tier, sub.Tier)
+		r.Tier = dearer(r.Tier, sub.Tier)
 	}
 	return r, rd, true
 }
