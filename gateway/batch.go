@@ -342,6 +342,7 @@ func (g *Gateway) batch(c *fiber.Ctx) error {
 	var foundAt []int
 	for k, o := range outcomes {
 		i := idx[k]
+		st.obs.AddUpstreamCalls(o.Calls)
 		if o.Err != nil {
 			pe := providers.As(o.Err)
 			if pe.Kind.Failure() || rejectedInput(pe) {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"sync/atomic"
 	"time"
-
-	"github.com/propertyd/propertyd/providers"
 )
 
 // deadlineCtx is context.WithDeadline armed on first use. Most requests are
@@ -17,7 +15,6 @@ import (
 type deadlineCtx struct {
 	context.Context // the parent, which holds the request's values
 	deadline        time.Time
-	obs             *providers.Observation // the request's, answered by Value
 
 	// armed is nil until the first use or the release, whichever comes
 	// first: then the armed context, or released. It is set once, by
@@ -59,12 +56,7 @@ func (c *deadlineCtx) Err() error                  { return c.arm().Err() }
 // Value answers from the armed context once there is one, so that a context
 // derived from c (context.WithCancel and kin) finds the armed one's cancel
 // machinery and hooks into it instead of starting a goroutine to watch Done.
-// The request's Observation is answered here, for every context derived
-// from c (see providers.IsObservationKey).
 func (c *deadlineCtx) Value(key any) any {
-	if c.obs != nil && providers.IsObservationKey(key) {
-		return c.obs
-	}
 	if a := c.armed.Load(); a != nil && a != released {
 		return a.ctx.Value(key)
 	}

@@ -6,8 +6,6 @@ import (
 	"runtime"
 	"testing"
 	"time"
-
-	"github.com/propertyd/propertyd/providers"
 )
 
 type ctxKey struct{}
@@ -84,21 +82,24 @@ func TestDeadlineCtxDerivesWithoutAGoroutine(t *testing.T) {
 	}
 }
 
-func TestDeadlineCtxCarriesTheRequestsObservation(t *testing.T) {
-	obs := &providers.Observation{}
-	c := &deadlineCtx{Context: context.Background(), deadline: time.Now().Add(time.Hour), obs: obs}
+// The request's context answers the values of its parent, before and
+// after its deadline is armed, and nothing else.
+func TestDeadlineCtxAnswersItsParentsValues(t *testing.T) {
+	type key struct{}
+	parent := context.WithValue(context.Background(), key{}, "v")
+	c := &deadlineCtx{Context: parent, deadline: time.Now().Add(time.Hour)}
 	defer c.release()
 	derived, cancel := context.WithCancel(c)
 	defer cancel()
-	if providers.ObservationFrom(c) != obs || providers.ObservationFrom(derived) != obs {
-		t.Fatal("the request's observation is not found through its context")
+	if c.Value(key{}) != "v" || derived.Value(key{}) != "v" {
+		t.Fatal("the parent's value is not found through the request's context")
 	}
-	_ = c.Err() // armed: the timer runs, the observation is still answered
-	if providers.ObservationFrom(derived) != obs {
-		t.Fatal("the observation is lost once the deadline is armed")
+	_ = c.Err() // armed: the timer runs, the value is still answered
+	if derived.Value(key{}) != "v" {
+		t.Fatal("the value is lost once the deadline is armed")
 	}
 	if (&deadlineCtx{Context: context.Background()}).Value(struct{}{}) != nil {
-		t.Fatal("a context without an observation answered an unknown key")
+		t.Fatal("a context answered an unknown key")
 	}
 }
 

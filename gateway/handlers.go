@@ -19,7 +19,7 @@ import (
 func (g *Gateway) respondRecord(c *fiber.Ctx, st *requestState, p *providers.Property, src service.Source, created, lookup bool) error {
 	inc := st.includes
 	secs := g.cfg.Service.Enrich(c.UserContext(), p, inc, service.Options{Radius: service.DefaultRadius})
-	st.obs.Served(providers.ReadRecord, src.Tier)
+	st.served(src)
 	st.servedSections(secs)
 	st.undelivered += failedCost(inc, secs)
 	meta := recordMeta{Source: src.Geocoder, Sections: sectionMetas(inc, secs)}
@@ -84,6 +84,7 @@ func (g *Gateway) lookup(c *fiber.Ctx) error {
 		Street: q["street"], Unit: q["unit"], City: q["city"], State: q["state"], Zip: q["zip"],
 	})
 	if err != nil {
+		st.obs.AddUpstreamCalls(src.Calls)
 		return err
 	}
 	return g.respondRecord(c, st, p, src, true, true)
@@ -107,11 +108,13 @@ func (g *Gateway) reverse(c *fiber.Ctx) error {
 	if len(errs) > 0 {
 		return invalid(errs...)
 	}
+	st := stateOf(c)
 	p, src, err := g.cfg.Service.Reverse(c.UserContext(), providers.Point{Lat: lat, Lng: lng})
 	if err != nil {
+		st.obs.AddUpstreamCalls(src.Calls)
 		return err
 	}
-	return g.respondRecord(c, stateOf(c), p, src, true, false)
+	return g.respondRecord(c, st, p, src, true, false)
 }
 
 // parseID reads the path's record id: a positive integer in decimal digits
@@ -184,9 +187,9 @@ func (g *Gateway) section(e service.Entry) fiber.Handler {
 			return err
 		}
 		st := stateOf(c)
-		st.obs.Served(providers.ReadRecord, src.Tier)
+		st.served(src)
 		r, err := g.cfg.Service.SectionOf(c.UserContext(), p, name, service.Options{Radius: radius})
-		st.obs.Served(providers.ReadSection, r.Tier)
+		st.servedSections([]service.SectionResult{r})
 		if err != nil {
 			return err
 		}

@@ -25,8 +25,8 @@ const localState = "propertyd.request"
 
 // requestState is what the middleware and handlers learn about one request,
 // in one allocation: its id, the name of its key, its include list once
-// parsed (non-nil then), the Observation its work counts into, and its
-// deadline context. (Kept apart, as Locals values, a value context and a
+// parsed (non-nil then), the Observation the handlers fill from what the
+// service returns (tiers and upstream requests), and its deadline context. (Kept apart, as Locals values, a value context and a
 // WithTimeout, they were nine allocations and a timer.)
 //
 // A warm GET answered in front of the app (serveReady) takes its state from
@@ -53,13 +53,21 @@ type requestState struct {
 
 var statePool = sync.Pool{New: func() any { return new(requestState) }}
 
-// servedSections counts the tier each of secs was read from (see
-// requestState.obs): what the service returned, not what it was told to
-// count.
+// servedSections counts the tier each of secs was read from, and the
+// upstream requests made for it (see requestState.obs): what the service
+// returned, not what it was told to count.
 func (st *requestState) servedSections(secs []service.SectionResult) {
 	for i := range secs {
 		st.obs.Served(providers.ReadSection, secs[i].Tier)
+		st.obs.AddUpstreamCalls(secs[i].Calls)
 	}
+}
+
+// served counts a record the service returned with src (its tier and the
+// upstream requests made for it), found or not.
+func (st *requestState) served(src service.Source) {
+	st.obs.Served(providers.ReadRecord, src.Tier)
+	st.obs.AddUpstreamCalls(src.Calls)
 }
 
 // reset readies a state serveReady used for another request: what it sets
@@ -79,15 +87,15 @@ func stateOf(c *fiber.Ctx) *requestState {
 // requestContext is the first middleware of every request. It gives the
 // request an id (the client's X-Request-ID when it is sane, else a random
 // one) and echoes it, sets the user context (the request deadline, which
-// every upstream call inherits, and the Observation the request's work
-// counts into), runs the rest of the chain, and then observes the request
+// every upstream call inherits), runs the rest of the chain, and then
+// observes the request
 // (see observe). It is one middleware rather than two so that a request
 // walks Fiber's route stack one step less.
 func (g *Gateway) requestContext(c *fiber.Ctx) error {
 	st := new(requestState)
 	st.begin(c.Context(), requestTime(c.Context()))
 	c.Locals(localState, st)
-	st.ctx.Context, st.ctx.obs = context.Background(), &st.obs
+	st.ctx.Context = context.Background()
 	st.ctx.deadline = st.start.Add(g.cfg.RequestTimeout)
 	c.SetUserContext(&st.ctx)
 	g.observe(c, st, nextReleasing(c, &st.ctx))
@@ -151,7 +159,7 @@ func quietRoute(route string) bool {
 // records the request metrics. The line holds the request id, the key's
 // name, the route pattern, status, latency, the cache outcome (the dearest
 // tier that served a record or section) and the HTTP requests made to
-// upstreams, all counted through the request's providers.Observation. It
+// upstreams, all counted in the request's providers.Observation. It
 // never logs the key, the path or the query, so addresses stay out of the
 // log. It renders err, the chain's error, itself through handleError, so
 // that the status it reports is the one sent.

@@ -285,7 +285,7 @@ func TestExpiredSectionIsServedAtOnceAndItsRefreshIsNotCharged(t *testing.T) {
 	hold, inner := make(chan struct{}), secs["flood"].Fetch
 	var holding atomic.Bool
 	secs["flood"].Fetch = func(ctx context.Context, p *providers.Property, o service.Options) (any, error) {
-		providers.ObservationFrom(ctx).UpstreamCall() // as the retry transport counts each HTTP request
+		providers.CallsFrom(ctx).Add(1) // as the retry transport counts each HTTP request
 		if holding.Load() {
 			<-hold
 		}

@@ -28,13 +28,12 @@ var ReadKinds = []string{ReadRecord, ReadSection}
 
 // Observation counts what one request cost: the HTTP requests sent to
 // upstreams (retries included) and which tier served each record and section
-// value it read. The gateway keeps one per request: it counts the reads
-// from the tiers the service returns with each value (service.Source.Tier,
-// service.SectionResult.Tier), and the retry transport, which sits below
-// every module and knows no request, counts the HTTP requests into the one
-// the request's context carries (WithObservation). So a request log line
-// can say what the request did without the service or a module knowing
-// about logs or metrics. The zero value is ready to use; a nil
+// value it read. The gateway keeps one per request and fills it from what
+// the service returns with each value: the tier it came from
+// (service.Source.Tier, service.SectionResult.Tier) and the HTTP requests
+// sent for it (their Calls, see Calls). So a request log line can say what
+// the request did without the service or a module knowing about logs or
+// metrics, and nothing about the request travels in a context. The zero value is ready to use; a nil
 // *Observation ignores everything, so counting code never checks whether a
 // request is observed. Safe for concurrent use.
 type Observation struct {
@@ -53,34 +52,51 @@ func (o *Observation) Reset() {
 	}
 }
 
-type observationKey struct{}
-
-// IsObservationKey reports whether key is the context key under which
-// WithObservation keeps an Observation: a context type of the caller's own
-// may answer it from its Value method with the request's Observation,
-// sparing a WithValue layer (an allocation) on every request.
-func IsObservationKey(key any) bool {
-	_, ok := key.(observationKey)
-	return ok
-}
-
-// WithObservation returns ctx carrying o, for everything the request calls.
-func WithObservation(ctx context.Context, o *Observation) context.Context {
-	return context.WithValue(ctx, observationKey{}, o)
-}
-
-// ObservationFrom returns the Observation in ctx, or nil when the work is
-// not observed.
-func ObservationFrom(ctx context.Context) *Observation {
-	o, _ := ctx.Value(observationKey{}).(*Observation)
-	return o
-}
-
-// UpstreamCall counts one HTTP request sent to an upstream.
-func (o *Observation) UpstreamCall() {
-	if o != nil {
-		o.upstream.Add(1)
+// AddUpstreamCalls counts n HTTP requests sent to upstreams for the
+// request: what the work it led reports (Calls).
+func (o *Observation) AddUpstreamCalls(n int) {
+	if o != nil && n > 0 {
+		o.upstream.Add(int64(n))
 	}
+}
+
+// Calls counts the HTTP requests one piece of work sends upstream, retries
+// included. The service gives each trip (a call it makes once for all who
+// need a value) a Calls in the context its module runs under; the retry
+// transport, which sits below every module and knows no request, counts
+// into it (CallsFrom); the service returns the count with the value
+// (service.Source.Calls, service.SectionResult.Calls) to the caller whose
+// trip it was, and the gateway adds it to the request's Observation. No
+// request's Observation travels in a context. A nil *Calls counts nothing.
+// Safe for concurrent use.
+type Calls struct{ n atomic.Int64 }
+
+// Add counts n more requests.
+func (c *Calls) Add(n int) {
+	if c != nil {
+		c.n.Add(int64(n))
+	}
+}
+
+// Count returns the requests counted so far.
+func (c *Calls) Count() int {
+	if c == nil {
+		return 0
+	}
+	return int(c.n.Load())
+}
+
+type callsKey struct{}
+
+// WithCalls returns ctx carrying c, for the module calls made under it.
+func WithCalls(ctx context.Context, c *Calls) context.Context {
+	return context.WithValue(ctx, callsKey{}, c)
+}
+
+// CallsFrom returns the Calls in ctx, or nil when none counts.
+func CallsFrom(ctx context.Context) *Calls {
+	c, _ := ctx.Value(callsKey{}).(*Calls)
+	return c
 }
 
 // Served counts one value of kind (ReadRecord or ReadSection) served from

@@ -12,18 +12,22 @@ import (
 
 func TestObservationCountsUpstreamCallsAndReadsConcurrently(t *testing.T) {
 	o := &providers.Observation{}
-	ctx := providers.WithObservation(context.Background(), o)
+	calls := new(providers.Calls)
+	ctx := providers.WithCalls(context.Background(), calls)
 	var wg sync.WaitGroup
 	for i := 0; i < 50; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			obs := providers.ObservationFrom(ctx)
-			obs.UpstreamCall()
-			obs.Served(providers.ReadSection, providers.TierMemory)
+			providers.CallsFrom(ctx).Add(1) // as the retry transport counts
+			o.Served(providers.ReadSection, providers.TierMemory)
 		}()
 	}
 	wg.Wait()
+	if calls.Count() != 50 {
+		t.Fatalf("calls counted through the context = %d, want 50", calls.Count())
+	}
+	o.AddUpstreamCalls(calls.Count())
 	o.Served(providers.ReadRecord, providers.TierDatabase)
 	o.Served("bogus", providers.TierDatabase)
 	o.Served(providers.ReadRecord, "floppy")
@@ -77,12 +81,17 @@ func TestOutcomeIsTheDearestTierServed(t *testing.T) {
 	}
 }
 
-func TestUnobservedWorkCountsNothingAndNeverPanics(t *testing.T) {
-	o := providers.ObservationFrom(context.Background())
-	if o != nil {
-		t.Fatal("an observation appeared from nowhere")
+func TestUncountedWorkCountsNothingAndNeverPanics(t *testing.T) {
+	c := providers.CallsFrom(context.Background())
+	if c != nil {
+		t.Fatal("a call count appeared from nowhere")
 	}
-	o.UpstreamCall()
+	c.Add(1)
+	if c.Count() != 0 {
+		t.Fatal("a nil call count counted")
+	}
+	var o *providers.Observation
+	o.AddUpstreamCalls(3)
 	o.Served(providers.ReadRecord, providers.TierMemory)
 	if o.UpstreamCalls() != 0 || len(readsOf(o)) != 0 || o.Outcome() != "" {
 		t.Fatal("a nil observation reported counts")

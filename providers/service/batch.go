@@ -24,9 +24,12 @@ type BatchOutcome struct {
 	Property *providers.Property
 	// FromDatabase is true when the record existed before this batch.
 	FromDatabase bool
-	// Tier is where the record came from (see Source.Tier).
-	Tier string
-	Err  error
+	// Tier is where the record came from, and Calls the upstream requests
+	// its lookup sent (see Source): an item sharing another's lookup
+	// reports none.
+	Tier  string
+	Calls int
+	Err   error
 }
 
 // Batch looks every item up as Lookup does, concurrently within the
@@ -78,6 +81,7 @@ func (s *Service) Batch(ctx context.Context, items []BatchItem) []BatchOutcome {
 			for _, i := range idx {
 				out[i].Property, out[i].Tier, out[i].Err = p, src.Tier, err
 			}
+			out[idx[0]].Calls = src.Calls
 		}()
 	}
 	wg.Wait()

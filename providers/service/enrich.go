@@ -87,6 +87,9 @@ type SectionResult struct {
 	// TierUpstream: the dearest, with the sections it embeds), "" when no
 	// value was read. Metrics and the request log count it.
 	Tier string
+	// Calls is the HTTP requests sent upstream for it by this call (see
+	// providers.Calls), also when it failed.
+	Calls int
 }
 
 // dearer returns the dearer of two tiers (TierUpstream over TierDatabase
@@ -193,7 +196,9 @@ func (s *Service) sectionOf(ctx context.Context, p *providers.Property, name str
 		return r, err
 	}
 	for member, other := range sec.Embed {
-		if sub, _ := s.SectionOf(ctx, p, other, o); sub.Data != nil {
+		sub, _ := s.SectionOf(ctx, p, other, o)
+		r.Calls += sub.Calls
+		if sub.Data != nil {
 			r.Data = embedMember(r.Data, member, sub.Data)
 			r.Tier = dearer(r.Tier, sub.Tier)
 		}
@@ -359,6 +364,14 @@ func (sec *Section) get(ctx context.Context, p *providers.Property, o Options, f
 		return sec.stale(cached, failure).from(tier), nil
 	}
 	l, err := fly(&sec.svc.fl, ctx, context.WithoutCancel(ctx), sec.fetchTrip(p, o, key, cached, rd.note))
+	r, err := sec.landed(l, err, cached, tier)
+	r.Calls = l.calls
+	return r, err
+}
+
+// landed is the result of a trip that fetched the section's value (l,
+// err), cached being what the caller had read, from tier.
+func (sec *Section) landed(l landed[*providers.SectionRecord], err error, cached *providers.SectionRecord, tier string) (SectionResult, error) {
 	if err == nil {
 		cache := CacheMiss
 		if l.tier == providers.TierDatabase {

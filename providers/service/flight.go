@@ -101,6 +101,10 @@ type landed[V any] struct {
 	asked string
 	// led is true for the caller whose own trip ran.
 	led bool
+	// calls is the HTTP requests the trip sent upstream (see
+	// providers.Calls), for the caller that led it: 0 for the others, and
+	// for a trip inside another, whose calls count as the outer one's.
+	calls int
 
 	leader *byte
 }
@@ -121,15 +125,26 @@ func fly[V any](f *flights, ctx, run context.Context, t trip[V]) (landed[V], err
 	case r := <-ch:
 		l, _ := r.Val.(landed[V])
 		l.led = l.leader == me
+		if !l.led {
+			l.calls = 0
+		}
 		return l, r.Err
 	case <-ctx.Done():
 		return landed[V]{}, providers.As(ctx.Err())
 	}
 }
 
-// runTrip is one trip, made once for all who share it.
-func runTrip[V any](f *flights, ctx context.Context, t trip[V]) (landed[V], error) {
-	l := landed[V]{tier: providers.TierDatabase, asked: t.asked}
+// runTrip is one trip, made once for all who share it. Its module calls
+// count into a providers.Calls of its own, or, for a trip made inside
+// another (a region load inside a section's fetch, the amenities a walk
+// score is derived from), into the outer trip's.
+func runTrip[V any](f *flights, ctx context.Context, t trip[V]) (l landed[V], err error) {
+	l = landed[V]{tier: providers.TierDatabase, asked: t.asked}
+	if providers.CallsFrom(ctx) == nil {
+		calls := new(providers.Calls)
+		ctx = providers.WithCalls(ctx, calls)
+		defer func() { l.calls = calls.Count() }()
+	}
 	recheck := f.leases != nil || t.note.inMemory || f.ended.moved(t.note.stripe, t.note.seen)
 	if f.leases != nil {
 		release, err := f.leases.Lease(ctx, t.key)
@@ -150,7 +165,6 @@ func runTrip[V any](f *flights, ctx context.Context, t trip[V]) (landed[V], erro
 			return l, err
 		}
 	}
-	var err error
 	l.val, l.tier, err = t.fetch(ctx)
 	if t.asked != "" && providers.KindOf(err) == providers.KindNotFound {
 		f.misses.remember(ctx, t.asked, providers.As(err))

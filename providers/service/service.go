@@ -159,6 +159,10 @@ type Source struct {
 	// TierUpstream when a geocoder had to be asked. Metrics and the
 	// request log count it.
 	Tier string
+	// Calls is the HTTP requests this call sent upstream for the record
+	// (see providers.Calls), also when it failed: the request log counts
+	// them, and a request that made some is not free.
+	Calls int
 }
 
 // Get returns the record with id: KindNotFound (property_not_found).
@@ -214,8 +218,10 @@ func (s *Service) lookupNormalized(ctx context.Context, n address.Normalized) (*
 	// starts.
 	sent := spelling(n.Building())
 	flightKey := "geo:" + key
+	calls := 0
 	for retry := 0; ; retry++ {
 		l, err := fly(&s.fl, ctx, context.WithoutCancel(ctx), s.geocodeTrip(flightKey, note, n))
+		calls += l.calls
 		if retry < 2 && err != nil && l.asked != sent && providers.CodeOf(err) == providers.ErrNoMatch.Code {
 			flightKey = "geo:" + key + "\x00" + l.asked
 			if retry > 0 {
@@ -224,10 +230,10 @@ func (s *Service) lookupNormalized(ctx context.Context, n address.Normalized) (*
 			continue
 		}
 		if err != nil {
-			return nil, Source{}, err
+			return nil, Source{Calls: calls}, err
 		}
 		r := l.val
-		return r.p, Source{Geocoder: r.p.Source, Created: r.created && l.led, Tier: l.tier}, nil
+		return r.p, Source{Geocoder: r.p.Source, Created: r.created && l.led, Tier: l.tier, Calls: calls}, nil
 	}
 }
 
@@ -349,9 +355,9 @@ func (s *Service) Reverse(ctx context.Context, p providers.Point) (*providers.Pr
 		},
 	})
 	if err != nil {
-		return nil, Source{}, err
+		return nil, Source{Calls: l.calls}, err
 	}
-	return l.val.p, Source{Geocoder: l.val.p.Source, Created: l.val.created && l.led, Tier: l.tier}, nil
+	return l.val.p, Source{Geocoder: l.val.p.Source, Created: l.val.created && l.led, Tier: l.tier, Calls: l.calls}, nil
 }
 
 // ValidatePoint checks that p is a WGS84 coordinate.

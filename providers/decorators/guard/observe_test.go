@@ -73,7 +73,7 @@ func TestBreakerReportsTimeoutsAsTimeouts(t *testing.T) {
 	}
 }
 
-func TestRetryCountsEveryAttemptInTheRequestsObservation(t *testing.T) {
+func TestRetryCountsEveryAttemptInTheTripsCalls(t *testing.T) {
 	mt := httpmock.NewMockTransport()
 	mt.RegisterResponder("GET", "http://up/x", httpmock.ResponderFromMultipleResponses([]*http.Response{
 		httpmock.NewStringResponse(503, "busy"),
@@ -83,15 +83,15 @@ func TestRetryCountsEveryAttemptInTheRequestsObservation(t *testing.T) {
 	var attempts int
 	client := newRetryClient(mt, 2, &waits)
 	client.Transport.(*Retry).OnAttempt = func(*http.Request) { attempts++ }
-	obs := &providers.Observation{}
-	req, _ := http.NewRequestWithContext(providers.WithObservation(context.Background(), obs), "GET", "http://up/x", nil)
+	obs := new(providers.Calls)
+	req, _ := http.NewRequestWithContext(providers.WithCalls(context.Background(), obs), "GET", "http://up/x", nil)
 	resp, err := client.Do(req)
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("got %v, %v", resp, err)
 	}
 	resp.Body.Close()
-	if obs.UpstreamCalls() != 2 || attempts != 2 {
-		t.Fatalf("observed %d upstream calls, OnAttempt told %d times; want 2 each (one retry)", obs.UpstreamCalls(), attempts)
+	if obs.Count() != 2 || attempts != 2 {
+		t.Fatalf("counted %d upstream calls, OnAttempt told %d times; want 2 each (one retry)", obs.Count(), attempts)
 	}
 	// A request without an observation is sent all the same.
 	mt.RegisterResponder("GET", "http://up/y", httpmock.NewStringResponder(200, "ok"))

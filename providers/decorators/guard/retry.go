@@ -122,7 +122,7 @@ func (r *Retry) RoundTrip(req *http.Request) (*http.Response, error) {
 		if r.OnAttempt != nil {
 			r.OnAttempt(req)
 		}
-		providers.ObservationFrom(ctx).UpstreamCall()
+		providers.CallsFrom(ctx).Add(1)
 		resp, err := base.RoundTrip(req)
 		if err != nil {
 			release()
