@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"context"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/propertyd/propertyd/gateway"
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/service"
 )
 
 // A warm lookup whose record and sections are all fresh stored values is
@@ -99,5 +101,52 @@ func TestAReadyAnswerEndsWhenASectionExpires(t *testing.T) {
 	r := s.get(target)
 	if st := sectionMeta(t, r, "flood")["status"]; st != "stale" {
 		t.Fatalf("past its section's expiry, flood status %v, want stale: %s", st, r.body)
+	}
+}
+
+// A section is settled only with what it embeds: housing served without
+// its fair market rents, because HUD failed, is asked again on the next
+// lookup rather than kept without them; once the rents are had, the answer
+// is kept.
+func TestAnAnswerMissingAnEmbeddedSectionIsNotKept(t *testing.T) {
+	f := newFakeSections()
+	sections := f.sections(time.Hour, nil)
+	var hudDown atomic.Bool
+	hudDown.Store(true)
+	var hudCalls atomic.Int32
+	e, _ := service.SectionEntry(service.SectionFairMarketRent)
+	sections[service.SectionFairMarketRent] = &service.Section{
+		Name: service.SectionFairMarketRent, Source: "hud-fmr", TTL: time.Hour, Key: e.Key,
+		Fetch: func(context.Context, *providers.Property, service.Options) (any, error) {
+			hudCalls.Add(1)
+			if hudDown.Load() {
+				return nil, providers.Errorf(providers.KindUnavailable, providers.CodeUpstreamUnavailable, "HUD is down")
+			}
+			return &providers.FairMarketRents{Year: "2026", AreaName: "Springfield, IL MSA", ByBedrooms: map[string]int{"2": 1400}, Source: "hud-fmr"}, nil
+		},
+	}
+	s := newStack(t, stackOptions{sections: sections})
+	target := lookupURL("123 N Main St", "Springfield", "IL", "") + "&include=housing"
+	query := target[strings.IndexByte(target, '?')+1:]
+	for range 3 {
+		if r := s.get(target); r.status != 200 || sectionMeta(t, r, "housing")["status"] != "ok" {
+			t.Fatalf("housing without HUD: %d %s", r.status, r.body)
+		}
+		s.cache.Wait()
+	}
+	if _, ok := gateway.ReadyAnswer(s.gw, query); ok {
+		t.Fatal("housing served without the rents HUD failed to give was kept ready")
+	}
+	if n := hudCalls.Load(); n < 3 {
+		t.Fatalf("HUD was asked %d times in 3 lookups while it failed, want every time", n)
+	}
+	hudDown.Store(false)
+	s.get(target) // fetches the rents
+	s.cache.Wait()
+	r := s.get(target) // every value fresh and stored: kept
+	s.cache.Wait()
+	kept, ok := gateway.ReadyAnswer(s.gw, query)
+	if !ok || string(kept) != string(r.body) || !strings.Contains(string(kept), "fair_market_rents") {
+		t.Fatalf("housing with its rents was not kept as sent (kept %v): %s", ok, r.body)
 	}
 }

@@ -142,26 +142,26 @@ func (r readyBodies) putAnswer(key string, body []byte, now, expires time.Time, 
 
 // keepLookup says whether a lookup's answer may be kept ready, and until
 // when: when it created nothing, read its record from storage and every
-// section it includes was a fresh stored value (status ok, cache hit),
-// until the first of those values expires. Such an answer is the same
-// bytes for every request of the same query until then, unless a newer
-// release of a section's data supersedes the one it holds (see
-// lookupReady). A warm lookup with all five sections then costs what a
-// warm GET by id does, not a rendering of five sections.
+// section it includes is settled (service.SectionResult.Until: read fresh
+// from storage, the sections it embeds too, without a call), until the
+// first of them expires. Such an answer is the same bytes for every
+// request of the same query until then, unless a newer release of a
+// section's data supersedes the one it holds (see lookupReady). A warm
+// lookup with all five sections then costs what a warm GET by id does,
+// not a rendering of five sections.
 func keepLookup(src service.Source, inc []string, secs []service.SectionResult) (expires time.Time, vintages []sectionVintage, ok bool) {
 	if src.Created || src.Tier == providers.TierUpstream || src.Tier == "" {
 		return time.Time{}, nil, false
 	}
 	for i, r := range secs {
-		m := r.Meta
-		if m.Status != service.StatusOK || m.Cache != service.CacheHit || m.ExpiresAt == nil {
+		if r.Until.IsZero() {
 			return time.Time{}, nil, false
 		}
-		if expires.IsZero() || m.ExpiresAt.Before(expires) {
-			expires = *m.ExpiresAt
+		if expires.IsZero() || r.Until.Before(expires) {
+			expires = r.Until
 		}
-		if m.Vintage != "" {
-			vintages = append(vintages, sectionVintage{inc[i], m.Vintage})
+		if v := r.Meta.Vintage; v != "" {
+			vintages = append(vintages, sectionVintage{inc[i], v})
 		}
 	}
 	return expires, vintages, true

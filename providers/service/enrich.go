@@ -90,6 +90,30 @@ type SectionResult struct {
 	// Calls is the HTTP requests sent upstream for it by this call (see
 	// providers.Calls), also when it failed.
 	Calls int
+	// Until is set when the result is settled: every value it holds (the
+	// sections it embeds included) was read fresh from storage, as a value
+	// or as the upstream's word that it has none, without a call. It is
+	// when the first of them expires: until then the same request reads
+	// the same, unless a newer release supersedes a value (Superseded,
+	// for the vintage in Meta; an embedded section whose releases move
+	// leaves the result unsettled). Zero otherwise.
+	Until time.Time
+}
+
+// settledWith is until, the settled time of a value, once it embeds sub,
+// the value of section other: zero when either is unsettled or sub's
+// releases move, else the earlier of the two.
+func (s *Service) settledWith(until time.Time, other string, sub SectionResult) time.Time {
+	if until.IsZero() || sub.Until.IsZero() {
+		return time.Time{}
+	}
+	if sec := s.cfg.Sections[other]; sec != nil && sec.Supersedes != nil && sub.Meta.Vintage != "" {
+		return time.Time{}
+	}
+	if sub.Until.Before(until) {
+		return sub.Until
+	}
+	return until
 }
 
 // dearer returns the dearer of two tiers (TierUpstream over TierDatabase
@@ -198,6 +222,7 @@ func (s *Service) sectionOf(ctx context.Context, p *providers.Property, name str
 	for member, other := range sec.Embed {
 		sub, _ := s.SectionOf(ctx, p, other, o)
 		r.Calls += sub.Calls
+		r.Until = s.settledWith(r.Until, other, sub)
 		if sub.Data != nil {
 			r.Data = embedMember(r.Data, member, sub.Data)
 			r.Tier = dearer(r.Tier, sub.Tier)
@@ -234,6 +259,7 @@ func (s *Service) freshSection(ctx context.Context, p *providers.Property, name 
 		return SectionResult{}, rd, false
 	}
 	r = sec.result(rd.rec, StatusOK, CacheHit).from(rd.tier)
+	r.Until = rd.rec.ExpiresAt
 	for member, other := range sec.Embed {
 		sub, _, ok := s.freshSection(ctx, p, other, o)
 		if !ok {
@@ -241,6 +267,7 @@ func (s *Service) freshSection(ctx context.Context, p *providers.Property, name 
 		}
 		r.Data = embedMember(r.Data, member, sub.Data)
 		r.Tier = dearer(r.Tier, sub.Tier)
+		r.Until = s.settledWith(r.Until, other, sub)
 	}
 	return r, rd, true
 }
@@ -347,10 +374,13 @@ func (sec *Section) get(ctx context.Context, p *providers.Property, o Options, f
 	}
 	key, cached, tier := rd.key, rd.rec, rd.tier
 	if rd.fresh {
+		r, err := sec.result(cached, StatusOK, CacheHit), error(nil)
 		if cached.Missing {
-			return sec.missing(cached, CacheHit, tier)
+			r, err = sec.missing(cached, CacheHit, tier)
 		}
-		return sec.result(cached, StatusOK, CacheHit).from(tier), nil
+		r = r.from(tier)
+		r.Until = cached.ExpiresAt
+		return r, err
 	}
 	if cached != nil && sec.Refresh != RefreshSync && !fetchExpired {
 		// Expired: answer with what is stored, never wait for the
