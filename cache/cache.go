@@ -87,3 +87,12 @@ func (c *Cache) Close() {
 		c.c.Close()
 	}
 }
+
+// Clear drops every value: what the cache held was read before a change
+// it cannot see key by key (a load of property facts touches thousands of
+// records at once).
+func (c *Cache) Clear() {
+	if c != nil {
+		c.c.Clear()
+	}
+}

@@ -270,3 +270,8 @@ func (g *Gateway) now(start time.Time) time.Time {
 	}
 	return g.cfg.Now()
 }
+
+// ForgetAnswers drops every answer the gateway keeps ready in front of
+// the cache, after the records' facts changed underneath it; the caller
+// clears the cache (Config.Answers) itself.
+func (g *Gateway) ForgetAnswers() { g.ready.forget() }

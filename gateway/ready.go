@@ -279,3 +279,14 @@ func readyID(uri []byte) (int64, bool) {
 	}
 	return recordID(utils.UnsafeString(rest))
 }
+
+// forget drops the answers kept in the hot table (the cache's are
+// cleared by its owner).
+func (r readyBodies) forget() {
+	if r.hot == nil {
+		return
+	}
+	for i := range r.hot {
+		r.hot[i].Store(nil)
+	}
+}

@@ -50,17 +50,39 @@ func appendRecord(b []byte, p *providers.Property) []byte {
 	} else {
 		b = appendJSONString(b, *p.PropertyType)
 	}
-	b = append(b, `,"bedrooms":`...)
-	if p.Bedrooms == nil {
+	b = appendInt(append(b, `,"bedrooms":`...), p.Bedrooms)
+	b = appendFloat(append(b, `,"bathrooms":`...), p.Bathrooms)
+	b = appendInt(append(b, `,"living_area_sqft":`...), p.LivingAreaSqft)
+	b = appendInt(append(b, `,"lot_sqft":`...), p.LotSqft)
+	b = appendInt(append(b, `,"year_built":`...), p.YearBuilt)
+	b = appendFloat(append(b, `,"stories":`...), p.Stories)
+	b = appendInt(append(b, `,"units":`...), p.Units)
+	// The provenance is stored as the JSON it is shown as (MergeFacts).
+	b = append(b, `,"facts":`...)
+	if p.FactsOrigin == "" {
 		b = append(b, "null"...)
 	} else {
-		b = strconv.AppendInt(b, int64(*p.Bedrooms), 10)
+		b = append(b, p.FactsOrigin...)
 	}
 	b = append(b, `,"created_at":"`...)
 	b = p.CreatedAt.UTC().AppendFormat(b, time.RFC3339Nano)
 	b = append(b, `","updated_at":"`...)
 	b = p.UpdatedAt.UTC().AppendFormat(b, time.RFC3339Nano)
 	return append(b, `"}`...)
+}
+
+func appendInt(b []byte, v *int) []byte {
+	if v == nil {
+		return append(b, "null"...)
+	}
+	return strconv.AppendInt(b, int64(*v), 10)
+}
+
+func appendFloat(b []byte, v *float64) []byte {
+	if v == nil {
+		return append(b, "null"...)
+	}
+	return appendJSONFloat(b, *v)
 }
 
 // jsonPlain marks the bytes a JSON string holds as they are: ASCII but

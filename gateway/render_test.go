@@ -12,21 +12,28 @@ import (
 // propertyView is the documented JSON shape of a record, as encoding/json
 // writes it: the reference appendRecord must match byte for byte.
 type propertyView struct {
-	ID            int64     `json:"id"`
-	StreetAddress *string   `json:"street_address"`
-	Unit          *string   `json:"unit"`
-	City          *string   `json:"city"`
-	State         *string   `json:"state"`
-	ZipCode       *string   `json:"zip_code"`
-	County        *string   `json:"county"`
-	FIPSCode      *string   `json:"fips_code"`
-	CensusTract   *string   `json:"census_tract"`
-	Latitude      float64   `json:"latitude"`
-	Longitude     float64   `json:"longitude"`
-	PropertyType  *string   `json:"property_type"`
-	Bedrooms      *int      `json:"bedrooms"`
-	CreatedAt     time.Time `json:"created_at"`
-	UpdatedAt     time.Time `json:"updated_at"`
+	ID            int64           `json:"id"`
+	StreetAddress *string         `json:"street_address"`
+	Unit          *string         `json:"unit"`
+	City          *string         `json:"city"`
+	State         *string         `json:"state"`
+	ZipCode       *string         `json:"zip_code"`
+	County        *string         `json:"county"`
+	FIPSCode      *string         `json:"fips_code"`
+	CensusTract   *string         `json:"census_tract"`
+	Latitude      float64         `json:"latitude"`
+	Longitude     float64         `json:"longitude"`
+	PropertyType  *string         `json:"property_type"`
+	Bedrooms      *int            `json:"bedrooms"`
+	Bathrooms     *float64        `json:"bathrooms"`
+	LivingArea    *int            `json:"living_area_sqft"`
+	Lot           *int            `json:"lot_sqft"`
+	YearBuilt     *int            `json:"year_built"`
+	Stories       *float64        `json:"stories"`
+	Units         *int            `json:"units"`
+	Facts         json.RawMessage `json:"facts"`
+	CreatedAt     time.Time       `json:"created_at"`
+	UpdatedAt     time.Time       `json:"updated_at"`
 }
 
 func nullable(s string) *string {
@@ -37,17 +44,23 @@ func nullable(s string) *string {
 }
 
 func viewOf(p *providers.Property) propertyView {
+	facts := json.RawMessage("null")
+	if p.FactsOrigin != "" {
+		facts = json.RawMessage(p.FactsOrigin)
+	}
 	return propertyView{
 		ID: p.ID, StreetAddress: nullable(p.StreetAddress), Unit: nullable(p.Unit), City: nullable(p.City),
 		State: nullable(p.State), ZipCode: nullable(p.ZipCode), County: nullable(p.County),
 		FIPSCode: nullable(p.FIPSCode), CensusTract: nullable(p.CensusTract),
 		Latitude: p.Latitude, Longitude: p.Longitude, PropertyType: p.PropertyType, Bedrooms: p.Bedrooms,
+		Bathrooms: p.Bathrooms, LivingArea: p.LivingAreaSqft, Lot: p.LotSqft, YearBuilt: p.YearBuilt,
+		Stories: p.Stories, Units: p.Units, Facts: facts,
 		CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC(),
 	}
 }
 
 func TestAppendRecordMatchesEncodingJSON(t *testing.T) {
-	pt, beds, zero := "condo", 3, 0
+	pt, beds, zero, half := "condo", 3, 0, 2.5
 	local := time.FixedZone("EST", -5*3600)
 	cases := []providers.Property{
 		{},
@@ -59,6 +72,8 @@ func TestAppendRecordMatchesEncodingJSON(t *testing.T) {
 			County: "tab\there\nnew\x01line\x7f", Latitude: 1e-7, Longitude: -179.9999999, Bedrooms: &zero},
 		{ID: 5, StreetAddress: "bad \xff utf8 \xe2\x82", Latitude: 90, Longitude: -180, CensusTract: "😀"},
 		{ID: 6, Latitude: math.Copysign(0, -1), Longitude: 0.000001},
+		{ID: 7, Latitude: 41.9, Longitude: -87.6, Bathrooms: &half, LivingAreaSqft: &beds, LotSqft: &zero, YearBuilt: &beds,
+			Stories: &half, Units: &zero, FactsOrigin: `{"source":"cook-county","as_of":"2026-09-30","fields":{"bathrooms":{"source":"cook-county","as_of":"2026-09-30"}}}`},
 	}
 	for i, p := range cases {
 		want, err := json.Marshal(viewOf(&p))

@@ -21,11 +21,24 @@ type Property struct {
 	CensusTract   string // six-digit tract code within the county, e.g. "006202"
 	Latitude      float64
 	Longitude     float64
-	PropertyType  *string // single_family, multi_family, condo, townhouse, mobile_home, other
-	Bedrooms      *int
-	Source        string // module that created the record, e.g. "census"
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
+	// The facts (see Facts for their meaning and bounds), nil when unknown:
+	// from the operator's import and the loaded assessor datasets, merged
+	// by precedence (MergeFacts).
+	PropertyType   *string // single_family, multi_family, condo, townhouse, mobile_home, other
+	Bedrooms       *int
+	Bathrooms      *float64
+	LivingAreaSqft *int
+	LotSqft        *int
+	YearBuilt      *int
+	Stories        *float64
+	Units          *int
+	// FactsOrigin is where the facts come from, as the JSON object the
+	// record shows under "facts" (MergeFacts writes it); "" when no fact is
+	// known.
+	FactsOrigin string
+	Source      string // module that created the record, e.g. "census"
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 // Point returns the property's coordinates.
@@ -37,6 +50,19 @@ func (p *Property) Tract() (t Tract, ok bool) {
 		return Tract{}, false
 	}
 	return Tract{State: p.FIPSCode[:2], County: p.FIPSCode[2:], Tract: p.CensusTract}, true
+}
+
+// Facts returns the record's facts.
+func (p *Property) Facts() Facts {
+	return Facts{PropertyType: p.PropertyType, Bedrooms: p.Bedrooms, Bathrooms: p.Bathrooms,
+		LivingAreaSqft: p.LivingAreaSqft, LotSqft: p.LotSqft, YearBuilt: p.YearBuilt, Stories: p.Stories, Units: p.Units}
+}
+
+// SetFacts replaces the record's facts with f and their provenance with origin.
+func (p *Property) SetFacts(f Facts, origin string) {
+	p.PropertyType, p.Bedrooms, p.Bathrooms = f.PropertyType, f.Bedrooms, f.Bathrooms
+	p.LivingAreaSqft, p.LotSqft, p.YearBuilt, p.Stories, p.Units = f.LivingAreaSqft, f.LotSqft, f.YearBuilt, f.Stories, f.Units
+	p.FactsOrigin = origin
 }
 
 // PropertyTypes lists the values PropertyType may hold.

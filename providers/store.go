@@ -134,3 +134,85 @@ type Store interface {
 	Ping(ctx context.Context) error
 	Close() error
 }
+
+// FactRow is one row of an assessor dataset as the store keeps it: its
+// facts, checked (CheckFacts), and how it finds its records.
+type FactRow struct {
+	// Key identifies the row within its dataset (a parcel number); a later
+	// row of the same Key replaces an earlier one unless that one's Rank
+	// is higher (one row a parcel a tax year: the newest year wins).
+	Key  string
+	Rank int64
+	// JoinKey joins the row to a FactKey of its load (a two-file dataset),
+	// which gives it FactsKey and Point; "" for none.
+	JoinKey string
+	// FactsKey is the row's address identity (FactsKey); "" when the row
+	// joins by Point alone.
+	FactsKey string
+	Point    *Point
+	Facts    Facts
+}
+
+// FactKey is a row of a dataset's second file: the address identity and
+// coordinates of the FactRows of the same JoinKey.
+type FactKey struct {
+	JoinKey  string
+	FactsKey string
+	Point    *Point
+}
+
+// FactLoad is a load of one dataset in progress. Its rows are invisible to
+// records until PublishFacts; Done input rows are committed (a resumed
+// load skips them) and Failed of them went to the failures file, which
+// was FailuresSize bytes long then.
+type FactLoad struct {
+	Dataset      string
+	Generation   int64
+	Fingerprint  string
+	Done         int64
+	Failed       int64
+	FailuresSize int64
+	Resumed      bool
+}
+
+// FactSet is a dataset served: the load whose rows records take their
+// facts from.
+type FactSet struct {
+	Dataset     string
+	Source      string // the label records show (defaults to Dataset)
+	Priority    int    // 0 for the operator's import; datasets follow in their configured order
+	Generation  int64
+	AsOf        string // YYYY-MM-DD
+	Fingerprint string
+	Rows        int64 // rows kept (valid rows, one a Key)
+	Matched     int64 // rows that joined at least one record when published
+	Failed      int64 // rows written to the failures file
+	LoadedAt    time.Time
+}
+
+// FactStore keeps the assessor datasets and merges their facts into
+// records (providers.MergeFacts): on Save for a new record, and on
+// PublishFacts and PutImportFacts for the records they touch. Both
+// database engines implement it.
+type FactStore interface {
+	// BeginFacts starts a load of dataset from files named by
+	// fingerprint, or resumes the unfinished load of the same
+	// fingerprint. served is the dataset's current FactSet, nil if none.
+	BeginFacts(ctx context.Context, dataset, fingerprint string) (load FactLoad, served *FactSet, err error)
+	// PutFacts writes keys and rows of the load, and its checkpoint (done,
+	// failed and failuresSize), in one transaction.
+	PutFacts(ctx context.Context, load *FactLoad, keys []FactKey, rows []FactRow, done, failed, failuresSize int64) error
+	// PublishFacts serves the load in place of the dataset's former one,
+	// in one step, then brings every record it or the former one touches
+	// up to date and drops the former rows. progress, when not nil, is told
+	// how many records are done out of how many.
+	PublishFacts(ctx context.Context, load FactLoad, set FactSet, progress func(done, total int)) (FactSet, error)
+	// FactSets lists the datasets served, by priority.
+	FactSets(ctx context.Context) ([]FactSet, error)
+	// PutImportFacts sets the operator's own facts of record id (nil
+	// facts are left as they were) as of asOf, and merges the record.
+	PutImportFacts(ctx context.Context, id int64, f Facts, asOf string) error
+	// FactsVersion changes whenever a load or an import is published: an
+	// instance that sees it change drops the records it holds in memory.
+	FactsVersion(ctx context.Context) (string, error)
+}

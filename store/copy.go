@@ -99,7 +99,8 @@ func (db *DB) CopyRecords(ctx context.Context, recs []providers.NewProperty) (re
 		res, err := tx.ExecContext(ctx, queries.CopyProperty,
 			p.ID, p.StreetAddress, p.Unit, p.City, p.State, p.ZipCode, p.County, p.FIPSCode, p.CensusTract,
 			p.Latitude, p.Longitude, nullString(p.PropertyType), nullInt(p.Bedrooms), canonical,
-			p.Source, formatTime(p.CreatedAt), formatTime(p.UpdatedAt))
+			p.Source, formatTime(p.CreatedAt), formatTime(p.UpdatedAt), (providers.FactsKeyOf(r.Canonical, p.ZipCode, p.Unit)),
+			p.Bathrooms, p.LivingAreaSqft, p.LotSqft, p.YearBuilt, p.Stories, p.Units, nullIfEmpty(p.FactsOrigin))
 		if err != nil {
 			return 0, 0, dbErr(ctx, err)
 		}
@@ -108,6 +109,11 @@ func (db *DB) CopyRecords(ctx context.Context, recs []providers.NewProperty) (re
 			return 0, 0, dbErr(ctx, err)
 		}
 		records += int(n)
+		if n > 0 {
+			if err := db.facts().CopyImport(ctx, factTx{tx}, &r.Property); err != nil {
+				return 0, 0, dbErr(ctx, err)
+			}
+		}
 		for _, k := range r.Keys {
 			// Only onto the copied record itself: another record may hold
 			// its id in a destination that was written to before.

@@ -72,13 +72,15 @@ func TestMigrationFailureLeavesNoTrace(t *testing.T) {
 	bad := fstest.MapFS{
 		"0001_init.sql":       &fstest.MapFile{Data: []byte("SELECT 1")}, // already applied; skipped
 		"0002_city_index.sql": &fstest.MapFile{Data: []byte("SELECT 1")}, // already applied; skipped
-		"0003_ok.sql":         &fstest.MapFile{Data: []byte("CREATE TABLE t3 (x)")},
-		"0004_bad.sql":        &fstest.MapFile{Data: []byte("CREATE TABLE t4 (x); INSERT INTO no_such_table VALUES (1)")},
+		"0003_missing.sql":    &fstest.MapFile{Data: []byte("SELECT 1")}, // already applied; skipped
+		"0004_facts.sql":      &fstest.MapFile{Data: []byte("SELECT 1")}, // already applied; skipped
+		"0005_ok.sql":         &fstest.MapFile{Data: []byte("CREATE TABLE t3 (x)")},
+		"0006_bad.sql":        &fstest.MapFile{Data: []byte("CREATE TABLE t4 (x); INSERT INTO no_such_table VALUES (1)")},
 	}
 	err := migrate(ctx, db.writer, bad)
 	wantKind(t, err, providers.KindInternal, "internal_error")
-	if got := appliedVersions(t, db); !reflect.DeepEqual(got, []int{1, 2, 3}) {
-		t.Fatalf("applied %v after a failing migration 4, want [1 2 3]", got)
+	if got := appliedVersions(t, db); !reflect.DeepEqual(got, []int{1, 2, 3, 4, 5}) {
+		t.Fatalf("applied %v after a failing migration 6, want [1 2 3 4 5]", got)
 	}
 	var n int
 	if err := db.readers.QueryRow("SELECT COUNT(*) FROM sqlite_master WHERE name = 't4'").Scan(&n); err != nil || n != 0 {
@@ -104,6 +106,12 @@ func TestADatabaseOfTheFirstSchemaIsUpgradedWithItsRecords(t *testing.T) {
 		VALUES ('1 MAIN ST', 'SPRINGFIELD', 'IL', 39.8, -89.6, 'census', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`); err != nil {
 		t.Fatalf("a record in the first schema: %v", err)
 	}
+	if _, err := raw.Exec(`INSERT INTO properties (street_address, city, state, zip_code, latitude, longitude, property_type, bedrooms,
+			canonical, source, created_at, updated_at)
+		VALUES ('2 MAIN ST', 'SPRINGFIELD', 'IL', '62701', 39.8, -89.6, 'condo', 2, '2 MAIN ST, SPRINGFIELD, IL, 62701', 'import',
+			'2026-01-01T00:00:00.000Z', '2026-01-05T00:00:00.000Z')`); err != nil {
+		t.Fatalf("an imported record in the first schema: %v", err)
+	}
 	if _, err := raw.Exec(`INSERT INTO sections (section, key, data, source, vintage, fetched_at, expires_at)
 		VALUES ('flood', '39.8,-89.6', '{"zone":"X"}', 'fema-nfhl', '', '2026-01-01T00:00:00.000Z', '2026-02-01T00:00:00.000Z')`); err != nil {
 		t.Fatalf("a section in the first schema: %v", err)
@@ -115,15 +123,37 @@ func TestADatabaseOfTheFirstSchemaIsUpgradedWithItsRecords(t *testing.T) {
 		t.Fatalf("opening a database of the first schema: %v", err)
 	}
 	defer db.Close()
-	if got := appliedVersions(t, db); !reflect.DeepEqual(got, []int{1, 2, 3}) {
-		t.Fatalf("applied %v, want [1 2 3]", got)
+	if got := appliedVersions(t, db); !reflect.DeepEqual(got, []int{1, 2, 3, 4}) {
+		t.Fatalf("applied %v, want [1 2 3 4]", got)
+	}
+	// Attributes an import wrote before facts had sources are the
+	// import's, as of the day it wrote them, and a reload of any dataset
+	// keeps them (they are the import's rows now).
+	imported, err := db.Property(ctx, 2)
+	if err != nil || imported.Bedrooms == nil || *imported.Bedrooms != 2 ||
+		imported.FactsOrigin != `{"source":"import","as_of":"2026-01-05","fields":{"property_type":{"source":"import","as_of":"2026-01-05"},"bedrooms":{"source":"import","as_of":"2026-01-05"}}}` {
+		t.Fatalf("imported record after the upgrade: %+v, %v", imported, err)
+	}
+	l, _, err := db.BeginFacts(ctx, "cook", "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutFacts(ctx, &l, nil, []providers.FactRow{{Key: "x", FactsKey: providers.FactsKey("2 MAIN ST", "62701", ""),
+		Facts: providers.Facts{Bedrooms: ptrInt(5), YearBuilt: ptrInt(1950)}}}, 1, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if set, err := db.PublishFacts(ctx, l, providers.FactSet{Priority: 1, AsOf: "2026-02-01"}, nil); err != nil || set.Matched != 1 {
+		t.Fatalf("a load after the upgrade: %+v, %v; want its row to join the upgraded record by address", set, err)
+	}
+	if got, _ := db.Property(ctx, 2); *got.Bedrooms != 2 || got.YearBuilt == nil || *got.YearBuilt != 1950 {
+		t.Fatalf("after a load: %+v; want the import's bedrooms and the load's year", got.Facts())
 	}
 	sec, err := db.Section(ctx, "flood", "39.8,-89.6")
 	if err != nil || string(sec.Data) != `{"zone":"X"}` || sec.Missing {
 		t.Fatalf("a section stored before the upgrade reads back as %+v, %v", sec, err)
 	}
 	props, total, err := db.Search(ctx, providers.SearchFilter{City: "Springfield", Page: 1, PerPage: 10})
-	if err != nil || total != 1 || props[0].StreetAddress != "1 MAIN ST" {
+	if err != nil || total != 2 || props[0].StreetAddress != "1 MAIN ST" {
 		t.Fatalf("search by city after the upgrade: %v, %d, %v", props, total, err)
 	}
 }

@@ -20,6 +20,7 @@ func scanProperty(s sqlshared.Row) (*providers.Property, error) {
 	)
 	err := s.Scan(&p.ID, &p.StreetAddress, &p.Unit, &p.City, &p.State, &p.ZipCode, &p.County,
 		&p.FIPSCode, &p.CensusTract, &p.Latitude, &p.Longitude, &ptype, &beds,
+		&p.Bathrooms, &p.LivingAreaSqft, &p.LotSqft, &p.YearBuilt, &p.Stories, &p.Units, &p.FactsOrigin,
 		&p.Source, &created, &updated)
 	if err != nil {
 		return nil, err
@@ -103,8 +104,8 @@ func (db *DB) Save(ctx context.Context, np providers.NewProperty) (_ *providers.
 	var id int64
 	err = tx.QueryRowContext(ctx, queries.InsertProperty,
 		p.StreetAddress, p.Unit, p.City, p.State, p.ZipCode, p.County, p.FIPSCode, p.CensusTract,
-		p.Latitude, p.Longitude, nullString(p.PropertyType), nullInt(p.Bedrooms), canonical,
-		p.Source, now, now).Scan(&id)
+		p.Latitude, p.Longitude, nil, nil, canonical,
+		p.Source, now, now, (providers.FactsKeyOf(np.Canonical, p.ZipCode, p.Unit))).Scan(&id)
 	switch {
 	case err == nil:
 		created = true
@@ -135,6 +136,13 @@ func (db *DB) Save(ctx context.Context, np providers.NewProperty) (_ *providers.
 		}
 	}
 
+	if created {
+		// Facts loaded before the record existed join it now.
+		if _, err := db.facts().Merge(ctx, factTx{tx}, id); err != nil {
+			return nil, false, dbErr(ctx, err)
+		}
+	}
+
 	saved, err := scanProperty(tx.QueryRowContext(ctx, queries.PropertyByID, id))
 	if err != nil {
 		return nil, false, dbErr(ctx, err)
@@ -143,6 +151,13 @@ func (db *DB) Save(ctx context.Context, np providers.NewProperty) (_ *providers.
 		return nil, false, dbErr(ctx, err)
 	}
 	return saved, created, nil
+}
+
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 func nullString(s *string) sql.NullString {

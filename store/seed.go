@@ -60,28 +60,3 @@ func (db *DB) SeedProperties(ctx context.Context, props []providers.Property) (e
 	}
 	return nil
 }
-
-// UpsertAttributes sets the property type and bedroom count of record id,
-// as learned from a data source after the record was created, and bumps its
-// updated_at. A nil argument leaves that attribute unchanged.
-//
-// It returns KindInvalid for a property type not in providers.PropertyTypes
-// or a negative bedroom count, KindNotFound (property_not_found) when there
-// is no record with id.
-func (db *DB) UpsertAttributes(ctx context.Context, id int64, propertyType *string, bedrooms *int) error {
-	if err := rules.CheckAttributes(propertyType, bedrooms); err != nil {
-		return err
-	}
-	res, err := db.writer.ExecContext(ctx, queries.UpsertAttributes, nullString(propertyType), nullInt(bedrooms), formatTime(db.stamp()), id)
-	if err != nil {
-		return dbErr(ctx, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return dbErr(ctx, err)
-	}
-	if n == 0 {
-		return rules.ErrPropertyNotFound()
-	}
-	return nil
-}

@@ -50,6 +50,9 @@ type Main struct {
 	metrics  *metrics.Metrics
 	fleet    *fleet.Client // nil without a Redis
 	served   chan error
+	// stopWatch ends watchFacts.
+	stopWatch context.CancelFunc
+	watched   chan struct{}
 
 	// modules are the built modules that hold something to release, in
 	// the order they were built; Close closes them in reverse.
@@ -265,6 +268,12 @@ func (m *Main) Run(ctx context.Context) error {
 	m.ln = ln
 	m.served = make(chan error, 1)
 	go func() { m.served <- m.gw.Serve(ln) }()
+	wctx, stop := context.WithCancel(context.Background())
+	m.stopWatch, m.watched = stop, make(chan struct{})
+	go func() {
+		defer close(m.watched)
+		m.watchFacts(wctx, m.Config.Facts.Refresh.D())
+	}()
 	return nil
 }
 
@@ -297,6 +306,11 @@ func (m *Main) Close() error {
 	if m.gw != nil && m.ln != nil {
 		errs = append(errs, m.gw.Shutdown(ctx))
 		m.ln = nil
+	}
+	if m.stopWatch != nil {
+		m.stopWatch()
+		<-m.watched
+		m.stopWatch = nil
 	}
 	if m.debug != nil {
 		m.debug.close()

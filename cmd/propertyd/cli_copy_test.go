@@ -44,7 +44,7 @@ func copyFixture(t *testing.T, db engine.Store) map[int64]*providers.Property {
 		ZipCode: "75201", Latitude: 32.78, Longitude: -96.8, Bedrooms: ptrTo(3)}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.UpsertAttributes(ctx, b.ID, ptrTo("condo"), ptrTo(2)); err != nil {
+	if err := db.PutImportFacts(ctx, b.ID, providers.Facts{PropertyType: ptrTo("condo"), Bedrooms: ptrTo(2)}, "2026-01-01"); err != nil {
 		t.Fatal(err)
 	}
 	all, _, err := db.Search(ctx, providers.SearchFilter{Page: 1, PerPage: 100})
@@ -148,6 +148,28 @@ func TestCopyKeepsEverythingAndIsIdempotent(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer dst.Close()
+			// The operator's imported facts travel as the import's: a load
+			// on the destination afterwards does not outrank them.
+			l, _, err := dst.BeginFacts(ctx, "cook", "f")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := dst.PutFacts(ctx, &l, nil, []providers.FactRow{{Key: "x", FactsKey: providers.FactsKey("10 ELM ST", "78701", "APT 2"),
+				Facts: providers.Facts{Bedrooms: ptrTo(5), YearBuilt: ptrTo(1990)}}}, 1, 0, 0); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := dst.PublishFacts(ctx, l, providers.FactSet{Priority: 1, AsOf: "2026-02-01"}, nil); err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range want {
+				if p.Unit != "APT 2" {
+					continue
+				}
+				got, _ := dst.Property(ctx, p.ID)
+				if got.Bedrooms == nil || *got.Bedrooms != 2 || got.YearBuilt == nil || *got.YearBuilt != 1990 {
+					t.Fatalf("copied record after a load: %+v; want the import's 2 bedrooms and the load's year", got.Facts())
+				}
+			}
 			var maxID int64
 			for id := range want {
 				maxID = max(maxID, id)

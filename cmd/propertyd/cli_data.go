@@ -27,12 +27,12 @@ func dataCmd(args []string, stdout, stderr io.Writer) int {
 }
 
 func (c *dataCommand) run(args []string) int {
-	return group{"data", "subcommand", []subcommand{{"load", c.load}}}.dispatch(args, c.stdout, c.stderr)
+	return group{"data", "subcommand", []subcommand{{"load", c.load}, {"status", c.status}}}.dispatch(args, c.stdout, c.stderr)
 }
 
 // load serves "propertyd data load <dataset>".
 func (c *dataCommand) load(args []string) int {
-	return group{"data load", "dataset", []subcommand{{"acs", c.loadACS}}}.dispatch(args, c.stdout, c.stderr)
+	return group{"data load", "dataset", []subcommand{{"acs", c.loadACS}, {"parcels", c.loadParcels}}}.dispatch(args, c.stdout, c.stderr)
 }
 
 // acsStates returns the USPS codes of the states whose tracts the ACS

@@ -67,18 +67,47 @@ be run again. Run it before the instances start writing to the destination.
 A progress bar is drawn on a terminal. No configuration file is read.
 
 exit codes: 0 ok, 1 failure (a database cannot be opened or written), 2 usage`},
-	"data": {"data load acs [-states CA,TX|all] [-config PATH]", `Manage the data propertyd keeps. Subcommands:
+	"data": {"data load acs|parcels ... | data status [-config PATH]", `Manage the data propertyd keeps. Subcommands:
 
-  load acs   store the ACS figures of every tract of some states ahead of
-             time, so that lookups there make no ACS call
+  load acs       store the ACS figures of every tract of some states ahead of
+                 time, so that lookups there make no ACS call
+  load parcels   load an assessor dataset's files as property facts
+  status         list the assessor datasets and ACS states loaded
 
-Run 'propertyd data load acs --help' for its flags.`},
-	"data load": {"data load acs [-states CA,TX|all] [-config PATH]", `Load a public dataset into the database ahead of the lookups that need it.
+Run 'propertyd data load acs --help' (or parcels, status) for its flags.`},
+	"data load": {"data load acs|parcels ...", `Load a public dataset into the database ahead of the lookups that need it.
 Datasets:
 
-  acs   the ACS figures (demographics, housing) of every tract of some states
+  acs       the ACS figures (demographics, housing) of every tract of some states
+  parcels   an assessor dataset (CSV or GeoJSON files): property facts
 
-Run 'propertyd data load acs --help' for its flags.`},
+Run 'propertyd data load acs --help' (or parcels) for its flags.`},
+	"data status": {"data status [-config PATH]", `List the assessor datasets loaded (their source, precedence, rows kept,
+rows matched to records when loaded, rows failed, as-of date and load time)
+and, for each section loaded by state, the ACS states stored with their
+vintage.
+
+exit codes: 0 ok, 1 failure (database), 2 usage, 3 invalid config`},
+	"data load parcels": {"data load parcels -dataset NAME [-preset P] [-as-of DATE] [-failures FILE] [-force] [-config PATH] FILE...", `Load the files of an assessor dataset (CSV, or GeoJSON FeatureCollection,
+either gzipped) as property facts: bedrooms, bathrooms, areas, year built,
+stories, units and property type. The dataset is declared under
+facts.datasets in config.yaml (a preset, or its own column mapping), or
+named here with -preset (cook-county, nyc-pluto, allegheny). A two-file
+dataset (cook-county: characteristics and addresses, joined on pin) takes
+both files in either order.
+
+Rows stream in constant memory, 5,000 a transaction with a checkpoint:
+a killed load resumes where it stopped when run again with the same files,
+writing no row twice; the same files once loaded are not loaded again
+(-force does). Records see the new rows all at once when the load ends,
+and serving instances show them within facts.refresh. Rows that fail
+(no key, no usable address or point, no facts) and values dropped (out of
+bounds, unreadable, unknown codes) are written to the failures file with
+the reason and never stop the run. A column the mapping names that a
+file lacks stops the load before any row.
+
+exit codes: 0 ok, 1 failure (database, unreadable file), 2 usage (unknown
+dataset or preset, unknown column, wrong number of files), 3 invalid config`},
 	"data load acs": {"data load acs [-states CA,TX|all] [-config PATH]", `Store the demographics and housing figures of every census tract of the
 listed states (default all: the 50 states, DC and Puerto Rico) in the
 database, one census ACS call per state and table set (about 104 for the
@@ -99,7 +128,9 @@ geocoding new addresses through the geocoder's batch endpoint (one call per
   state          required; USPS code or name
   city, zip      optional; zip is 5 digits or ZIP+4
   unit           optional; the secondary unit ("Apt 4B", "4B")
-  bedrooms       optional; a whole number from 0 to 100
+  bedrooms, bathrooms, living_area_sqft, lot_sqft, year_built, stories, units
+                 optional facts, within the bounds the README lists
+                 (bathrooms and stories may be halves: 2.5)
   property_type  optional; single_family, multi_family, condo, townhouse,
                  mobile_home or other
   reason         ignored, so a failures file can be fixed and imported again

@@ -85,7 +85,7 @@ func TestHelpAtEveryLevel(t *testing.T) {
 			}
 		}
 	}
-	if _, out, _ := runCLI("data", "--help"); !strings.Contains(out, "ahead of\n             time") {
+	if _, out, _ := runCLI("data", "--help"); !strings.Contains(out, "ahead of\n                 time") {
 		t.Errorf("propertyd data --help does not say what loading ahead is for:\n%s", out)
 	}
 }
@@ -124,10 +124,10 @@ func TestFlagsAndSubcommandsInAnyOrder(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"data", "load", "-config", missing}, "propertyd data load: missing dataset (acs)"},
-		{[]string{"data", "load"}, "propertyd data load: missing dataset (acs)"},
-		{[]string{"data"}, "propertyd data: missing subcommand (load)"},
-		{[]string{"data", "unload"}, `propertyd data: unknown subcommand "unload" (want load)`},
+		{[]string{"data", "load", "-config", missing}, "propertyd data load: missing dataset (acs, parcels)"},
+		{[]string{"data", "load"}, "propertyd data load: missing dataset (acs, parcels)"},
+		{[]string{"data"}, "propertyd data: missing subcommand (load, status)"},
+		{[]string{"data", "unload"}, `propertyd data: unknown subcommand "unload" (want load, status)`},
 		{[]string{"keys", "-name", "ci"}, "propertyd keys: missing subcommand (new)"},
 		{[]string{"keys", "old"}, `propertyd keys: unknown subcommand "old" (want new)`},
 		{[]string{"-config", missing, "check-config"}, `unexpected argument "check-config" (the command comes first: propertyd check-config -config PATH)`},

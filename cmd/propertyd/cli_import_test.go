@@ -259,7 +259,7 @@ func testImportIsIdempotentAndUpdatesAttributes(t *testing.T, e *importEnv) {
 		{"PO Box 4410,,Dallas,TX,75201,,", "street: is a post office box"},
 		{"2710 Commerce St,,Dallas,ZZ,75226,2,", "state: must be a US state"},
 		{"99 Nowhere Trl,,Dallas,TX,75201,,", "could not be matched"},
-		{"815 S Congress Ave,,Austin,TX,78704,lots,other", "bedrooms: must be a whole number from 0 to 100"},
+		{"815 S Congress Ave,,Austin,TX,78704,lots,other", `bedrooms: "lots" is not a number`},
 	}
 	if got := strings.Join(failures[0], ","); got != "street,unit,city,state,zip,bedrooms,property_type,reason" {
 		t.Fatalf("failures header = %q", got)

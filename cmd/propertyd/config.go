@@ -17,6 +17,7 @@ import (
 
 	"github.com/propertyd/propertyd/gateway"
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/assessor"
 	"github.com/propertyd/propertyd/providers/decorators/guard"
 	"github.com/propertyd/propertyd/providers/service"
 )
@@ -64,6 +65,36 @@ type Config struct {
 	// CORS says which other origins' web pages may call the API from a
 	// browser.
 	CORS CORSConfig `yaml:"cors"`
+	// Facts declares the assessor datasets records take their facts from.
+	Facts FactsConfig `yaml:"facts"`
+}
+
+// FactsConfig declares the assessor datasets (`propertyd data load
+// parcels`) and how soon a serving instance shows a new load.
+type FactsConfig struct {
+	// Datasets in precedence order: where two give a record the same
+	// fact, the earlier wins; the operator's own import outranks them all,
+	// and a dataset loaded with -preset but not declared here comes after
+	// them. Each is a preset (preset: cook-county) or a mapping of its
+	// columns (see providers/assessor.Mapping).
+	Datasets []assessor.Dataset `yaml:"datasets"`
+	// Refresh is how often a serving instance asks the database whether a
+	// load or an import was published since; when one was, it drops the
+	// records and answers it holds in memory, so a load shows within
+	// Refresh on every instance of a fleet. Default 10s.
+	Refresh Duration `yaml:"refresh"`
+}
+
+// dataset returns the declared dataset name, resolved, and its priority
+// (1 for the first); ok is false when none is declared by that name.
+func (f *FactsConfig) dataset(name string) (d assessor.Dataset, priority int, ok bool, err error) {
+	for i, d := range f.Datasets {
+		if d.Name == name {
+			r, err := d.Resolve()
+			return r, i + 1, true, err
+		}
+	}
+	return assessor.Dataset{}, len(f.Datasets) + 1, false, nil
 }
 
 // CORSConfig lists the origins whose pages a browser lets call the API and
@@ -238,6 +269,9 @@ func (c *Config) applyDefaults() {
 	if c.Cache.MissTTL == 0 {
 		c.Cache.MissTTL = Duration(service.DefaultMissTTL)
 	}
+	if c.Facts.Refresh == 0 {
+		c.Facts.Refresh = Duration(10 * time.Second)
+	}
 	c.Redis.applyDefaults()
 	for role, p := range c.Providers {
 		if p == nil {
@@ -320,6 +354,20 @@ func (c *Config) Validate() error {
 		}
 	}
 	c.Redis.validate(bad)
+	seen := map[string]bool{}
+	for i, d := range c.Facts.Datasets {
+		field := fmt.Sprintf("facts.datasets[%d]", i)
+		if seen[d.Name] {
+			bad(field, "a second dataset named %q", d.Name)
+		}
+		seen[d.Name] = true
+		if _, err := d.Resolve(); err != nil {
+			bad(field, "%v", err)
+		}
+	}
+	if r := c.Facts.Refresh.D(); r != 0 && r < time.Second {
+		bad("facts.refresh", "must be at least 1s")
+	}
 	for i, o := range c.CORS.AllowedOrigins {
 		if err := gateway.CheckOrigin(o); err != nil {
 			bad(fmt.Sprintf("cors.allowed_origins[%d]", i), "%q %v", o, err)

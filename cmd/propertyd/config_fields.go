@@ -121,8 +121,16 @@ func yamlFields(t reflect.Type) (map[string]reflect.StructField, []string) {
 	var names []string
 	for i := range t.NumField() {
 		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
 		if !f.IsExported() || name == "-" {
+			continue
+		}
+		if opts == "inline" && f.Type.Kind() == reflect.Struct {
+			inner, innerNames := yamlFields(f.Type)
+			for _, n := range innerNames {
+				fields[n] = inner[n]
+			}
+			names = append(names, innerNames...)
 			continue
 		}
 		if name == "" {

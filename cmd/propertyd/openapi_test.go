@@ -370,7 +370,7 @@ func TestResponsesMatchTheOpenAPIDocument(t *testing.T) {
 	c.do(ok("housing", "GET", byID+"/housing", ""))
 
 	// Search.
-	if err := m.db.UpsertAttributes(context.Background(), id, oaPtr("single_family"), oaPtr(3)); err != nil {
+	if err := m.db.PutImportFacts(context.Background(), id, providers.Facts{PropertyType: oaPtr("single_family"), Bedrooms: oaPtr(3)}, "2026-01-01"); err != nil {
 		t.Fatal(err)
 	}
 	resp, _ = c.do(ok("search", "GET", "/v1/properties/search?state=va&city=Richmond&zip=23220&property_type=single_family&min_bedrooms=2&max_bedrooms=4&page=1&per_page=10", ""))

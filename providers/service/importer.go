@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,22 +16,19 @@ import (
 	"github.com/propertyd/propertyd/providers/address"
 )
 
-// The columns an import file may have. Only bedrooms and property_type are
-// attributes a record can take from a file; everything else a record holds
+// The columns an import file may have. Only the facts (providers.FactFields)
+// are attributes a record can take from a file; everything else a record holds
 // (coordinates, county, FIPS code, tract, canonical spelling) comes from the
 // geocoder, so columns for them would be ignored or contradict it, and are
 // errors like any unknown column.
 var (
 	importRequired = []string{"street", "state"}
-	importOptional = []string{"city", "zip", "unit", "bedrooms", "property_type"}
+	importOptional = append([]string{"city", "zip", "unit"}, providers.FactFields...)
 )
 
 // FailureReasonColumn is the column a failures file adds. An import ignores
 // it, so a failures file can be fixed and imported again.
 const FailureReasonColumn = "reason"
-
-// maxBedrooms is the largest bedroom count accepted, as for search filters.
-const maxBedrooms = 100
 
 // ImportChunkRows is how many rows are read, then geocoded together, then
 // saved: the Census geocoder's batch limit, so each chunk takes one call.
@@ -96,11 +94,10 @@ func (h ImportHeader) get(fields []string, name string) string {
 
 // importRow is one data row on its way into the store.
 type importRow struct {
-	fields       []string // as read, for the failures file
-	n            address.Normalized
-	propertyType *string // nil: leave unchanged
-	bedrooms     *int    // nil: leave unchanged
-	reason       string  // why the row failed; "" while it has not
+	fields []string // as read, for the failures file
+	n      address.Normalized
+	facts  providers.Facts // nil facts: leave unchanged
+	reason string          // why the row failed; "" while it has not
 
 	rec *providers.Property // the record its key resolved to before geocoding
 	geo int                 // index of its building in the chunk's batch
@@ -119,20 +116,13 @@ func (h ImportHeader) parseRow(fields []string) importRow {
 		reasons = append(reasons, reasonOf(err))
 	}
 	row.n = n
-	if s := h.get(fields, "bedrooms"); s != "" {
-		if b, err := strconv.Atoi(s); err != nil || b < 0 || b > maxBedrooms {
-			reasons = append(reasons, fmt.Sprintf("bedrooms: must be a whole number from 0 to %d", maxBedrooms))
-		} else {
-			row.bedrooms = &b
+	for _, name := range providers.FactFields {
+		if pe := providers.SetFact(&row.facts, name, h.get(fields, name)); pe != nil {
+			reasons = append(reasons, pe.Parameter+": "+pe.Message)
 		}
 	}
-	if s := h.get(fields, "property_type"); s != "" {
-		t := strings.NewReplacer(" ", "_", "-", "_").Replace(strings.ToLower(s))
-		if !slices.Contains(providers.PropertyTypes, t) {
-			reasons = append(reasons, "property_type: must be one of "+strings.Join(providers.PropertyTypes, ", "))
-		} else {
-			row.propertyType = &t
-		}
+	for _, pe := range providers.CheckFacts(&row.facts, time.Now()) {
+		reasons = append(reasons, pe.Parameter+": "+pe.Message)
 	}
 	row.reason = strings.Join(reasons, "; ")
 	return row
@@ -156,7 +146,7 @@ func reasonOf(err error) string {
 type ImportStore interface {
 	PropertyByKey(ctx context.Context, key string) (*providers.Property, error)
 	Save(ctx context.Context, np providers.NewProperty) (*providers.Property, bool, error)
-	UpsertAttributes(ctx context.Context, id int64, propertyType *string, bedrooms *int) error
+	PutImportFacts(ctx context.Context, id int64, f providers.Facts, asOf string) error
 }
 
 // ImportSummary counts what an import did. Read = Matched + Failed once
@@ -320,7 +310,6 @@ func (im *Importer) chunk(ctx context.Context, rows []importRow, sum *ImportSumm
 		rec := row.rec
 		if rec == nil {
 			np := NewRecord(matches[row.geo].Location, row.n, im.Source, now())
-			np.Property.PropertyType, np.Property.Bedrooms = row.propertyType, row.bedrooms
 			saved, created, err := im.Store.Save(ctx, np)
 			if err != nil {
 				if providers.KindOf(err) == providers.KindInvalid {
@@ -332,6 +321,12 @@ func (im *Importer) chunk(ctx context.Context, rows []importRow, sum *ImportSumm
 					continue
 				}
 				return fmt.Errorf("saving: %w", err)
+			}
+			if created && row.facts.Known() {
+				if err := im.Store.PutImportFacts(ctx, saved.ID, row.facts, now().UTC().Format(time.DateOnly)); err != nil {
+					return fmt.Errorf("updating record %d: %w", saved.ID, err)
+				}
+				saved = withFacts(saved, row.facts)
 			}
 			latest[saved.ID] = saved
 			if created {
@@ -348,17 +343,10 @@ func (im *Importer) chunk(ctx context.Context, rows []importRow, sum *ImportSumm
 			sum.Unchanged++
 			continue
 		}
-		if err := im.Store.UpsertAttributes(ctx, rec.ID, row.propertyType, row.bedrooms); err != nil {
+		if err := im.Store.PutImportFacts(ctx, rec.ID, row.facts, now().UTC().Format(time.DateOnly)); err != nil {
 			return fmt.Errorf("updating record %d: %w", rec.ID, err)
 		}
-		updated := *rec
-		if row.propertyType != nil {
-			updated.PropertyType = row.propertyType
-		}
-		if row.bedrooms != nil {
-			updated.Bedrooms = row.bedrooms
-		}
-		latest[rec.ID] = &updated
+		latest[rec.ID] = withFacts(rec, row.facts)
 		sum.Updated++
 	}
 	im.progress(sum.Read, "saving", false)
@@ -414,13 +402,26 @@ func (im *Importer) nameCounties(ctx context.Context, matches []providers.BatchM
 	}
 }
 
-// attributesChange reports whether the row sets an attribute of rec to a
-// new value; an empty attribute in the file changes nothing.
+// attributesChange reports whether the row sets a fact of rec to a new
+// value; an empty cell in the file changes nothing.
 func attributesChange(rec *providers.Property, row *importRow) bool {
-	if row.propertyType != nil && (rec.PropertyType == nil || *rec.PropertyType != *row.propertyType) {
-		return true
-	}
-	return row.bedrooms != nil && (rec.Bedrooms == nil || *rec.Bedrooms != *row.bedrooms)
+	have := rec.Facts()
+	return !reflect.DeepEqual(have, overlay(have, row.facts))
+}
+
+// overlay returns base with every fact f knows put over it.
+func overlay(base, f providers.Facts) providers.Facts {
+	out, _ := providers.MergeFacts([]providers.SourcedFacts{{Facts: f}, {Priority: 1, Facts: base}})
+	return out
+}
+
+// withFacts returns a copy of rec with the import's facts put over its
+// own: what the record reads as after PutImportFacts while the import
+// outranks every dataset (its priority is 0).
+func withFacts(rec *providers.Property, f providers.Facts) *providers.Property {
+	cp := *rec
+	cp.SetFacts(overlay(rec.Facts(), f), rec.FactsOrigin)
+	return &cp
 }
 
 func (im *Importer) progress(done int, phase string, force bool) {

@@ -57,11 +57,11 @@ func TestImportAttributes(t *testing.T) {
 			continue
 		}
 		gotBeds, gotType := -1, ""
-		if row.bedrooms != nil {
-			gotBeds = *row.bedrooms
+		if row.facts.Bedrooms != nil {
+			gotBeds = *row.facts.Bedrooms
 		}
-		if row.propertyType != nil {
-			gotType = *row.propertyType
+		if row.facts.PropertyType != nil {
+			gotType = *row.facts.PropertyType
 		}
 		if row.reason != "" || gotBeds != c.wantBeds || gotType != c.wantType {
 			t.Errorf("bedrooms %q type %q = %d %q (%s), want %d %q", c.bedrooms, c.ptype, gotBeds, gotType, row.reason, c.wantBeds, c.wantType)

@@ -26,9 +26,8 @@ type Store interface {
 	// SeedProperties inserts records in bulk, all or none, without
 	// canonical addresses or keys.
 	SeedProperties(ctx context.Context, props []providers.Property) error
-	// UpsertAttributes sets a record's property type and bedrooms (nil
-	// leaves one unchanged); KindNotFound when there is no such record.
-	UpsertAttributes(ctx context.Context, id int64, propertyType *string, bedrooms *int) error
+	// The assessor datasets and the operator's own facts.
+	providers.FactStore
 
 	// Counts returns how many records and section values the database
 	// holds.

@@ -88,11 +88,17 @@ func (db *DB) CopyRecords(ctx context.Context, recs []providers.NewProperty) (re
 			tag, err := tx.Exec(ctx, queries.CopyProperty,
 				p.ID, p.StreetAddress, p.Unit, p.City, p.State, p.ZipCode, p.County, p.FIPSCode, p.CensusTract,
 				p.Latitude, p.Longitude, p.PropertyType, p.Bedrooms, canonical, p.Source,
-				rules.Stamp(p.CreatedAt), rules.Stamp(p.UpdatedAt))
+				rules.Stamp(p.CreatedAt), rules.Stamp(p.UpdatedAt), (providers.FactsKeyOf(r.Canonical, p.ZipCode, p.Unit)),
+				p.Bathrooms, p.LivingAreaSqft, p.LotSqft, p.YearBuilt, p.Stories, p.Units, nullIfEmpty(p.FactsOrigin))
 			if err != nil {
 				return err
 			}
 			records += int(tag.RowsAffected())
+			if tag.RowsAffected() > 0 {
+				if err := db.facts().CopyImport(ctx, factTx{tx}, &r.Property); err != nil {
+					return err
+				}
+			}
 			if len(r.Keys) == 0 {
 				continue
 			}

@@ -90,6 +90,10 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
+	if _, err := db.facts().FillKeys(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return db, nil
 }
 

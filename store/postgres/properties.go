@@ -17,6 +17,7 @@ func scanProperty(row pgx.Row) (*providers.Property, error) {
 	var p providers.Property
 	err := row.Scan(&p.ID, &p.StreetAddress, &p.Unit, &p.City, &p.State, &p.ZipCode, &p.County,
 		&p.FIPSCode, &p.CensusTract, &p.Latitude, &p.Longitude, &p.PropertyType, &p.Bedrooms,
+		&p.Bathrooms, &p.LivingAreaSqft, &p.LotSqft, &p.YearBuilt, &p.Stories, &p.Units, &p.FactsOrigin,
 		&p.Source, &p.CreatedAt, &p.UpdatedAt)
 	if err != nil {
 		return nil, err
@@ -97,7 +98,8 @@ func (db *DB) Save(ctx context.Context, np providers.NewProperty) (*providers.Pr
 		var id int64
 		err := tx.QueryRow(ctx, queries.InsertProperty,
 			p.StreetAddress, p.Unit, p.City, p.State, p.ZipCode, p.County, p.FIPSCode, p.CensusTract,
-			p.Latitude, p.Longitude, p.PropertyType, p.Bedrooms, canonical, p.Source, now, now).Scan(&id)
+			p.Latitude, p.Longitude, nil, nil, canonical, p.Source, now, now,
+			(providers.FactsKeyOf(np.Canonical, p.ZipCode, p.Unit))).Scan(&id)
 		created = err == nil
 		switch {
 		case err == nil:
@@ -115,6 +117,12 @@ func (db *DB) Save(ctx context.Context, np providers.NewProperty) (*providers.Pr
 				return err
 			}
 		}
+		if created {
+			// Facts loaded before the record existed join it now.
+			if _, err := db.facts().Merge(ctx, factTx{tx}, id); err != nil {
+				return err
+			}
+		}
 		saved, err = scanProperty(tx.QueryRow(ctx, queries.PropertyByID, id))
 		return err
 	})
@@ -122,27 +130,6 @@ func (db *DB) Save(ctx context.Context, np providers.NewProperty) (*providers.Pr
 		return nil, false, err
 	}
 	return saved, created, nil
-}
-
-// UpsertAttributes sets the property type and bedroom count of record id,
-// as learned from a data source after the record was created, and bumps its
-// updated_at. A nil argument leaves that attribute unchanged.
-//
-// It returns KindInvalid for a property type not in providers.PropertyTypes
-// or a negative bedroom count, KindNotFound (property_not_found) when there
-// is no record with id.
-func (db *DB) UpsertAttributes(ctx context.Context, id int64, propertyType *string, bedrooms *int) error {
-	if err := rules.CheckAttributes(propertyType, bedrooms); err != nil {
-		return err
-	}
-	tag, err := db.pool.Exec(ctx, queries.UpsertAttributes, propertyType, bedrooms, db.stamp(), id)
-	if err != nil {
-		return dbErr(ctx, err)
-	}
-	if tag.RowsAffected() == 0 {
-		return rules.ErrPropertyNotFound()
-	}
-	return nil
 }
 
 // utc returns t in UTC, as the SQLite engine returns times.

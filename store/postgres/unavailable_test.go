@@ -37,10 +37,10 @@ func TestUnreachableDatabaseIsUnavailable(t *testing.T) {
 			_, _, err := db.Search(ctx, providers.SearchFilter{Zip: "1", Page: 1, PerPage: 5})
 			return err
 		},
-		"Section":          func() error { _, err := db.Section(ctx, "flood", "k"); return err },
-		"PutSection":       func() error { return db.PutSection(ctx, providers.SectionRecord{Section: "flood", Key: "k"}) },
-		"SeedProperties":   func() error { return db.SeedProperties(ctx, []providers.Property{{}}) },
-		"UpsertAttributes": func() error { return db.UpsertAttributes(ctx, saved.ID, nil, ptr(2)) },
+		"Section":        func() error { _, err := db.Section(ctx, "flood", "k"); return err },
+		"PutSection":     func() error { return db.PutSection(ctx, providers.SectionRecord{Section: "flood", Key: "k"}) },
+		"SeedProperties": func() error { return db.SeedProperties(ctx, []providers.Property{{}}) },
+		"PutImportFacts": func() error { return db.PutImportFacts(ctx, saved.ID, providers.Facts{Bedrooms: ptr(2)}, "2026-01-01") },
 	}
 	for name, call := range calls {
 		err := call()

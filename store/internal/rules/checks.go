@@ -2,7 +2,6 @@ package rules
 
 import (
 	"math"
-	"slices"
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
@@ -64,18 +63,6 @@ func CheckSection(r providers.SectionRecord) error {
 		if y := t.at.UTC().Year(); y < 1 || y > 9999 {
 			return providers.Invalid(t.name, "must be a time in the years 1 to 9999")
 		}
-	}
-	return nil
-}
-
-// CheckAttributes returns KindInvalid for a property type not in
-// providers.PropertyTypes or a negative bedroom count; nil arguments pass.
-func CheckAttributes(propertyType *string, bedrooms *int) error {
-	if propertyType != nil && !slices.Contains(providers.PropertyTypes, *propertyType) {
-		return providers.Invalid("property_type", "must be one of the known property types")
-	}
-	if bedrooms != nil && *bedrooms < 0 {
-		return providers.Invalid("bedrooms", "must not be negative")
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import "strings"
 // order both engines' scanProperty read them.
 const PropertyColumns = `p.id, p.street_address, p.unit, p.city, p.state, p.zip_code, p.county,
 	p.fips_code, p.census_tract, p.latitude, p.longitude, p.property_type, p.bedrooms,
+	p.bathrooms, p.living_area_sqft, p.lot_sqft, p.year_built, p.stories, p.units, COALESCE(p.facts, ''),
 	p.source, p.created_at, p.updated_at`
 
 // sectionColumns is the column list of a section value after its section
@@ -37,13 +38,10 @@ type Queries struct {
 	// InsertProperty creates a record unless its (canonical, unit) exists,
 	// returning its id: street_address, unit, city, state, zip_code,
 	// county, fips_code, census_tract, latitude, longitude, property_type,
-	// bedrooms, canonical, source, created_at, updated_at.
+	// bedrooms, canonical, source, created_at, updated_at, facts_key.
 	InsertProperty string
 	// PropertyIDAt selects the id of the record at canonical, unit.
 	PropertyIDAt string
-	// UpsertAttributes sets property_type and bedrooms where not NULL, and
-	// updated_at, of the record with an id: type, bedrooms, now, id.
-	UpsertAttributes string
 
 	// Section selects data, source, vintage, fetched_at, expires_at and
 	// missing of section, key.
@@ -63,9 +61,10 @@ type Queries struct {
 	// ListKeys selects key and property_id of the keys of the records whose
 	// ids are between first and last, in key order.
 	ListKeys string
-	// CopyProperty inserts a record as it is, id, canonical and times
-	// included, doing nothing on any conflict: id, then InsertProperty's
-	// arguments.
+	// CopyProperty inserts a record as it is, id, canonical, times and
+	// facts included, doing nothing on any conflict: id, then
+	// InsertProperty's arguments, then bathrooms, living_area_sqft,
+	// lot_sqft, year_built, stories, units and facts.
 	CopyProperty string
 	// ListSections selects section, key and Section's columns of up to
 	// limit values after (section, key), in that order.
@@ -94,14 +93,11 @@ func Build(d *Dialect) *Queries {
 			JOIN properties p ON p.id = k.property_id WHERE k.key = ?`),
 		InsertProperty: bind(`INSERT INTO properties (street_address, unit, city, state, zip_code,
 				county, fips_code, census_tract, latitude, longitude, property_type, bedrooms, canonical,
-				source, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+				source, created_at, updated_at, facts_key)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (canonical, unit) DO NOTHING
 			RETURNING id`),
 		PropertyIDAt: bind("SELECT id FROM properties WHERE canonical = ? AND unit = ?"),
-		UpsertAttributes: bind(`UPDATE properties
-			SET property_type = COALESCE(?, property_type), bedrooms = COALESCE(?, bedrooms), updated_at = ?
-			WHERE id = ?`),
 
 		Section:     bind("SELECT " + sectionColumns + " FROM sections WHERE section = ? AND key = ?"),
 		PutSection:  bind(putSection),
@@ -114,8 +110,9 @@ func Build(d *Dialect) *Queries {
 			WHERE property_id BETWEEN ? AND ? ORDER BY key`),
 		CopyProperty: bind(`INSERT INTO properties (id, street_address, unit, city, state, zip_code,
 				county, fips_code, census_tract, latitude, longitude, property_type, bedrooms, canonical,
-				source, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+				source, created_at, updated_at, facts_key, bathrooms, living_area_sqft, lot_sqft, year_built,
+				stories, units, facts)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT DO NOTHING`),
 		ListSections: bind("SELECT section, key, " + sectionColumns + `
 			FROM sections WHERE (section, key) > (?, ?) ORDER BY section, key LIMIT ?`),
@@ -137,7 +134,11 @@ func Build(d *Dialect) *Queries {
 
 // bind replaces the n-th '?' of sql with param(n). The shared statements
 // hold no '?' but placeholders (no string literal or operator uses one).
-func bind(sql string, param func(n int) string) string {
+func bind(sql string, param func(n int) string) string { return Bind(sql, param) }
+
+// Bind replaces the n-th '?' of sql with param(n): a statement written once
+// in '?' placeholders, in an engine's own.
+func Bind(sql string, param func(n int) string) string {
 	var b strings.Builder
 	n := 0
 	for {

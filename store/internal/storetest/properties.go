@@ -22,7 +22,7 @@ func init() {
 	register("ConcurrentSavesOfOneAddressMakeOneRecord", testConcurrentSavesOfOneAddressMakeOneRecord)
 	register("SaveRejectsCoordinatesOutOfRange", testSaveRejectsCoordinatesOutOfRange)
 	register("SeedPropertiesAreReadable", testSeedPropertiesAreReadable)
-	register("UpsertAttributes", testUpsertAttributes)
+	register("PutImportFacts", testPutImportFacts)
 	register("CanceledContextFailsEveryMethod", testCanceledContextFailsEveryMethod)
 }
 
@@ -31,6 +31,8 @@ func testSaveThenReadReturnsEveryFieldAsSaved(t *testing.T, open Opener) {
 	c := newClock()
 	db := open(t, c.Now)
 	want := WhiteHouse()
+	// Facts come from their sources, never from Save (see PutImportFacts).
+	want.PropertyType, want.Bedrooms = nil, nil
 
 	saved, created, err := db.Save(ctx, providers.NewProperty{
 		Property:  want,
@@ -304,37 +306,46 @@ func testSeedPropertiesAreReadable(t *testing.T, open Opener) {
 	wantKind(t, err, providers.KindInvalid, "invalid_parameter")
 }
 
-func testUpsertAttributes(t *testing.T, open Opener) {
+func testPutImportFacts(t *testing.T, open Opener) {
 	ctx := context.Background()
 	c := newClock()
 	db := open(t, c.Now)
 	p := WhiteHouse()
-	p.PropertyType, p.Bedrooms = nil, nil
 	saved, _, err := db.Save(ctx, providers.NewProperty{Property: p, Canonical: "WH"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	if saved.PropertyType != nil || saved.Bedrooms != nil || saved.FactsOrigin != "" {
+		t.Fatalf("Save kept facts %v %v %q: a record's facts come from its sources only", saved.PropertyType, saved.Bedrooms, saved.FactsOrigin)
+	}
 	c.Advance(90 * time.Second)
-	if err := db.UpsertAttributes(ctx, saved.ID, ptr("condo"), nil); err != nil {
+	if err := db.PutImportFacts(ctx, saved.ID, providers.Facts{PropertyType: ptr("condo"), Bathrooms: ptr(1.5)}, "2026-01-02"); err != nil {
 		t.Fatal(err)
 	}
 	c.Advance(time.Second)
-	if err := db.UpsertAttributes(ctx, saved.ID, nil, ptr(3)); err != nil {
+	if err := db.PutImportFacts(ctx, saved.ID, providers.Facts{Bedrooms: ptr(3)}, "2026-01-03"); err != nil {
 		t.Fatal(err)
 	}
 	got, err := db.Property(ctx, saved.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.PropertyType == nil || *got.PropertyType != "condo" || got.Bedrooms == nil || *got.Bedrooms != 3 {
-		t.Fatalf("after upserts: type %v bedrooms %v, want condo and 3 (a nil argument must not erase)", got.PropertyType, got.Bedrooms)
+	if got.PropertyType == nil || *got.PropertyType != "condo" || got.Bedrooms == nil || *got.Bedrooms != 3 ||
+		got.Bathrooms == nil || *got.Bathrooms != 1.5 {
+		t.Fatalf("after two imports: %+v, want condo, 3 bedrooms, 1.5 baths (a nil fact must not erase)", got.Facts())
+	}
+	const origin = `{"source":"import","as_of":"2026-01-03","fields":{"property_type":{"source":"import","as_of":"2026-01-03"},` +
+		`"bedrooms":{"source":"import","as_of":"2026-01-03"},"bathrooms":{"source":"import","as_of":"2026-01-03"}}}`
+	if got.FactsOrigin != origin {
+		t.Fatalf("facts origin\n got %s\nwant %s", got.FactsOrigin, origin)
 	}
 	if want := c.Now().UTC().Truncate(time.Millisecond); !got.UpdatedAt.Equal(want) || !got.CreatedAt.Equal(saved.CreatedAt) {
 		t.Fatalf("created %v updated %v, want created unchanged %v and updated %v", got.CreatedAt, got.UpdatedAt, saved.CreatedAt, want)
 	}
-	wantKind(t, db.UpsertAttributes(ctx, 999, ptr("condo"), nil), providers.KindNotFound, "property_not_found")
-	wantKind(t, db.UpsertAttributes(ctx, saved.ID, ptr("castle"), nil), providers.KindInvalid, "invalid_parameter")
-	wantKind(t, db.UpsertAttributes(ctx, saved.ID, nil, ptr(-1)), providers.KindInvalid, "invalid_parameter")
+	wantKind(t, db.PutImportFacts(ctx, 999, providers.Facts{PropertyType: ptr("condo")}, "2026-01-03"), providers.KindNotFound, "property_not_found")
+	wantKind(t, db.PutImportFacts(ctx, saved.ID, providers.Facts{PropertyType: ptr("castle")}, "2026-01-03"), providers.KindInvalid, "invalid_parameter")
+	wantKind(t, db.PutImportFacts(ctx, saved.ID, providers.Facts{Bedrooms: ptr(-1)}, "2026-01-03"), providers.KindInvalid, "invalid_parameter")
+	wantKind(t, db.PutImportFacts(ctx, saved.ID, providers.Facts{YearBuilt: ptr(1492)}, "2026-01-03"), providers.KindInvalid, "invalid_parameter")
 }
 
 func testCanceledContextFailsEveryMethod(t *testing.T, open Opener) {
@@ -354,11 +365,11 @@ func testCanceledContextFailsEveryMethod(t *testing.T, open Opener) {
 			_, _, err := db.Search(ctx, providers.SearchFilter{Page: 1, PerPage: 10})
 			return err
 		},
-		"Section":          func() error { _, err := db.Section(ctx, "flood", "k"); return err },
-		"PutSection":       func() error { return db.PutSection(ctx, providers.SectionRecord{Section: "flood", Key: "k"}) },
-		"Ping":             func() error { return db.Ping(ctx) },
-		"SeedProperties":   func() error { return db.SeedProperties(ctx, []providers.Property{{}}) },
-		"UpsertAttributes": func() error { return db.UpsertAttributes(ctx, saved.ID, nil, ptr(2)) },
+		"Section":        func() error { _, err := db.Section(ctx, "flood", "k"); return err },
+		"PutSection":     func() error { return db.PutSection(ctx, providers.SectionRecord{Section: "flood", Key: "k"}) },
+		"Ping":           func() error { return db.Ping(ctx) },
+		"SeedProperties": func() error { return db.SeedProperties(ctx, []providers.Property{{}}) },
+		"PutImportFacts": func() error { return db.PutImportFacts(ctx, saved.ID, providers.Facts{Bedrooms: ptr(2)}, "2026-01-01") },
 	}
 	for name, call := range calls {
 		t.Run(name, func(t *testing.T) { wantKind(t, call(), providers.KindCanceled, "canceled") })

@@ -25,7 +25,7 @@ type Store interface {
 	providers.Store
 	providers.SectionCopier
 	SeedProperties(ctx context.Context, props []providers.Property) error
-	UpsertAttributes(ctx context.Context, id int64, propertyType *string, bedrooms *int) error
+	providers.FactStore
 }
 
 // Opener opens a handle on one test database, with now as its clock (nil

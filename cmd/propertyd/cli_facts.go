@@ -1,0 +1,239 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/propertyd/propertyd/providers/address"
+	"github.com/propertyd/propertyd/providers/assessor"
+	"github.com/propertyd/propertyd/providers/service"
+	"github.com/propertyd/propertyd/store/engine"
+)
+
+// loadParcels serves "propertyd data load parcels -dataset NAME FILE...":
+// it streams an assessor dataset's files into the database as facts (see
+// providers/assessor.Load), resumable after a kill by running it again.
+func (c *dataCommand) loadParcels(args []string) int {
+	fs := newFlags("data load parcels")
+	path := configFlag(fs)
+	name := fs.String("dataset", "", "`name` of the dataset: one declared under facts.datasets in config.yaml, or any name with -preset")
+	preset := fs.String("preset", "", "load the files as a known dataset needs no mapping: "+strings.Join(assessor.PresetNames(), ", "))
+	asOf := fs.String("as-of", "", "`date` (YYYY-MM-DD) the data is as of; default the dataset's as_of, else today")
+	failuresPath := fs.String("failures", "", "`file` the rows that failed are written to, with the reason (default NAME.failures.csv)")
+	force := fs.Bool("force", false, "load the files even when the dataset is already loaded from them")
+	if code, ok := parseFlags(fs, args, c.stdout, c.stderr); !ok {
+		return code
+	}
+	files := fs.Args()
+	if *name == "" {
+		*name = *preset
+	}
+	if *name == "" {
+		return usageError(fs, c.stderr, "-dataset is required (or -preset)")
+	}
+	if len(files) == 0 {
+		return usageError(fs, c.stderr, "give the dataset's file(s): CSV or GeoJSON, either gzipped")
+	}
+	fail := func(code int, format string, args ...any) int {
+		fmt.Fprintf(c.stderr, "propertyd data load parcels: "+format+"\n", args...)
+		return code
+	}
+	cfg, err := LoadConfig(*path)
+	if err != nil {
+		return fail(exitConfig, "%v", err)
+	}
+	d, priority, declared, err := cfg.Facts.dataset(*name)
+	if err != nil {
+		return fail(exitConfig, "%v", err)
+	}
+	switch {
+	case declared && *preset != "" && d.Preset != *preset:
+		return fail(exitUsage, "dataset %s is declared in %s as %s; drop -preset or load it under another name", *name, *path, describe(d))
+	case !declared && *preset == "":
+		return fail(exitUsage, "no dataset %q under facts.datasets in %s; declare it, or give -preset (%s)",
+			*name, *path, strings.Join(assessor.PresetNames(), ", "))
+	case !declared:
+		d, err = assessor.Dataset{Name: *name, Preset: *preset}.Resolve()
+		if err != nil {
+			return fail(exitUsage, "%v", err)
+		}
+	}
+	if *asOf != "" {
+		d.AsOf = *asOf
+		if err := d.Validate(); err != nil {
+			return usageError(fs, c.stderr, "-as-of: %v", err)
+		}
+	}
+	if *failuresPath == "" {
+		*failuresPath = *name + ".failures.csv"
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	db, err := engine.Open(ctx, cfg.Database, engine.Options{})
+	if err != nil {
+		return fail(exitError, "opening database %s: %v", engine.Describe(cfg.Database), err)
+	}
+	defer db.Close()
+
+	bar := c.progress(0)
+	start := time.Now()
+	var startRows int64 = -1
+	res, err := assessor.Load(ctx, db, d, files, assessor.Options{
+		Priority: priority, Failures: *failuresPath, Force: *force,
+		Progress: func(rows int64, phase string, force bool) {
+			if startRows < 0 {
+				startRows = rows
+			}
+			rate := float64(rows-startRows) / max(time.Since(start).Seconds(), 0.001)
+			bar.update(int(rows), fmt.Sprintf("%s  %s rows/s", phase, service.Thousands(int(rate))), force)
+		},
+	})
+	bar.finish()
+	if errors.Is(err, assessor.ErrUnknownColumn) || errors.Is(err, assessor.ErrFiles) {
+		return fail(exitUsage, "%v", err)
+	}
+	if err != nil {
+		return fail(exitError, "%v (rows written so far stay; run the same command again to resume)", err)
+	}
+	if res.AlreadyLoaded {
+		fmt.Fprintf(c.stdout, "dataset %s is already loaded from these files (as of %s, %s rows); -force loads them again\n",
+			d.Name, res.Set.AsOf, service.Thousands(int(res.Set.Rows)))
+		return exitOK
+	}
+	took := time.Since(start)
+	resumed := ""
+	if res.Resumed {
+		resumed = " (resumed)"
+	}
+	fmt.Fprintf(c.stdout, "dataset:        %s%s\nsource:         %s\nas of:          %s\nrows read:      %s\nrows kept:      %s\nrows matched:   %s\nrows failed:    %s (see %s)\ntook:           %s\n",
+		d.Name, resumed, res.Set.Source, res.Set.AsOf, service.Thousands(int(res.Read)), service.Thousands(int(res.Set.Rows)),
+		service.Thousands(int(res.Set.Matched)), service.Thousands(int(res.Failed)), *failuresPath, took.Round(time.Millisecond))
+	return exitOK
+}
+
+func describe(d assessor.Dataset) string {
+	if d.Preset != "" {
+		return "preset " + d.Preset
+	}
+	return "its own mapping"
+}
+
+// status serves "propertyd data status": what the database holds of the
+// loaded datasets and of the ACS.
+func (c *dataCommand) status(args []string) int {
+	fs := newFlags("data status")
+	path := configFlag(fs)
+	if code, ok := parseFlags(fs, args, c.stdout, c.stderr); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return usageError(fs, c.stderr, "unexpected argument %q", fs.Arg(0))
+	}
+	cfg, err := LoadConfig(*path)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "propertyd data status: %v\n", err)
+		return exitConfig
+	}
+	ctx := context.Background()
+	db, err := engine.Open(ctx, cfg.Database, engine.Options{})
+	if err != nil {
+		fmt.Fprintf(c.stderr, "propertyd data status: opening database %s: %v\n", engine.Describe(cfg.Database), err)
+		return exitError
+	}
+	defer db.Close()
+	sets, err := db.FactSets(ctx)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "propertyd data status: %v\n", err)
+		return exitError
+	}
+	tw := tabwriter.NewWriter(c.stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "DATASET\tSOURCE\tPRECEDENCE\tROWS\tMATCHED\tFAILED\tAS OF\tLOADED")
+	for _, s := range sets {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", s.Dataset, s.Source, s.Priority, service.Thousands(int(s.Rows)),
+			service.Thousands(int(s.Matched)), service.Thousands(int(s.Failed)), s.AsOf, s.LoadedAt.Format(time.RFC3339))
+	}
+	if len(sets) == 0 {
+		fmt.Fprintln(tw, "(none loaded)")
+	}
+	tw.Flush()
+	fmt.Fprintln(c.stdout)
+	states, err := acsStatus(ctx, db)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "propertyd data status: %v\n", err)
+		return exitError
+	}
+	if len(states) == 0 {
+		fmt.Fprintln(c.stdout, "ACS states loaded: none (propertyd data load acs)")
+	} else {
+		fmt.Fprintf(c.stdout, "ACS states loaded:\n  %s\n", strings.Join(states, "\n  "))
+	}
+	return exitOK
+}
+
+// acsStatus lists, for each section loaded by state, the states loaded
+// (LoadRegion records each under the section "loaded:<section>"), with
+// the ACS vintage they hold: "demographics: CA, TX (2023)".
+func acsStatus(ctx context.Context, db engine.Store) ([]string, error) {
+	byFIPS := map[string]string{}
+	for _, code := range address.States() {
+		if f, ok := address.StateFIPS(code); ok {
+			byFIPS[f] = code
+		}
+	}
+	var out []string
+	afterSection, afterKey := "loaded:", ""
+	cur, states, vintages := "", []string{}, map[string]bool{}
+	flush := func() {
+		if cur == "" {
+			return
+		}
+		var vs []string
+		for v := range vintages {
+			if v != "" {
+				vs = append(vs, v)
+			}
+		}
+		slices.Sort(vs)
+		line := strings.TrimPrefix(cur, "loaded:") + ": " + strings.Join(states, " ")
+		if len(vs) > 0 {
+			line += " (" + strings.Join(vs, ", ") + ")"
+		}
+		out = append(out, line)
+	}
+	for {
+		recs, err := db.ListSections(ctx, afterSection, afterKey, 500)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range recs {
+			if !strings.HasPrefix(r.Section, "loaded:") {
+				flush()
+				return out, nil
+			}
+			if r.Section != cur {
+				flush()
+				cur, states, vintages = r.Section, nil, map[string]bool{}
+			}
+			code := byFIPS[r.Key]
+			if code == "" {
+				code = r.Key
+			}
+			states = append(states, code)
+			vintages[r.Vintage] = true
+		}
+		if len(recs) < 500 {
+			flush()
+			return out, nil
+		}
+		afterSection, afterKey = recs[len(recs)-1].Section, recs[len(recs)-1].Key
+	}
+}

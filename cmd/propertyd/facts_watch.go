@@ -1,0 +1,40 @@
+package main
+
+import (
+	"context"
+	"time"
+)
+
+// watchFacts asks the database every facts.refresh whether a load of
+// assessor data or an import was published since it last looked (from
+// this instance or any other, through the CLI); when one was, it drops
+// every record and answer the instance holds in memory, so the new facts
+// show within one refresh on every instance of a fleet. Records are
+// otherwise kept until cache.record_ttl, and the answers made from them
+// too. It returns when ctx is done.
+func (m *Main) watchFacts(ctx context.Context, every time.Duration) {
+	if every <= 0 {
+		every = 10 * time.Second
+	}
+	last, err := m.db.FactsVersion(ctx)
+	if err != nil {
+		last = ""
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		v, err := m.db.FactsVersion(ctx)
+		if err != nil || v == last {
+			continue
+		}
+		last = v
+		m.cache.Clear()
+		m.gw.ForgetAnswers()
+		m.Logger.Info("property facts changed: records held in memory dropped", "version", v)
+	}
+}

@@ -1,0 +1,529 @@
+package assessor
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/csv"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/address"
+)
+
+// BatchRows is how many rows one transaction writes, with the checkpoint
+// a resumed load starts from.
+const BatchRows = 5000
+
+// ErrUnknownColumn is the cause of the error Load returns, before reading
+// any row, when the mapping names a column a file lacks; ErrFiles when it
+// is given the wrong number of files. Both are the caller's mistake.
+var (
+	ErrUnknownColumn = errors.New("unknown column")
+	ErrFiles         = errors.New("wrong files")
+)
+
+// Options tune a Load.
+type Options struct {
+	// Priority is the dataset's place in the precedence (1 is first after
+	// the operator's import).
+	Priority int
+	// Failures is the path of the failures file: a CSV of file, line, key,
+	// kept and reason, one line a row that failed (kept=no) or lost a value
+	// (kept=yes, the bad value dropped). It is appended to, and cut back
+	// to the checkpoint when a load resumes.
+	Failures string
+	// Progress, when set, is told the rows read so far and what is going
+	// on; force asks for a redraw now.
+	Progress func(rows int64, phase string, force bool)
+	// Now is the clock (year_built's bound, the default as_of); nil means
+	// time.Now.
+	Now func() time.Time
+	// Force loads the files even when the dataset is served from them.
+	Force bool
+	// BatchRows is how many rows a transaction writes; 0 means BatchRows.
+	BatchRows int
+}
+
+// Result is what a Load did.
+type Result struct {
+	Set           providers.FactSet
+	Read          int64 // data rows read, this run and the runs it resumed
+	Failed        int64 // rows written to the failures file
+	Resumed       bool
+	AlreadyLoaded bool // the dataset is served from these files already
+}
+
+// Load streams files into st as the dataset d: every row read, checked and
+// written BatchRows at a time with its checkpoint, then published in one
+// step. A load killed at any point is resumed by running it again with the
+// same files: rows already written are skipped and no row is written
+// twice. A two-file dataset (d.Join) takes its two files in either order.
+func Load(ctx context.Context, st providers.FactStore, d Dataset, files []string, opts Options) (Result, error) {
+	var res Result
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	ordered, err := d.order(files)
+	if err != nil {
+		return res, err
+	}
+	fp, err := fingerprint(d, ordered)
+	if err != nil {
+		return res, err
+	}
+	if opts.Force {
+		fp += "+" + strconv.FormatInt(now().UnixNano(), 36)
+	}
+	load, served, err := st.BeginFacts(ctx, d.Name, fp)
+	if err != nil {
+		return res, err
+	}
+	if load.Generation == 0 {
+		res.AlreadyLoaded = true
+		res.Set = *served
+		return res, nil
+	}
+	res.Resumed = load.Resumed
+
+	fail, err := openFailures(opts.Failures, load.FailuresSize)
+	if err != nil {
+		return res, err
+	}
+	defer fail.close()
+
+	w := &writer{ctx: ctx, st: st, load: &load, fail: fail, read: 0, failed: load.Failed, opts: opts}
+	for i, path := range ordered {
+		keyFile := d.Join != nil && i == 0
+		if err := w.file(d, path, keyFile, now()); err != nil {
+			return res, err
+		}
+	}
+	if err := w.flush(); err != nil {
+		return res, err
+	}
+	res.Read, res.Failed = w.read, w.failed
+	asOf := d.AsOf
+	if asOf == "" {
+		asOf = now().UTC().Format(time.DateOnly)
+	}
+	source := d.Source
+	if source == "" {
+		source = d.Name
+	}
+	w.progress("merging records", true)
+	res.Set, err = st.PublishFacts(ctx, load, providers.FactSet{Source: source, Priority: opts.Priority, AsOf: asOf},
+		func(done, total int) {
+			w.progress(fmt.Sprintf("merging records %d/%d", done, total), false)
+		})
+	return res, err
+}
+
+// order returns the files in the order they load: a two-file dataset's
+// key file (the one whose header has the join's columns) first. It checks
+// every column the mapping names against the files' headers.
+func (d *Dataset) order(files []string) ([]string, error) {
+	want := 1
+	if d.Join != nil {
+		want = 2
+	}
+	if len(files) != want {
+		return nil, fmt.Errorf("%w: dataset %s takes %d file(s), got %d", ErrFiles, d.Name, want, len(files))
+	}
+	if want == 1 {
+		return files, checkColumns(files[0], d.Mapping.columns())
+	}
+	joinCols := d.Join.columns()
+	for i, f := range files {
+		if checkColumns(f, joinCols) == nil {
+			main := files[1-i]
+			if err := checkColumns(main, d.Mapping.columns()); err != nil {
+				return nil, err
+			}
+			return []string{f, main}, nil
+		}
+	}
+	return nil, checkColumns(files[0], joinCols)
+}
+
+// checkColumns reports the first of cols that path lacks (a GeoJSON file
+// is checked against its first feature's properties).
+func checkColumns(path string, cols []string) error {
+	r, err := openRows(path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if r.dec != nil {
+		if err := r.next(); err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	for _, c := range cols {
+		if !r.has(c) {
+			return fmt.Errorf("%s: %w %q: the file has %s", filepath.Base(path), ErrUnknownColumn, c, strings.Join(r.names(), ", "))
+		}
+	}
+	return nil
+}
+
+func (r *rowReader) names() []string {
+	if r.header != nil {
+		return r.columns
+	}
+	var out []string
+	for k := range r.props {
+		out = append(out, k)
+	}
+	return out
+}
+
+// fingerprint names the files and the mapping: their base names, sizes
+// and the SHA-256 of their first MiB, and the mapping as JSON. The same
+// files under the same mapping resume or skip; anything else is a new load.
+func fingerprint(d Dataset, files []string) (string, error) {
+	h := sha256.New()
+	m, _ := json.Marshal(d.Mapping)
+	h.Write(m)
+	for _, p := range files {
+		f, err := os.Open(p)
+		if err != nil {
+			return "", err
+		}
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return "", err
+		}
+		fmt.Fprintf(h, "\x00%s\x00%d\x00", filepath.Base(p), st.Size())
+		_, err = io.CopyN(h, f, 1<<20)
+		f.Close()
+		if err != nil && err != io.EOF {
+			return "", err
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32], nil
+}
+
+// failures is the failures file.
+type failures struct {
+	f    *os.File
+	w    *csv.Writer
+	size int64
+}
+
+func openFailures(path string, size int64) (*failures, error) {
+	if path == "" {
+		return &failures{}, nil
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	// Cut back to the checkpoint: failures written after it are of rows
+	// the resumed load reads again.
+	if err := f.Truncate(size); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if _, err := f.Seek(size, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	fl := &failures{f: f, w: csv.NewWriter(f), size: size}
+	if size == 0 {
+		fl.w.Write([]string{"file", "line", "key", "kept", "reason"})
+		fl.w.Flush()
+		fl.size, _ = f.Seek(0, io.SeekCurrent)
+	}
+	return fl, nil
+}
+
+func (fl *failures) write(file string, line int, key string, kept bool, reason string) {
+	if fl.w == nil {
+		return
+	}
+	k := "no"
+	if kept {
+		k = "yes"
+	}
+	fl.w.Write([]string{filepath.Base(file), strconv.Itoa(line), key, k, reason})
+}
+
+// sync flushes and returns the file's length: the checkpoint's.
+func (fl *failures) sync() (int64, error) {
+	if fl.w == nil {
+		return 0, nil
+	}
+	fl.w.Flush()
+	if err := fl.w.Error(); err != nil {
+		return 0, err
+	}
+	if err := fl.f.Sync(); err != nil {
+		return 0, err
+	}
+	return fl.f.Seek(0, io.SeekCurrent)
+}
+
+func (fl *failures) close() {
+	if fl.f != nil {
+		fl.w.Flush()
+		fl.f.Close()
+	}
+}
+
+// writer batches rows into the store.
+type writer struct {
+	ctx    context.Context
+	st     providers.FactStore
+	load   *providers.FactLoad
+	fail   *failures
+	opts   Options
+	keys   []providers.FactKey
+	rows   []providers.FactRow
+	read   int64 // data rows read, across files, this run and before
+	failed int64
+	last   time.Time
+}
+
+func (w *writer) progress(phase string, force bool) {
+	if w.opts.Progress != nil {
+		w.opts.Progress(w.read, phase, force)
+	}
+}
+
+// file reads one file's rows, skipping those the checkpoint covers.
+func (w *writer) file(d Dataset, path string, keyFile bool, now time.Time) error {
+	r, err := openRows(path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	phase := "reading " + filepath.Base(path)
+	for {
+		if err := w.ctx.Err(); err != nil {
+			return err
+		}
+		err := r.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s line %d: %w", filepath.Base(path), r.line, err)
+		}
+		w.read++
+		if w.read <= w.load.Done {
+			continue // written before the load was interrupted
+		}
+		if keyFile {
+			w.keyRow(d.Join, r, path)
+		} else {
+			w.dataRow(d, r, path, now)
+		}
+		if len(w.rows)+len(w.keys) >= w.batch() {
+			if err := w.flush(); err != nil {
+				return err
+			}
+		}
+		w.progress(phase, false)
+	}
+}
+
+func (w *writer) batch() int {
+	if w.opts.BatchRows > 0 {
+		return w.opts.BatchRows
+	}
+	return BatchRows
+}
+
+func (w *writer) flush() error {
+	size, err := w.fail.sync()
+	if err != nil {
+		return fmt.Errorf("writing the failures file: %w", err)
+	}
+	if err := w.st.PutFacts(w.ctx, w.load, w.keys, w.rows, w.read, w.failed, size); err != nil {
+		return err
+	}
+	w.keys, w.rows = w.keys[:0], w.rows[:0]
+	return nil
+}
+
+func (w *writer) keyRow(j *Join, r *rowReader, path string) {
+	key := strings.TrimSpace(r.get(j.Key[0]))
+	if key == "" {
+		w.failed++
+		w.fail.write(path, r.line, "", false, j.Key[0]+": is blank")
+		return
+	}
+	k := providers.FactKey{JoinKey: key}
+	var reason string
+	k.FactsKey, reason = factsKey(j.Address, r.get)
+	k.Point = point(j.Point, r)
+	if k.FactsKey == "" && k.Point == nil {
+		w.failed++
+		w.fail.write(path, r.line, key, false, reason)
+		return
+	}
+	w.keys = append(w.keys, k)
+}
+
+func (w *writer) dataRow(d Dataset, r *rowReader, path string, now time.Time) {
+	key := joinCells(d.Key, r.get, "-")
+	if key == "" {
+		w.failed++
+		w.fail.write(path, r.line, "", false, strings.Join(d.Key, "-")+": is blank")
+		return
+	}
+	row := providers.FactRow{Key: key, Rank: rank(d.Rank, r.get)}
+	var reasons []string
+	for _, name := range providers.FactFields {
+		f, ok := d.Fields[name]
+		if !ok {
+			continue
+		}
+		text, err := f.value(r.get)
+		if err != nil {
+			reasons = append(reasons, name+": "+err.Error())
+			continue
+		}
+		if pe := providers.SetFact(&row.Facts, name, text); pe != nil {
+			reasons = append(reasons, pe.Parameter+": "+pe.Message)
+		}
+	}
+	for _, pe := range providers.CheckFacts(&row.Facts, now) {
+		reasons = append(reasons, pe.Parameter+": "+pe.Message)
+	}
+	if d.Join != nil {
+		row.JoinKey = strings.TrimSpace(r.get(d.Join.Column))
+	}
+	var why string
+	row.FactsKey, why = factsKey(d.Address, r.get)
+	row.Point = point(d.Point, r)
+	switch {
+	case !row.Facts.Known():
+		reasons = append(reasons, "no facts")
+	case row.FactsKey == "" && row.Point == nil && row.JoinKey == "":
+		reasons = append(reasons, why)
+	default:
+		if len(reasons) > 0 {
+			w.failed++
+			w.fail.write(path, r.line, key, true, strings.Join(reasons, "; "))
+		}
+		w.rows = append(w.rows, row)
+		return
+	}
+	w.failed++
+	w.fail.write(path, r.line, key, false, strings.Join(reasons, "; "))
+}
+
+// factsKey normalizes a row's address as lookups do and returns its
+// FactsKey, or "" and why there is none.
+func factsKey(a *AddressColumns, get func(string) string) (string, string) {
+	if a == nil {
+		return "", "no address or point"
+	}
+	street := streetLine(a.Street, get)
+	if street == "" {
+		return "", "address: street is blank"
+	}
+	state := ""
+	if a.State != "" {
+		state = get(a.State)
+	}
+	if strings.TrimSpace(state) == "" {
+		state = a.DefaultState
+	}
+	in := providers.Address{Street: street, State: state, Zip: get(a.Zip)}
+	if a.Unit != "" {
+		in.Unit = get(a.Unit)
+	}
+	if a.City != "" {
+		in.City = get(a.City)
+	}
+	n, err := address.Normalize(in)
+	if err != nil {
+		return "", "address: " + providers.As(err).Message
+	}
+	if n.Zip == "" {
+		return "", "address: zip is blank"
+	}
+	return providers.FactsKey(n.Street, n.Zip, n.Unit), ""
+}
+
+// point reads a row's coordinates: the columns, else a GeoJSON feature's
+// geometry; nil when there are none or they are out of range (0,0 is a
+// blank, not a place).
+func point(p *PointColumns, r *rowReader) *providers.Point {
+	if p != nil && p.Lat != "" {
+		lat, err1 := strconv.ParseFloat(strings.TrimSpace(r.get(p.Lat)), 64)
+		lng, err2 := strconv.ParseFloat(strings.TrimSpace(r.get(p.Lng)), 64)
+		if err1 != nil || err2 != nil || lat < -90 || lat > 90 || lng < -180 || lng > 180 || (lat == 0 && lng == 0) {
+			return nil
+		}
+		return &providers.Point{Lat: lat, Lng: lng}
+	}
+	return r.geometry // a GeoJSON feature's; nil in a CSV
+}
+
+// streetLine joins the street columns with spaces, leaving out a cell
+// that is the end of a house-number range (Allegheny County writes the
+// range 1622-1624 as 1622 in the number and " -1624" in the fraction): the
+// record's address is the range's first number.
+func streetLine(cols []string, get func(string) string) string {
+	var parts []string
+	for _, c := range cols {
+		v := strings.Join(strings.Fields(get(c)), " ")
+		if r, ok := strings.CutPrefix(v, "-"); ok && r != "" && strings.Trim(strings.TrimSpace(r), "0123456789") == "" {
+			continue
+		}
+		if v != "" {
+			parts = append(parts, v)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func joinCells(cols []string, get func(string) string, sep string) string {
+	var parts []string
+	for _, c := range cols {
+		if v := strings.Join(strings.Fields(get(c)), " "); v != "" {
+			parts = append(parts, v)
+		}
+	}
+	return strings.Join(parts, sep)
+}
+
+// rank folds the rank columns into one number, the first most significant.
+func rank(cols []string, get func(string) string) int64 {
+	var out int64
+	for i, c := range cols {
+		col, down := strings.CutPrefix(c, "-")
+		v, _ := strconv.ParseFloat(strings.TrimSpace(get(col)), 64)
+		n := int64(v)
+		if i > 0 {
+			n = min(max(n, 0), 999)
+			if down {
+				n = 999 - n
+			}
+			out = out*1000 + n
+			continue
+		}
+		if down {
+			n = -n
+		}
+		out = n
+	}
+	return out
+}

@@ -1,0 +1,129 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"strconv"
+
+	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/store/internal/factsql"
+)
+
+// factDialect is SQLite's spatial statements for facts, through the
+// rows' R*Tree and the properties'.
+var factDialect = &factsql.Dialect{
+	Param: func(n int) string { return "?" + strconv.Itoa(n) },
+	RowsNear: `SELECT ` + factsql.RowColumns + ` FROM fact_rows_rtree t
+		JOIN fact_rows r ON r.id = t.id JOIN fact_sets s ON s.dataset = r.dataset AND s.generation = r.generation
+		WHERE t.min_lat >= ?1 AND t.max_lat <= ?2 AND t.min_lng >= ?3 AND t.max_lng <= ?4 AND r.facts_key IS NULL`,
+	RecordsNearRows: `SELECT t.id FROM fact_rows r JOIN properties_rtree t
+			ON t.min_lat BETWEEN r.latitude - ?3 AND r.latitude + ?3 AND t.min_lng BETWEEN r.longitude - ?4 AND r.longitude + ?4
+		WHERE r.dataset = ?1 AND r.generation = ?2 AND r.facts_key IS NULL AND r.latitude IS NOT NULL`,
+	PointRowsMatched: `SELECT COUNT(*) FROM fact_rows r
+		WHERE r.dataset = ?1 AND r.generation = ?2 AND r.facts_key IS NULL AND r.latitude IS NOT NULL
+			AND EXISTS (SELECT 1 FROM properties_rtree t WHERE t.min_lat BETWEEN r.latitude - ?3 AND r.latitude + ?3
+				AND t.min_lng BETWEEN r.longitude - ?4 AND r.longitude + ?4)`,
+}
+
+var factStatements = factsql.Build(factDialect)
+
+// facts returns the facts logic over db.
+func (db *DB) facts() *factsql.Facts { return &factsql.Facts{DB: factDB{db}, S: factStatements} }
+
+// factDB is factsql.DB on the writer (writes, transactions) and the
+// readers (queries outside a transaction).
+type factDB struct{ db *DB }
+
+func (f factDB) Exec(ctx context.Context, q string, args ...any) (int64, error) {
+	return execN(f.db.writer.ExecContext(ctx, q, args...))
+}
+
+func (f factDB) Query(ctx context.Context, q string, args ...any) (factsql.Rows, error) {
+	rows, err := f.db.readers.QueryContext(ctx, q, args...)
+	return sqlRows{rows}, err
+}
+
+func (f factDB) ExecMany(ctx context.Context, q string, args [][]any) error {
+	return f.Tx(ctx, func(c factsql.Conn) error { return c.ExecMany(ctx, q, args) })
+}
+
+func (f factDB) Tx(ctx context.Context, fn func(factsql.Conn) error) error {
+	tx, err := f.db.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(factTx{tx}); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+func (f factDB) Err(ctx context.Context, err error) error { return dbErr(ctx, err) }
+func (f factDB) Now() any                                 { return formatTime(f.db.stamp()) }
+
+// factTx is factsql.Conn on a transaction.
+type factTx struct{ tx *sql.Tx }
+
+func (t factTx) Exec(ctx context.Context, q string, args ...any) (int64, error) {
+	return execN(t.tx.ExecContext(ctx, q, args...))
+}
+
+func (t factTx) Query(ctx context.Context, q string, args ...any) (factsql.Rows, error) {
+	rows, err := t.tx.QueryContext(ctx, q, args...)
+	return sqlRows{rows}, err
+}
+
+func (t factTx) ExecMany(ctx context.Context, q string, args [][]any) error {
+	stmt, err := t.tx.PrepareContext(ctx, q)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for _, a := range args {
+		if _, err := stmt.ExecContext(ctx, a...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func execN(res sql.Result, err error) (int64, error) {
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// sqlRows is factsql.Rows on *sql.Rows.
+type sqlRows struct{ *sql.Rows }
+
+func (r sqlRows) Close() { r.Rows.Close() }
+
+// BeginFacts starts or resumes a load of dataset (providers.FactStore).
+func (db *DB) BeginFacts(ctx context.Context, dataset, fingerprint string) (providers.FactLoad, *providers.FactSet, error) {
+	return db.facts().Begin(ctx, dataset, fingerprint)
+}
+
+// PutFacts writes a batch of a load and its checkpoint (providers.FactStore).
+func (db *DB) PutFacts(ctx context.Context, load *providers.FactLoad, keys []providers.FactKey, rows []providers.FactRow,
+	done, failed, failuresSize int64) error {
+	return db.facts().Put(ctx, load, keys, rows, done, failed, failuresSize)
+}
+
+// PublishFacts serves a load and merges the records it touches (providers.FactStore).
+func (db *DB) PublishFacts(ctx context.Context, load providers.FactLoad, set providers.FactSet,
+	progress func(done, total int)) (providers.FactSet, error) {
+	return db.facts().Publish(ctx, load, set, progress)
+}
+
+// FactSets lists the datasets served (providers.FactStore).
+func (db *DB) FactSets(ctx context.Context) ([]providers.FactSet, error) { return db.facts().Sets(ctx) }
+
+// PutImportFacts sets the operator's own facts of a record (providers.FactStore).
+func (db *DB) PutImportFacts(ctx context.Context, id int64, f providers.Facts, asOf string) error {
+	return db.facts().PutImport(ctx, id, f, asOf)
+}
+
+// FactsVersion changes with every publish and import (providers.FactStore).
+func (db *DB) FactsVersion(ctx context.Context) (string, error) { return db.facts().Version(ctx) }

@@ -1,0 +1,416 @@
+package factsql
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/store/internal/rules"
+)
+
+// mergeBatch is how many records one transaction of PublishFacts merges:
+// small enough that a lookup saving a new record meanwhile waits
+// milliseconds for the writer, not seconds.
+const mergeBatch = 500
+
+// Begin starts a load of dataset, or resumes its unfinished load of the
+// same fingerprint. A load of other files is abandoned: its rows go. When
+// the dataset is served from the same fingerprint and no load is pending,
+// it returns the zero FactLoad and the served set: nothing to do.
+func (f *Facts) Begin(ctx context.Context, dataset, fingerprint string) (providers.FactLoad, *providers.FactSet, error) {
+	served, err := f.servedSet(ctx, f.DB, dataset)
+	if err != nil {
+		return providers.FactLoad{}, nil, err
+	}
+	load := providers.FactLoad{Dataset: dataset}
+	var pendingFP string
+	found, err := queryRow(ctx, f.DB, f.S.loadOf, []any{dataset},
+		&load.Generation, &pendingFP, &load.Done, &load.Failed, &load.FailuresSize)
+	if err != nil {
+		return providers.FactLoad{}, nil, f.DB.Err(ctx, err)
+	}
+	if found {
+		if pendingFP == fingerprint {
+			load.Fingerprint, load.Resumed = fingerprint, true
+			return load, served, nil
+		}
+		if served == nil || served.Generation != load.Generation {
+			if err := f.dropGeneration(ctx, dataset, load.Generation); err != nil {
+				return providers.FactLoad{}, nil, err
+			}
+		}
+		if _, err := f.DB.Exec(ctx, f.S.dropLoad, dataset); err != nil {
+			return providers.FactLoad{}, nil, f.DB.Err(ctx, err)
+		}
+	}
+	if served != nil && served.Fingerprint == fingerprint {
+		return providers.FactLoad{}, served, nil
+	}
+	load = providers.FactLoad{Dataset: dataset, Fingerprint: fingerprint}
+	err = f.DB.Tx(ctx, func(c Conn) error {
+		if _, err := queryRow(ctx, c, f.S.newGeneration, []any{dataset, dataset}, &load.Generation); err != nil {
+			return err
+		}
+		_, err := c.Exec(ctx, f.S.startLoad, dataset, load.Generation, fingerprint, f.DB.Now())
+		return err
+	})
+	if err != nil {
+		return providers.FactLoad{}, nil, f.DB.Err(ctx, err)
+	}
+	return load, served, nil
+}
+
+func (f *Facts) servedSet(ctx context.Context, c Conn, dataset string) (*providers.FactSet, error) {
+	rows, err := c.Query(ctx, f.S.servedSet, dataset)
+	if err != nil {
+		return nil, f.DB.Err(ctx, err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return nil, f.DB.Err(ctx, rows.Err())
+	}
+	s, err := scanSet(rows)
+	if err != nil {
+		return nil, f.DB.Err(ctx, err)
+	}
+	return &s, nil
+}
+
+func scanSet(rows Rows) (providers.FactSet, error) {
+	var (
+		s        providers.FactSet
+		priority int64
+		loaded   string
+	)
+	if err := rows.Scan(&s.Dataset, &s.Source, &priority, &s.Generation, &s.AsOf, &s.Fingerprint,
+		&s.Rows, &s.Matched, &s.Failed, &loaded); err != nil {
+		return s, err
+	}
+	s.Priority = int(priority)
+	s.LoadedAt, _ = time.Parse("2006-01-02T15:04:05.000Z", loaded)
+	return s, nil
+}
+
+// dropGeneration deletes the rows and keys of one generation of a
+// dataset, a few thousand rows a transaction.
+func (f *Facts) dropGeneration(ctx context.Context, dataset string, gen int64) error {
+	for {
+		n, err := f.DB.Exec(ctx, f.S.dropRows, dataset, gen)
+		if err != nil {
+			return f.DB.Err(ctx, err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	_, err := f.DB.Exec(ctx, f.S.dropKeys, dataset, gen)
+	return f.DB.Err(ctx, err)
+}
+
+// Put writes keys and rows of the load and its checkpoint in one
+// transaction. Rows with a JoinKey take their address and point from the
+// keys written so far (a two-file dataset loads its key file first).
+func (f *Facts) Put(ctx context.Context, load *providers.FactLoad, keys []providers.FactKey, rows []providers.FactRow,
+	done, failed, failuresSize int64) error {
+	err := f.DB.Tx(ctx, func(c Conn) error {
+		if len(keys) > 0 {
+			args := make([][]any, len(keys))
+			for i, k := range keys {
+				lat, lng := pointArgs(k.Point)
+				args[i] = []any{load.Dataset, load.Generation, k.JoinKey, nullIfEmpty(k.FactsKey), lat, lng}
+			}
+			if err := c.ExecMany(ctx, f.S.putKey, args); err != nil {
+				return err
+			}
+		}
+		if len(rows) > 0 {
+			var before int64
+			if _, err := queryRow(ctx, c, f.S.maxRow, nil, &before); err != nil {
+				return err
+			}
+			joins := false
+			args := make([][]any, len(rows))
+			for i, r := range rows {
+				lat, lng := pointArgs(r.Point)
+				joins = joins || r.JoinKey != ""
+				args[i] = append([]any{load.Dataset, load.Generation, r.Key, r.Rank, nullIfEmpty(r.JoinKey),
+					nullIfEmpty(r.FactsKey), lat, lng}, factArgs(r.Facts)...)
+			}
+			if err := c.ExecMany(ctx, f.S.putRow, args); err != nil {
+				return err
+			}
+			if joins {
+				if _, err := c.Exec(ctx, f.S.joinKeys, load.Dataset, load.Generation, before); err != nil {
+					return err
+				}
+			}
+		}
+		_, err := c.Exec(ctx, f.S.checkpoint, done, failed, failuresSize, load.Dataset, load.Generation)
+		return err
+	})
+	if err != nil {
+		return f.DB.Err(ctx, err)
+	}
+	load.Done, load.Failed, load.FailuresSize = done, failed, failuresSize
+	return nil
+}
+
+func pointArgs(p *providers.Point) (lat, lng any) {
+	if p == nil {
+		return nil, nil
+	}
+	return p.Lat, p.Lng
+}
+
+// Publish serves the load in place of the dataset's former generation in
+// one transaction, then merges every record the new or a former
+// generation joins, mergeBatch records a transaction, and drops the former
+// generations. Until a record's turn it shows the facts it had: whole,
+// from the former generation, never half of one. If it is interrupted
+// the load stays pending under the served generation, and Begin of the
+// same files resumes it here.
+func (f *Facts) Publish(ctx context.Context, load providers.FactLoad, set providers.FactSet,
+	progress func(done, total int)) (providers.FactSet, error) {
+	ds, gen := load.Dataset, load.Generation
+	dlat, dlng := pointBox()
+	set.Dataset, set.Generation, set.Fingerprint, set.Failed = ds, gen, load.Fingerprint, load.Failed
+	if set.Source == "" {
+		set.Source = ds
+	}
+	var keyMatched, pointMatched int64
+	if _, err := queryRow(ctx, f.DB, f.S.countRows, []any{ds, gen}, &set.Rows); err != nil {
+		return set, f.DB.Err(ctx, err)
+	}
+	if _, err := queryRow(ctx, f.DB, f.S.keyRowsMatched, []any{ds, gen}, &keyMatched); err != nil {
+		return set, f.DB.Err(ctx, err)
+	}
+	if _, err := queryRow(ctx, f.DB, f.S.pointRowsMatched, []any{ds, gen, dlat, dlng}, &pointMatched); err != nil {
+		return set, f.DB.Err(ctx, err)
+	}
+	set.Matched = keyMatched + pointMatched
+	set.LoadedAt = time.Now().UTC()
+	err := f.DB.Tx(ctx, func(c Conn) error {
+		_, err := c.Exec(ctx, f.S.publish, ds, set.Source, set.Priority, gen, set.AsOf, set.Fingerprint,
+			set.Rows, set.Matched, set.Failed, stamp(set.LoadedAt))
+		return err
+	})
+	if err != nil {
+		return set, f.DB.Err(ctx, err)
+	}
+
+	gens := []int64{gen}
+	olds, err := f.int64s(ctx, f.S.oldRows, ds, gen)
+	if err != nil {
+		return set, err
+	}
+	gens = append(gens, olds...)
+	var ids []int64
+	for _, g := range gens {
+		for _, q := range []struct {
+			sql  string
+			args []any
+		}{{f.S.keyRecords, []any{ds, g}}, {f.S.unitRecords, []any{ds, g}}, {f.S.recordsNearRows, []any{ds, g, dlat, dlng}}} {
+			got, err := f.int64s(ctx, q.sql, q.args...)
+			if err != nil {
+				return set, err
+			}
+			ids = append(ids, got...)
+		}
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	if err := f.mergeAll(ctx, ids, progress); err != nil {
+		return set, err
+	}
+	for _, g := range olds {
+		if err := f.dropGeneration(ctx, ds, g); err != nil {
+			return set, err
+		}
+	}
+	if _, err := f.DB.Exec(ctx, f.S.dropKeys, ds, gen); err != nil {
+		return set, f.DB.Err(ctx, err)
+	}
+	if _, err := f.DB.Exec(ctx, f.S.endLoad, ds, gen); err != nil {
+		return set, f.DB.Err(ctx, err)
+	}
+	return set, nil
+}
+
+// mergeAll merges ids, mergeBatch a transaction.
+func (f *Facts) mergeAll(ctx context.Context, ids []int64, progress func(done, total int)) error {
+	for start := 0; start < len(ids); start += mergeBatch {
+		batch := ids[start:min(start+mergeBatch, len(ids))]
+		err := f.DB.Tx(ctx, func(c Conn) error {
+			for _, id := range batch {
+				if _, err := f.Merge(ctx, c, id); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return f.DB.Err(ctx, err)
+		}
+		if progress != nil {
+			progress(start+len(batch), len(ids))
+		}
+	}
+	return nil
+}
+
+func (f *Facts) int64s(ctx context.Context, sql string, args ...any) ([]int64, error) {
+	rows, err := f.DB.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, f.DB.Err(ctx, err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var v int64
+		if err := rows.Scan(&v); err != nil {
+			return nil, f.DB.Err(ctx, err)
+		}
+		out = append(out, v)
+	}
+	return out, f.DB.Err(ctx, rows.Err())
+}
+
+// Sets lists the datasets served, by priority.
+func (f *Facts) Sets(ctx context.Context) ([]providers.FactSet, error) {
+	rows, err := f.DB.Query(ctx, f.S.sets)
+	if err != nil {
+		return nil, f.DB.Err(ctx, err)
+	}
+	defer rows.Close()
+	var out []providers.FactSet
+	for rows.Next() {
+		s, err := scanSet(rows)
+		if err != nil {
+			return nil, f.DB.Err(ctx, err)
+		}
+		out = append(out, s)
+	}
+	return out, f.DB.Err(ctx, rows.Err())
+}
+
+// PutImport sets the operator's own facts of record id and merges it, in
+// one transaction. The import is a dataset of priority 0 whose rows name
+// their record.
+//
+// It returns KindInvalid naming the first fact out of its bounds
+// (providers.CheckFacts), KindNotFound (property_not_found) when there is
+// no record id.
+func (f *Facts) PutImport(ctx context.Context, id int64, facts providers.Facts, asOf string) error {
+	if errs := providers.CheckFacts(&facts, time.Now()); len(errs) > 0 {
+		return providers.InvalidParams(errs...)
+	}
+	err := f.DB.Tx(ctx, func(c Conn) error {
+		var one int64
+		if found, err := queryRow(ctx, c, f.S.exists, []any{id}, &one); err != nil || !found {
+			if err == nil {
+				err = rules.ErrPropertyNotFound()
+			}
+			return err
+		}
+		if _, err := c.Exec(ctx, f.S.putImportSet, asOf, stamp(time.Now())); err != nil {
+			return err
+		}
+		args := append([]any{"record:" + strconv.FormatInt(id, 10), id, asOf}, factArgs(facts)...)
+		if _, err := c.Exec(ctx, f.S.putImportRow, args...); err != nil {
+			return err
+		}
+		_, err := f.Merge(ctx, c, id)
+		return err
+	})
+	return f.DB.Err(ctx, err)
+}
+
+// Version changes with every publish and import: the number of datasets
+// and the latest time one was loaded.
+func (f *Facts) Version(ctx context.Context) (string, error) {
+	var (
+		n      int64
+		latest sql.NullString
+	)
+	if _, err := queryRow(ctx, f.DB, f.S.version, nil, &n, &latest); err != nil {
+		return "", f.DB.Err(ctx, err)
+	}
+	return strconv.FormatInt(n, 10) + "@" + latest.String, nil
+}
+
+// CopyImport gives a record copied from another database, on c, the
+// import rows its facts came from: the facts whose source its provenance
+// names as the import, as of their date. Without them a later load would
+// merge the record as if the operator had never imported them.
+func (f *Facts) CopyImport(ctx context.Context, c Conn, p *providers.Property) error {
+	if !strings.Contains(p.FactsOrigin, `"source":"import"`) {
+		return nil
+	}
+	var origin struct {
+		Fields map[string]struct {
+			Source string `json:"source"`
+			AsOf   string `json:"as_of"`
+		} `json:"fields"`
+	}
+	if err := json.Unmarshal([]byte(p.FactsOrigin), &origin); err != nil {
+		return nil // not provenance this code wrote; nothing to carry
+	}
+	var names []string
+	asOf := ""
+	for name, src := range origin.Fields {
+		if src.Source == "import" {
+			names = append(names, name)
+			asOf = max(asOf, src.AsOf)
+		}
+	}
+	all := p.Facts()
+	if _, err := c.Exec(ctx, f.S.putImportSet, asOf, stamp(time.Now())); err != nil {
+		return err
+	}
+	args := append([]any{"record:" + strconv.FormatInt(p.ID, 10), p.ID, asOf}, factArgs(all.Only(names...))...)
+	_, err := c.Exec(ctx, f.S.putImportRow, args...)
+	return err
+}
+
+// FillKeys gives every record saved before facts existed its facts_key
+// (the migration that added the column cannot normalize a street), a few
+// thousand a transaction, and reports how many it filled. A database with
+// none left costs one index probe.
+func (f *Facts) FillKeys(ctx context.Context) (int, error) {
+	n := 0
+	for {
+		rows, err := f.DB.Query(ctx, f.S.unkeyed)
+		if err != nil {
+			return n, f.DB.Err(ctx, err)
+		}
+		var args [][]any
+		for rows.Next() {
+			var (
+				id                   int64
+				canonical, zip, unit string
+			)
+			if err := rows.Scan(&id, &canonical, &zip, &unit); err != nil {
+				rows.Close()
+				return n, f.DB.Err(ctx, err)
+			}
+			args = append(args, []any{providers.FactsKeyOf(canonical, zip, unit), id})
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return n, f.DB.Err(ctx, err)
+		}
+		if len(args) == 0 {
+			return n, nil
+		}
+		if err := f.DB.Tx(ctx, func(c Conn) error { return c.ExecMany(ctx, f.S.setKey, args) }); err != nil {
+			return n, f.DB.Err(ctx, err)
+		}
+		n += len(args)
+	}
+}

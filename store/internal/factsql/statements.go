@@ -1,0 +1,146 @@
+package factsql
+
+import "github.com/propertyd/propertyd/store/internal/sqlshared"
+
+// Dialect is what the engines say differently about facts: the statements
+// that go through their spatial indexes. Each uses numbered placeholders
+// so an argument may appear twice.
+type Dialect struct {
+	// Param is the engine's placeholder of the n-th argument.
+	Param func(n int) string
+	// RowsNear selects RowColumns of served rows that join by coordinates
+	// (no facts_key) inside a rectangle: south, north, west, east.
+	RowsNear string
+	// RecordsNearRows selects the ids of records within a rectangle of
+	// half-height dlat and half-width dlng of a point row of a load:
+	// dataset, generation, dlat, dlng.
+	RecordsNearRows string
+	// PointRowsMatched counts the point rows of a load that have a record
+	// in such a rectangle: dataset, generation, dlat, dlng.
+	PointRowsMatched string
+}
+
+// RowColumns are a served row's source and facts, in the order scanSource
+// reads them: fact_rows r joined with fact_sets s.
+const RowColumns = `r.dataset, COALESCE(NULLIF(s.source, ''), r.dataset), COALESCE(r.as_of, s.as_of), s.priority,
+	r.latitude, r.longitude, r.property_type, r.bedrooms, r.bathrooms, r.living_area_sqft,
+	r.lot_sqft, r.year_built, r.stories, r.units`
+
+// ServedRows is the FROM clause of a served row: a row of the generation
+// its dataset serves.
+const ServedRows = `fact_rows r JOIN fact_sets s ON s.dataset = r.dataset AND s.generation = r.generation`
+
+// factColumns are the facts of a record or a row, in FactFields order.
+const factColumns = `property_type, bedrooms, bathrooms, living_area_sqft, lot_sqft, year_built, stories, units`
+
+// Statements are the facts statements of one engine, bound once.
+type Statements struct {
+	d *Dialect
+
+	record, rowsByKey, rowsByRecord, updateRecord       string
+	servedSet, loadOf, newGeneration, startLoad         string
+	dropLoad, dropRows, dropKeys, checkpoint            string
+	putRow, putKey, joinKeys, keyRecords, unitRecords   string
+	keyRowsMatched, publish, endLoad, sets, version     string
+	putImportSet, putImportRow, oldRows, countRows      string
+	rowsNear, recordsNearRows, pointRowsMatched, maxRow string
+	exists, unkeyed, setKey                             string
+}
+
+// Build binds d's statements.
+func Build(d *Dialect) *Statements {
+	b := func(s string) string { return sqlshared.Bind(s, d.Param) }
+	return &Statements{
+		d: d,
+		record: b(`SELECT COALESCE(facts_key, ''), unit, latitude, longitude, ` + factColumns + `, COALESCE(facts, '')
+			FROM properties WHERE id = ?`),
+		rowsByKey: b(`SELECT ` + RowColumns + ` FROM ` + ServedRows + `
+			WHERE r.facts_key = ? ORDER BY s.priority, r.dataset, r.rank DESC, r.id`),
+		rowsByRecord: b(`SELECT ` + RowColumns + ` FROM ` + ServedRows + `
+			WHERE r.property_id = ? ORDER BY s.priority, r.dataset, r.rank DESC, r.id`),
+		updateRecord: b(`UPDATE properties SET property_type = ?, bedrooms = ?, bathrooms = ?, living_area_sqft = ?,
+			lot_sqft = ?, year_built = ?, stories = ?, units = ?, facts = ?, updated_at = ? WHERE id = ?`),
+
+		servedSet: b(`SELECT dataset, source, priority, generation, as_of, fingerprint, row_count, matched, failed, loaded_at
+			FROM fact_sets WHERE dataset = ?`),
+		loadOf: b(`SELECT generation, fingerprint, done, failed, failures_size FROM fact_loads WHERE dataset = ?`),
+		newGeneration: b(`SELECT MAX(g) + 1 FROM (
+				SELECT COALESCE(MAX(generation), 0) AS g FROM fact_rows WHERE dataset = ?
+				UNION ALL SELECT COALESCE(MAX(generation), 0) FROM fact_sets WHERE dataset = ?) gens`),
+		startLoad: b(`INSERT INTO fact_loads (dataset, generation, fingerprint, done, failed, failures_size, started_at)
+			VALUES (?, ?, ?, 0, 0, 0, ?)`),
+		dropLoad:   b(`DELETE FROM fact_loads WHERE dataset = ?`),
+		dropRows:   b(`DELETE FROM fact_rows WHERE id IN (SELECT id FROM fact_rows WHERE dataset = ? AND generation = ? LIMIT 5000)`),
+		dropKeys:   b(`DELETE FROM fact_keys WHERE dataset = ? AND generation = ?`),
+		checkpoint: b(`UPDATE fact_loads SET done = ?, failed = ?, failures_size = ? WHERE dataset = ? AND generation = ?`),
+		putRow: b(`INSERT INTO fact_rows (dataset, generation, row_key, rank, join_key, facts_key, latitude, longitude,
+				` + factColumns + `)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (dataset, generation, row_key) DO UPDATE SET rank = excluded.rank, join_key = excluded.join_key,
+				facts_key = CASE WHEN excluded.join_key = fact_rows.join_key THEN fact_rows.facts_key ELSE excluded.facts_key END,
+				latitude = CASE WHEN excluded.join_key = fact_rows.join_key THEN fact_rows.latitude ELSE excluded.latitude END,
+				longitude = CASE WHEN excluded.join_key = fact_rows.join_key THEN fact_rows.longitude ELSE excluded.longitude END,
+				property_type = excluded.property_type, bedrooms = excluded.bedrooms, bathrooms = excluded.bathrooms,
+				living_area_sqft = excluded.living_area_sqft, lot_sqft = excluded.lot_sqft,
+				year_built = excluded.year_built, stories = excluded.stories, units = excluded.units
+			WHERE excluded.rank >= fact_rows.rank`),
+		putKey: b(`INSERT INTO fact_keys (dataset, generation, join_key, facts_key, latitude, longitude)
+			VALUES (?, ?, ?, ?, ?, ?)
+			ON CONFLICT (dataset, generation, join_key) DO UPDATE SET facts_key = excluded.facts_key,
+				latitude = excluded.latitude, longitude = excluded.longitude`),
+		exists:  b(`SELECT id FROM properties WHERE id = ?`),
+		unkeyed: `SELECT id, COALESCE(canonical, ''), zip_code, unit FROM properties WHERE facts_key IS NULL LIMIT 5000`,
+		setKey:  b(`UPDATE properties SET facts_key = ? WHERE id = ?`),
+		maxRow:  b(`SELECT COALESCE(MAX(id), 0) FROM fact_rows`),
+		// The rows of a batch (ids above the one before it) take their
+		// address and coordinates from the second file.
+		joinKeys: b(`UPDATE fact_rows SET facts_key = k.facts_key,
+				latitude = COALESCE(fact_rows.latitude, k.latitude), longitude = COALESCE(fact_rows.longitude, k.longitude)
+			FROM fact_keys k
+			WHERE fact_rows.dataset = ? AND fact_rows.generation = ? AND fact_rows.id > ?
+				AND fact_rows.join_key IS NOT NULL
+				AND k.dataset = fact_rows.dataset AND k.generation = fact_rows.generation AND k.join_key = fact_rows.join_key`),
+		keyRecords: b(`SELECT p.id FROM fact_rows r JOIN properties p ON p.facts_key = r.facts_key
+			WHERE r.dataset = ? AND r.generation = ?`),
+		// A building's row (its key ends with the empty unit) reaches
+		// every unit's record: keys in [key, key || '~') share its prefix,
+		// and '~' sorts after every character a normalized unit holds.
+		unitRecords: b(`SELECT p.id FROM fact_rows r JOIN properties p
+				ON p.facts_key > r.facts_key AND p.facts_key < r.facts_key || '~'
+			WHERE r.dataset = ? AND r.generation = ? AND r.facts_key LIKE '%|'`),
+		keyRowsMatched: b(`SELECT COUNT(*) FROM fact_rows r WHERE r.dataset = ? AND r.generation = ? AND r.facts_key IS NOT NULL
+			AND (EXISTS (SELECT 1 FROM properties p WHERE p.facts_key = r.facts_key)
+				OR (r.facts_key LIKE '%|' AND EXISTS (SELECT 1 FROM properties p
+					WHERE p.facts_key > r.facts_key AND p.facts_key < r.facts_key || '~')))`),
+		countRows: b(`SELECT COUNT(*) FROM fact_rows WHERE dataset = ? AND generation = ?`),
+		publish: b(`INSERT INTO fact_sets (dataset, source, priority, generation, as_of, fingerprint, row_count, matched, failed, loaded_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (dataset) DO UPDATE SET source = excluded.source, priority = excluded.priority,
+				generation = excluded.generation, as_of = excluded.as_of, fingerprint = excluded.fingerprint,
+				row_count = excluded.row_count, matched = excluded.matched, failed = excluded.failed,
+				loaded_at = excluded.loaded_at`),
+		endLoad: b(`DELETE FROM fact_loads WHERE dataset = ? AND generation = ?`),
+		sets: `SELECT dataset, source, priority, generation, as_of, fingerprint, row_count, matched, failed, loaded_at
+			FROM fact_sets ORDER BY priority, dataset`,
+		version: `SELECT COUNT(*), COALESCE(MAX(loaded_at), '') FROM fact_sets`,
+		putImportSet: b(`INSERT INTO fact_sets (dataset, source, priority, generation, as_of, loaded_at)
+			VALUES ('import', 'import', 0, 1, ?, ?)
+			ON CONFLICT (dataset) DO UPDATE SET as_of = excluded.as_of, loaded_at = excluded.loaded_at`),
+		putImportRow: b(`INSERT INTO fact_rows (dataset, generation, row_key, property_id, as_of, ` + factColumns + `)
+			VALUES ('import', 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (dataset, generation, row_key) DO UPDATE SET as_of = excluded.as_of,
+				property_type = COALESCE(excluded.property_type, fact_rows.property_type),
+				bedrooms = COALESCE(excluded.bedrooms, fact_rows.bedrooms),
+				bathrooms = COALESCE(excluded.bathrooms, fact_rows.bathrooms),
+				living_area_sqft = COALESCE(excluded.living_area_sqft, fact_rows.living_area_sqft),
+				lot_sqft = COALESCE(excluded.lot_sqft, fact_rows.lot_sqft),
+				year_built = COALESCE(excluded.year_built, fact_rows.year_built),
+				stories = COALESCE(excluded.stories, fact_rows.stories),
+				units = COALESCE(excluded.units, fact_rows.units)`),
+		oldRows: b(`SELECT DISTINCT generation FROM fact_rows WHERE dataset = ? AND generation <> ?`),
+
+		rowsNear:         d.RowsNear,
+		recordsNearRows:  d.RecordsNearRows,
+		pointRowsMatched: d.PointRowsMatched,
+	}
+}

@@ -1,0 +1,361 @@
+package storetest
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/propertyd/propertyd/providers"
+)
+
+func init() {
+	register("FactsLoadedBeforeTheRecordJoinItOnSave", testFactsBeforeRecord)
+	register("FactsPublishedReachExistingRecords", testFactsAfterRecord)
+	register("FactsInvisibleUntilPublished", testFactsInvisibleUntilPublished)
+	register("FactsPrecedenceImportThenDatasetsInOrder", testFactsPrecedence)
+	register("FactsUnitInheritsBuildingTypeYearStories", testFactsUnits)
+	register("FactsNewerLoadReplacesOnlyItsDataset", testFactsReplace)
+	register("FactsLoadResumesAndSkipsSameFiles", testFactsResume)
+	register("FactsJoinByCoordinatesWithinRadius", testFactsPoint)
+	register("FactsTwoFilesJoinOnKeyHigherRankWins", testFactsTwoFiles)
+}
+
+// load runs a whole load of rows (and keys) into dataset at priority.
+func load(t *testing.T, db Store, dataset, fingerprint string, priority int, asOf string,
+	keys []providers.FactKey, rows ...providers.FactRow) providers.FactSet {
+	t.Helper()
+	ctx := context.Background()
+	l, _, err := db.BeginFacts(ctx, dataset, fingerprint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Generation == 0 {
+		t.Fatalf("BeginFacts(%s, %s) found nothing to do", dataset, fingerprint)
+	}
+	if err := db.PutFacts(ctx, &l, keys, rows, int64(len(rows)), 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	set, err := db.PublishFacts(ctx, l, providers.FactSet{Priority: priority, AsOf: asOf}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+func row(key, factsKey string, f providers.Facts) providers.FactRow {
+	return providers.FactRow{Key: key, FactsKey: factsKey, Facts: f}
+}
+
+func facts(t *testing.T, db Store, id int64) *providers.Property {
+	t.Helper()
+	p, err := db.Property(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func wantInt(t *testing.T, name string, got *int, want int) {
+	t.Helper()
+	if got == nil || *got != want {
+		t.Fatalf("%s = %v, want %d", name, deref(got), want)
+	}
+}
+
+func wantNil[T any](t *testing.T, name string, got *T) {
+	t.Helper()
+	if got != nil {
+		t.Fatalf("%s = %v, want unknown (null)", name, *got)
+	}
+}
+
+func deref[T any](p *T) any {
+	if p == nil {
+		return "null"
+	}
+	return *p
+}
+
+func testFactsBeforeRecord(t *testing.T, open Opener) {
+	db := open(t, nil)
+	ctx := context.Background()
+	set := load(t, db, "cook-county", "f1", 1, "2026-09-30", nil,
+		row("P1", providers.FactsKey("1 MAIN ST", "62701", ""), providers.Facts{PropertyType: ptr("single_family"),
+			Bedrooms: ptr(3), Bathrooms: ptr(2.5), LivingAreaSqft: ptr(1850), LotSqft: ptr(5000), YearBuilt: ptr(1925),
+			Stories: ptr(2.0)}),
+		row("P2", providers.FactsKey("9 ELSEWHERE ST", "62701", ""), providers.Facts{Bedrooms: ptr(1)}))
+	if set.Rows != 2 || set.Matched != 0 || set.Generation == 0 || set.AsOf != "2026-09-30" || set.Source != "cook-county" {
+		t.Fatalf("published %+v, want 2 rows, none matched yet", set)
+	}
+	saved, created, err := db.Save(ctx, NewAt("1 MAIN ST", 39.8, -89.65))
+	if err != nil || !created {
+		t.Fatal(created, err)
+	}
+	wantInt(t, "bedrooms", saved.Bedrooms, 3)
+	wantInt(t, "living_area_sqft", saved.LivingAreaSqft, 1850)
+	wantInt(t, "year_built", saved.YearBuilt, 1925)
+	if saved.Bathrooms == nil || *saved.Bathrooms != 2.5 || saved.Stories == nil || *saved.Stories != 2 {
+		t.Fatalf("bathrooms %v stories %v, want 2.5 and 2", deref(saved.Bathrooms), deref(saved.Stories))
+	}
+	wantNil(t, "units", saved.Units)
+	if !strings.HasPrefix(saved.FactsOrigin, `{"source":"cook-county","as_of":"2026-09-30","fields":{"property_type":{"source":"cook-county"`) {
+		t.Fatalf("origin %s", saved.FactsOrigin)
+	}
+	if got := facts(t, db, saved.ID); got.FactsOrigin != saved.FactsOrigin || *got.Bedrooms != 3 {
+		t.Fatalf("read back %+v, want what Save returned", got)
+	}
+	// The same address in another spelling of the unit-less key is the
+	// same record; a second Save does not merge again.
+	again, created, err := db.Save(ctx, NewAt("1 MAIN ST", 39.8, -89.65))
+	if err != nil || created || again.ID != saved.ID || *again.Bedrooms != 3 {
+		t.Fatalf("second Save: %+v created %v %v", again, created, err)
+	}
+}
+
+func testFactsAfterRecord(t *testing.T, open Opener) {
+	db := open(t, nil)
+	ctx := context.Background()
+	a, _, _ := db.Save(ctx, NewAt("1 MAIN ST", 39.8, -89.65))
+	b, _, _ := db.Save(ctx, NewAt("2 MAIN ST", 39.8, -89.64))
+	v1, err := db.FactsVersion(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var progressed int
+	l, _, err := db.BeginFacts(ctx, "nyc", "f1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutFacts(ctx, &l, nil, []providers.FactRow{row("A", providers.FactsKey("1 MAIN ST", "62701", ""),
+		providers.Facts{Units: ptr(4), PropertyType: ptr("multi_family")})}, 1, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	set, err := db.PublishFacts(ctx, l, providers.FactSet{Priority: 1, AsOf: "2026-01-01", Source: "nyc-pluto"},
+		func(done, total int) { progressed = done })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set.Matched != 1 || set.Rows != 1 || progressed != 1 {
+		t.Fatalf("set %+v progress %d, want 1 row matched and 1 record merged", set, progressed)
+	}
+	got := facts(t, db, a.ID)
+	wantInt(t, "units", got.Units, 4)
+	if *got.PropertyType != "multi_family" || !strings.Contains(got.FactsOrigin, `"source":"nyc-pluto"`) {
+		t.Fatalf("record %+v origin %s", got.Facts(), got.FactsOrigin)
+	}
+	if !got.UpdatedAt.After(a.UpdatedAt) && !got.UpdatedAt.Equal(a.UpdatedAt) {
+		t.Fatalf("updated_at went back")
+	}
+	if other := facts(t, db, b.ID); other.Units != nil || other.FactsOrigin != "" {
+		t.Fatalf("record without a row got facts %+v", other.Facts())
+	}
+	v2, _ := db.FactsVersion(ctx)
+	if v1 == v2 {
+		t.Fatalf("facts version %q did not change with a publish", v1)
+	}
+	sets, err := db.FactSets(ctx)
+	if err != nil || len(sets) != 1 || sets[0].Dataset != "nyc" || sets[0].Source != "nyc-pluto" || sets[0].LoadedAt.IsZero() {
+		t.Fatalf("FactSets = %+v, %v", sets, err)
+	}
+}
+
+func testFactsInvisibleUntilPublished(t *testing.T, open Opener) {
+	db := open(t, nil)
+	ctx := context.Background()
+	l, _, err := db.BeginFacts(ctx, "cook", "f1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutFacts(ctx, &l, nil, []providers.FactRow{row("A", providers.FactsKey("1 MAIN ST", "62701", ""),
+		providers.Facts{Bedrooms: ptr(2)})}, 1, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	saved, _, err := db.Save(ctx, NewAt("1 MAIN ST", 39.8, -89.65))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if saved.Bedrooms != nil {
+		t.Fatalf("a record saved during a load saw its unpublished rows: bedrooms %d", *saved.Bedrooms)
+	}
+	if sets, _ := db.FactSets(ctx); len(sets) != 0 {
+		t.Fatalf("an unpublished load is listed: %+v", sets)
+	}
+	if _, err := db.PublishFacts(ctx, l, providers.FactSet{Priority: 1, AsOf: "2026-01-01"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	wantInt(t, "bedrooms after publish", facts(t, db, saved.ID).Bedrooms, 2)
+}
+
+func testFactsPrecedence(t *testing.T, open Opener) {
+	db := open(t, nil)
+	ctx := context.Background()
+	saved, _, _ := db.Save(ctx, NewAt("1 MAIN ST", 39.8, -89.65))
+	key := providers.FactsKey("1 MAIN ST", "62701", "")
+	load(t, db, "second", "s1", 2, "2026-02-02", nil, row("A", key, providers.Facts{Bedrooms: ptr(5), YearBuilt: ptr(1990), Units: ptr(1)}))
+	load(t, db, "first", "f1", 1, "2026-01-01", nil, row("A", key, providers.Facts{Bedrooms: ptr(4), LotSqft: ptr(7000)}))
+	if err := db.PutImportFacts(ctx, saved.ID, providers.Facts{Bedrooms: ptr(3)}, "2026-03-03"); err != nil {
+		t.Fatal(err)
+	}
+	got := facts(t, db, saved.ID)
+	wantInt(t, "bedrooms (import)", got.Bedrooms, 3)
+	wantInt(t, "lot_sqft (first)", got.LotSqft, 7000)
+	wantInt(t, "year_built (second)", got.YearBuilt, 1990)
+	const want = `{"source":"import","as_of":"2026-03-03","fields":{"bedrooms":{"source":"import","as_of":"2026-03-03"},` +
+		`"lot_sqft":{"source":"first","as_of":"2026-01-01"},"year_built":{"source":"second","as_of":"2026-02-02"},` +
+		`"units":{"source":"second","as_of":"2026-02-02"}}}`
+	if got.FactsOrigin != want {
+		t.Fatalf("origin\n got %s\nwant %s", got.FactsOrigin, want)
+	}
+	// A reload of the first dataset keeps the import's facts on top.
+	load(t, db, "first", "f2", 1, "2026-04-04", nil, row("A", key, providers.Facts{Bedrooms: ptr(6)}))
+	got = facts(t, db, saved.ID)
+	wantInt(t, "bedrooms after reload", got.Bedrooms, 3)
+	wantNil(t, "lot_sqft after reload without it", got.LotSqft)
+}
+
+func testFactsUnits(t *testing.T, open Opener) {
+	db := open(t, nil)
+	ctx := context.Background()
+	unit := func(u string) providers.NewProperty {
+		np := NewAt("100 LAKE ST", 39.8, -89.65)
+		np.Property.Unit = u
+		np.Keys = []string{"100 LAKE ST|" + u}
+		return np
+	}
+	building := providers.FactsKey("100 LAKE ST", "62701", "")
+	load(t, db, "cook", "f1", 1, "2026-09-30", nil,
+		row("B", building, providers.Facts{PropertyType: ptr("condo"), YearBuilt: ptr(1962), Stories: ptr(12.0),
+			Units: ptr(80), Bedrooms: ptr(120 - 40), LivingAreaSqft: ptr(90000)}),
+		row("U2", providers.FactsKey("100 LAKE ST", "62701", "APT 2"), providers.Facts{Bedrooms: ptr(2), LivingAreaSqft: ptr(1100)}))
+	a, _, err := db.Save(ctx, unit("APT 1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, _ := db.Save(ctx, unit("APT 2"))
+	// APT 10 shares APT 1's key as a prefix; it must not take APT 1's rows.
+	c, _, _ := db.Save(ctx, unit("APT 10"))
+	whole, _, _ := db.Save(ctx, unit(""))
+	for _, p := range []*providers.Property{a, b, c} {
+		if *p.PropertyType != "condo" || *p.YearBuilt != 1962 || *p.Stories != 12 {
+			t.Fatalf("unit %s: %+v, want the building's type, year and stories", p.Unit, p.Facts())
+		}
+		if p.Units != nil {
+			t.Fatalf("unit %s inherited the building's unit count", p.Unit)
+		}
+	}
+	wantNil(t, "APT 1 bedrooms", a.Bedrooms)
+	wantNil(t, "APT 1 living area", a.LivingAreaSqft)
+	wantInt(t, "APT 2 bedrooms (its own row)", b.Bedrooms, 2)
+	wantInt(t, "APT 2 living area", b.LivingAreaSqft, 1100)
+	wantNil(t, "APT 10 bedrooms", c.Bedrooms)
+	wantInt(t, "the building's units", whole.Units, 80)
+	wantInt(t, "the building's area", whole.LivingAreaSqft, 90000)
+
+	// A reload reaches the units too.
+	load(t, db, "cook", "f2", 1, "2026-10-30", nil, row("B", building, providers.Facts{PropertyType: ptr("condo"), YearBuilt: ptr(1963)}))
+	wantInt(t, "APT 1 year after reload", facts(t, db, a.ID).YearBuilt, 1963)
+	wantNil(t, "APT 2 bedrooms after its row went", facts(t, db, b.ID).Bedrooms)
+}
+
+func testFactsReplace(t *testing.T, open Opener) {
+	db := open(t, nil)
+	ctx := context.Background()
+	a, _, _ := db.Save(ctx, NewAt("1 MAIN ST", 39.8, -89.65))
+	b, _, _ := db.Save(ctx, NewAt("2 MAIN ST", 39.8, -89.64))
+	ka, kb := providers.FactsKey("1 MAIN ST", "62701", ""), providers.FactsKey("2 MAIN ST", "62701", "")
+	load(t, db, "one", "f1", 1, "2025-01-01", nil, row("A", ka, providers.Facts{Bedrooms: ptr(2)}), row("B", kb, providers.Facts{Bedrooms: ptr(3)}))
+	load(t, db, "two", "g1", 2, "2025-01-01", nil, row("A", ka, providers.Facts{Units: ptr(1)}))
+	set := load(t, db, "one", "f2", 1, "2026-01-01", nil, row("A", ka, providers.Facts{Bedrooms: ptr(4)}))
+	if set.Rows != 1 || set.Matched != 1 {
+		t.Fatalf("second load %+v, want 1 row, 1 matched", set)
+	}
+	got := facts(t, db, a.ID)
+	wantInt(t, "bedrooms from the newer file", got.Bedrooms, 4)
+	wantInt(t, "units of the other dataset kept", got.Units, 1)
+	if gb := facts(t, db, b.ID); gb.Bedrooms != nil || gb.FactsOrigin != "" {
+		t.Fatalf("a row gone from the newer file left facts %+v %s", gb.Facts(), gb.FactsOrigin)
+	}
+}
+
+func testFactsResume(t *testing.T, open Opener) {
+	db := open(t, nil)
+	ctx := context.Background()
+	key := providers.FactsKey("1 MAIN ST", "62701", "")
+	l, _, err := db.BeginFacts(ctx, "cook", "f1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutFacts(ctx, &l, nil, []providers.FactRow{row("A", key, providers.Facts{Bedrooms: ptr(2)})}, 10, 1, 120); err != nil {
+		t.Fatal(err)
+	}
+	// Killed here. The same files resume at the checkpoint.
+	again := open(t, nil)
+	r, served, err := again.BeginFacts(ctx, "cook", "f1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Resumed || r.Generation != l.Generation || r.Done != 10 || r.Failed != 1 || r.FailuresSize != 120 || served != nil {
+		t.Fatalf("resumed %+v served %v, want the checkpoint 10/1/120", r, served)
+	}
+	// Rewriting a row already written (the batch after the checkpoint ran
+	// again) keeps one row.
+	if err := again.PutFacts(ctx, &r, nil, []providers.FactRow{row("A", key, providers.Facts{Bedrooms: ptr(2)}),
+		row("B", providers.FactsKey("2 MAIN ST", "62701", ""), providers.Facts{Bedrooms: ptr(1)})}, 12, 1, 120); err != nil {
+		t.Fatal(err)
+	}
+	set, err := again.PublishFacts(ctx, r, providers.FactSet{Priority: 1, AsOf: "2026-01-01"}, nil)
+	if err != nil || set.Rows != 2 || set.Failed != 1 {
+		t.Fatalf("published %+v, %v; want 2 rows, 1 failed", set, err)
+	}
+	// The same files again: nothing to do.
+	n, served, err := again.BeginFacts(ctx, "cook", "f1")
+	if err != nil || n.Generation != 0 || served == nil || served.Fingerprint != "f1" {
+		t.Fatalf("same files again: load %+v served %+v %v, want nothing to do", n, served, err)
+	}
+	// Other files abandon an unfinished load of yet others.
+	x, _, _ := again.BeginFacts(ctx, "cook", "f2")
+	_ = again.PutFacts(ctx, &x, nil, []providers.FactRow{row("Z", key, providers.Facts{Bedrooms: ptr(9)})}, 1, 0, 0)
+	y, _, err := again.BeginFacts(ctx, "cook", "f3")
+	if err != nil || y.Resumed || y.Generation == 0 || y.Done != 0 {
+		t.Fatalf("f3 after an unfinished f2: %+v %v", y, err)
+	}
+	if err := again.PutFacts(ctx, &y, nil, nil, 0, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	set, err = again.PublishFacts(ctx, y, providers.FactSet{Priority: 1, AsOf: "2026-01-01"}, nil)
+	if err != nil || set.Rows != 0 {
+		t.Fatalf("f3 published %+v %v; the abandoned rows must be gone", set, err)
+	}
+}
+
+func testFactsPoint(t *testing.T, open Opener) {
+	db := open(t, nil)
+	ctx := context.Background()
+	// 0.0001 degrees of latitude is about 11 m; 0.001 about 111 m.
+	near, _, _ := db.Save(ctx, NewAt("1 MAIN ST", 41.8800, -87.6300))
+	far, _, _ := db.Save(ctx, NewAt("2 MAIN ST", 41.8900, -87.6300))
+	rev, _, _ := db.Save(ctx, providers.NewProperty{Property: providers.Property{Latitude: 41.8700, Longitude: -87.6300, Source: "census"}})
+	load(t, db, "parcels", "p1", 1, "2026-01-01", nil,
+		providers.FactRow{Key: "1", Point: &providers.Point{Lat: 41.8801, Lng: -87.6300}, Facts: providers.Facts{YearBuilt: ptr(1901)}},
+		providers.FactRow{Key: "2", Point: &providers.Point{Lat: 41.8802, Lng: -87.6300}, Facts: providers.Facts{YearBuilt: ptr(1902)}},
+		providers.FactRow{Key: "3", Point: &providers.Point{Lat: 41.8910, Lng: -87.6300}, Facts: providers.Facts{YearBuilt: ptr(1903)}},
+		providers.FactRow{Key: "4", Point: &providers.Point{Lat: 41.87005, Lng: -87.6300}, Facts: providers.Facts{YearBuilt: ptr(1904)}})
+	wantInt(t, "nearest row's year", facts(t, db, near.ID).YearBuilt, 1901)
+	wantNil(t, "year of a record 111 m from any row", facts(t, db, far.ID).YearBuilt)
+	wantInt(t, "reverse-geocoded record's year", facts(t, db, rev.ID).YearBuilt, 1904)
+}
+
+func testFactsTwoFiles(t *testing.T, open Opener) {
+	db := open(t, nil)
+	ctx := context.Background()
+	a, _, _ := db.Save(ctx, NewAt("1 MAIN ST", 39.8, -89.65))
+	keys := []providers.FactKey{{JoinKey: "17051210010000", FactsKey: providers.FactsKey("1 MAIN ST", "62701", "")}}
+	set := load(t, db, "cook", "f1", 1, "2026-09-30", keys,
+		providers.FactRow{Key: "17051210010000", Rank: 2025, JoinKey: "17051210010000", Facts: providers.Facts{Bedrooms: ptr(4)}},
+		providers.FactRow{Key: "17051210010000", Rank: 2023, JoinKey: "17051210010000", Facts: providers.Facts{Bedrooms: ptr(2)}},
+		providers.FactRow{Key: "99999999999999", Rank: 2025, JoinKey: "99999999999999", Facts: providers.Facts{Bedrooms: ptr(1)}})
+	if set.Rows != 2 || set.Matched != 1 {
+		t.Fatalf("published %+v, want 2 rows (one a key), 1 matched", set)
+	}
+	wantInt(t, "bedrooms of the newest year", facts(t, db, a.ID).Bedrooms, 4)
+}

@@ -1,0 +1,118 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/store/internal/factsql"
+)
+
+// factDialect is PostgreSQL's spatial statements for facts, through the
+// GiST indexes over point(longitude, latitude) of the rows and the
+// properties.
+var factDialect = &factsql.Dialect{
+	Param: dialect.Param,
+	RowsNear: `SELECT ` + factsql.RowColumns + ` FROM ` + factsql.ServedRows + `
+		WHERE point(r.longitude, r.latitude) <@ box(point($3, $1), point($4, $2))
+			AND r.latitude IS NOT NULL AND r.longitude IS NOT NULL AND r.facts_key IS NULL`,
+	RecordsNearRows: `SELECT p.id FROM fact_rows r JOIN properties p
+			ON point(p.longitude, p.latitude) <@ box(point(r.longitude - $4, r.latitude - $3), point(r.longitude + $4, r.latitude + $3))
+		WHERE r.dataset = $1 AND r.generation = $2 AND r.facts_key IS NULL
+			AND r.latitude IS NOT NULL AND r.longitude IS NOT NULL`,
+	PointRowsMatched: `SELECT COUNT(*) FROM fact_rows r
+		WHERE r.dataset = $1 AND r.generation = $2 AND r.facts_key IS NULL
+			AND r.latitude IS NOT NULL AND r.longitude IS NOT NULL
+			AND EXISTS (SELECT 1 FROM properties p WHERE point(p.longitude, p.latitude)
+				<@ box(point(r.longitude - $4, r.latitude - $3), point(r.longitude + $4, r.latitude + $3)))`,
+}
+
+var factStatements = factsql.Build(factDialect)
+
+// facts returns the facts logic over db.
+func (db *DB) facts() *factsql.Facts { return &factsql.Facts{DB: factDB{db}, S: factStatements} }
+
+// factDB is factsql.DB on the pool.
+type factDB struct{ db *DB }
+
+func (f factDB) Exec(ctx context.Context, q string, args ...any) (int64, error) {
+	tag, err := f.db.pool.Exec(ctx, q, args...)
+	return tag.RowsAffected(), err
+}
+
+func (f factDB) Query(ctx context.Context, q string, args ...any) (factsql.Rows, error) {
+	rows, err := f.db.pool.Query(ctx, q, args...)
+	return pgRows{rows}, err
+}
+
+func (f factDB) ExecMany(ctx context.Context, q string, args [][]any) error {
+	return f.Tx(ctx, func(c factsql.Conn) error { return c.ExecMany(ctx, q, args) })
+}
+
+func (f factDB) Tx(ctx context.Context, fn func(factsql.Conn) error) error {
+	return pgx.BeginFunc(ctx, f.db.pool, func(tx pgx.Tx) error { return fn(factTx{tx}) })
+}
+
+func (f factDB) Err(ctx context.Context, err error) error { return dbErr(ctx, err) }
+func (f factDB) Now() any                                 { return f.db.stamp() }
+
+// factTx is factsql.Conn on a transaction.
+type factTx struct{ tx pgx.Tx }
+
+func (t factTx) Exec(ctx context.Context, q string, args ...any) (int64, error) {
+	tag, err := t.tx.Exec(ctx, q, args...)
+	return tag.RowsAffected(), err
+}
+
+func (t factTx) Query(ctx context.Context, q string, args ...any) (factsql.Rows, error) {
+	rows, err := t.tx.Query(ctx, q, args...)
+	return pgRows{rows}, err
+}
+
+// ExecMany sends every statement in one pipelined batch: one round trip.
+func (t factTx) ExecMany(ctx context.Context, q string, args [][]any) error {
+	var b pgx.Batch
+	for _, a := range args {
+		b.Queue(q, a...)
+	}
+	return t.tx.SendBatch(ctx, &b).Close()
+}
+
+// pgRows is factsql.Rows on pgx.Rows.
+type pgRows struct{ pgx.Rows }
+
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// BeginFacts starts or resumes a load of dataset (providers.FactStore).
+func (db *DB) BeginFacts(ctx context.Context, dataset, fingerprint string) (providers.FactLoad, *providers.FactSet, error) {
+	return db.facts().Begin(ctx, dataset, fingerprint)
+}
+
+// PutFacts writes a batch of a load and its checkpoint (providers.FactStore).
+func (db *DB) PutFacts(ctx context.Context, load *providers.FactLoad, keys []providers.FactKey, rows []providers.FactRow,
+	done, failed, failuresSize int64) error {
+	return db.facts().Put(ctx, load, keys, rows, done, failed, failuresSize)
+}
+
+// PublishFacts serves a load and merges the records it touches (providers.FactStore).
+func (db *DB) PublishFacts(ctx context.Context, load providers.FactLoad, set providers.FactSet,
+	progress func(done, total int)) (providers.FactSet, error) {
+	return db.facts().Publish(ctx, load, set, progress)
+}
+
+// FactSets lists the datasets served (providers.FactStore).
+func (db *DB) FactSets(ctx context.Context) ([]providers.FactSet, error) { return db.facts().Sets(ctx) }
+
+// PutImportFacts sets the operator's own facts of a record (providers.FactStore).
+func (db *DB) PutImportFacts(ctx context.Context, id int64, f providers.Facts, asOf string) error {
+	return db.facts().PutImport(ctx, id, f, asOf)
+}
+
+// FactsVersion changes with every publish and import (providers.FactStore).
+func (db *DB) FactsVersion(ctx context.Context) (string, error) { return db.facts().Version(ctx) }
