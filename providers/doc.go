@@ -17,6 +17,8 @@
 //	providers/service        the application: lookup, reverse, get, search, batch, enrich,
 //	                         import; catalog.go declares every role and section once,
 //	                         flight.go is the one way calls are coalesced
+//	providers/assessor       assessor files (CSV, GeoJSON) read into property facts, and the
+//	                         presets of the datasets whose columns are confirmed
 //	providers/decorators     what wraps a module from outside: guard (breaker, retry),
 //	                         metrics (Prometheus)
 //	providers/modules        one package per upstream (census, censusacs, femanfhl,

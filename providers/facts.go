@@ -157,7 +157,7 @@ type SourcedFacts struct {
 // MergeFacts returns the record's facts from every source that gives some,
 // each fact from the source of the lowest Priority that knows it (a tie
 // goes to the earlier in srcs), and their provenance as the JSON the record
-// shows under "facts" (see FactsProvenance); "" when no source knows any.
+// shows under "facts" (see factsProvenance); "" when no source knows any.
 func MergeFacts(srcs []SourcedFacts) (Facts, string) {
 	order := make([]int, len(srcs))
 	for i := range order {
@@ -190,16 +190,31 @@ func MergeFacts(srcs []SourcedFacts) (Facts, string) {
 	return out, factsProvenance(srcs, top, from)
 }
 
-// factsProvenance writes the provenance JSON: the top source and its date,
-// then every known fact's own, in FactFields order:
+// factsProvenance writes the provenance JSON: the top source and its
+// date, then, only where sources mix, every known fact's own, in
+// FactFields order:
 //
-//	{"source":"cook-county","as_of":"2026-09-30","fields":{"bedrooms":{"source":"cook-county","as_of":"2026-09-30"},...}}
+//	{"source":"cook-county","as_of":"2026-09-30"}
+//	{"source":"import","as_of":"2026-10-01","fields":{"bedrooms":{"source":"import","as_of":"2026-10-01"},"year_built":{"source":"cook-county","as_of":"2026-09-30"}}}
+//
+// A record keeps it as it is shown, so the short form of the common case
+// (one source) also keeps the record small.
 func factsProvenance(srcs []SourcedFacts, top int, from []int) string {
 	var b strings.Builder
 	b.WriteString(`{"source":`)
 	b.WriteString(strconv.Quote(srcs[top].Source))
 	b.WriteString(`,"as_of":`)
 	b.WriteString(strconv.Quote(srcs[top].AsOf))
+	mixed := false
+	for _, si := range from {
+		if si >= 0 && (srcs[si].Source != srcs[top].Source || srcs[si].AsOf != srcs[top].AsOf) {
+			mixed = true
+		}
+	}
+	if !mixed {
+		b.WriteByte('}')
+		return b.String()
+	}
 	b.WriteString(`,"fields":{`)
 	first := true
 	for fi, name := range FactFields {

@@ -14,8 +14,10 @@ import (
 // for it; seed in chunks of, say, 100,000 while serving. Each record gets a new id (Property.ID is ignored) and no
 // canonical address (NULL) and no keys, so seeded records are found by id,
 // Search and Nearest but never matched by Save: a later Save of the same
-// address creates a separate record. Zero CreatedAt/UpdatedAt become now.
-// Nothing is inserted if any record fails.
+// address creates a separate record. Assessor facts join a seeded record
+// by its StreetAddress, ZipCode and Unit taken as its canonical address.
+// Zero CreatedAt/UpdatedAt become now. Nothing is inserted if any record
+// fails.
 func (db *DB) SeedProperties(ctx context.Context, props []providers.Property) (err error) {
 	for i := range props {
 		if err := rules.CheckCoordinates(props[i].Latitude, props[i].Longitude); err != nil {
@@ -33,8 +35,8 @@ func (db *DB) SeedProperties(ctx context.Context, props []providers.Property) (e
 	}()
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO properties (street_address, unit, city, state,
 			zip_code, county, fips_code, census_tract, latitude, longitude, property_type, bedrooms,
-			source, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+			source, created_at, updated_at, facts_key)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return dbErr(ctx, err)
 	}
@@ -51,7 +53,8 @@ func (db *DB) SeedProperties(ctx context.Context, props []providers.Property) (e
 		}
 		if _, err := stmt.ExecContext(ctx, p.StreetAddress, p.Unit, p.City, p.State, p.ZipCode,
 			p.County, p.FIPSCode, p.CensusTract, p.Latitude, p.Longitude, nullString(p.PropertyType),
-			nullInt(p.Bedrooms), p.Source, formatTime(created), formatTime(updated)); err != nil {
+			nullInt(p.Bedrooms), p.Source, formatTime(created), formatTime(updated),
+			providers.FactsKey(p.StreetAddress, p.ZipCode, p.Unit)); err != nil {
 			return dbErr(ctx, err)
 		}
 	}

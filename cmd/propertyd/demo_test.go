@@ -33,6 +33,14 @@ func TestTheDemoFollowsTheNewestACSReleaseWithoutWarnings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// make demo loads the sample assessor file before serving.
+	var out, errb strings.Builder
+	dc := &dataCommand{console{stdout: &out, stderr: &errb}}
+	if code := dc.run([]string{"load", "parcels", "-config", filepath.Join("..", "sandbox", "demo.yaml"), "-dataset", "sample-assessor",
+		"-failures", filepath.Join(t.TempDir(), "f.csv"), filepath.Join("..", "sandbox", "assessor.csv")}); code != exitOK ||
+		!strings.Contains(out.String(), "rows kept:      7") || !strings.Contains(out.String(), "rows failed:    0") {
+		t.Fatalf("loading the demo's assessor file: exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
 	var logs logSink
 	m := NewMain(cfg)
 	m.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
@@ -64,5 +72,8 @@ func TestTheDemoFollowsTheNewestACSReleaseWithoutWarnings(t *testing.T) {
 	}
 	if want := `"vintage":"` + strconv.Itoa(providertest.ACSNewestYear) + ` ACS 5-year"`; !strings.Contains(string(body), want) {
 		t.Errorf("the answer does not carry the sandbox's newest release (%s):\n%s", want, body)
+	}
+	if !strings.Contains(string(body), `"year_built":2004`) || !strings.Contains(string(body), `"facts":{"source":"sample-assessor","as_of":"2026-09-30"`) {
+		t.Errorf("the demo's first lookup shows no facts from the sample assessor file:\n%s", body)
 	}
 }

@@ -56,6 +56,12 @@ wait_ok() {
 pids+=($!)
 wait_ok "http://$sandbox_listen/_sandbox/" sandbox "${pids[-1]}"
 
+# Facts for the sample places: a small assessor file, loaded before serving.
+SANDBOX_URL="http://$sandbox_listen" PROPERTYD_DATABASE="$tmp/demo.db" \
+  "$tmp/propertyd" data load parcels -config cmd/sandbox/demo.yaml -dataset sample-assessor \
+  -failures "$tmp/sample-assessor.failures.csv" cmd/sandbox/assessor.csv >"$tmp/load.log" 2>&1 ||
+  { echo "demo: loading cmd/sandbox/assessor.csv failed:" >&2; cat "$tmp/load.log" >&2; exit 1; }
+
 SANDBOX_URL="http://$sandbox_listen" PROPERTYD_LISTEN="$listen" PROPERTYD_DATABASE="$tmp/demo.db" \
   "$tmp/propertyd" -config cmd/sandbox/demo.yaml >"$tmp/propertyd.log" 2>&1 &
 pids+=($!)
@@ -67,7 +73,8 @@ propertyd is serving on http://$listen against the upstream sandbox on http://$s
 (sample places: providers/kits/providertest/sandbox/places.json; database: $tmp/demo.db, removed on exit).
 Logs: $tmp/propertyd.log and $tmp/sandbox.log. Press Ctrl-C to stop both.
 
-Try, in order (the first lookup creates record 1):
+Try, in order (the first lookup creates record 1, with the facts of
+cmd/sandbox/assessor.csv, loaded before serving: bedrooms, year_built, facts.source):
 
 K='X-API-Key: propertyd-demo-key'; B=http://$listen
 
@@ -82,6 +89,7 @@ curl -H "\$K" -H 'Content-Type: application/json' -X POST "\$B/v1/properties/bat
   -d '{"addresses":[{"id":"a1","street":"915 I Street","city":"Sacramento","state":"CA"},{"id":"a2","street":"1300 Perdido St","city":"New Orleans","state":"LA","zip":"70112"}]}'
 curl -H "\$K" "\$B/v1/properties/search?state=TX&page=1&per_page=25"
 curl "\$B/healthz"; curl "\$B/readyz"
+PROPERTYD_DATABASE=$tmp/demo.db $tmp/propertyd data status -config cmd/sandbox/demo.yaml
 
 # The sandbox's knobs: make the geocoder slow, then reset; count upstream calls.
 curl -X POST "http://$sandbox_listen/_sandbox/faults" -d '{"upstream":"census","latency":"500ms"}'

@@ -101,14 +101,21 @@ func Load(ctx context.Context, st providers.FactStore, d Dataset, files []string
 	}
 	defer fail.close()
 
-	w := &writer{ctx: ctx, st: st, load: &load, fail: fail, read: 0, failed: load.Failed, opts: opts}
+	w := &writer{ctx: ctx, st: st, load: &load, fail: fail, skip: load.Done, failed: load.Failed, opts: opts}
+	w.start()
 	for i, path := range ordered {
 		keyFile := d.Join != nil && i == 0
-		if err := w.file(d, path, keyFile, now()); err != nil {
-			return res, err
+		if err = w.file(d, path, keyFile, now()); err != nil {
+			break
 		}
 	}
-	if err := w.flush(); err != nil {
+	if err == nil {
+		err = w.flush()
+	}
+	if werr := w.wait(); err == nil {
+		err = werr
+	}
+	if err != nil {
 		return res, err
 	}
 	res.Read, res.Failed = w.read, w.failed
@@ -284,7 +291,9 @@ func (fl *failures) close() {
 	}
 }
 
-// writer batches rows into the store.
+// writer batches rows into the store. The rows are read and checked on
+// the caller's goroutine while the batch before them is written on
+// another (start), so reading a file and writing the database overlap.
 type writer struct {
 	ctx    context.Context
 	st     providers.FactStore
@@ -294,8 +303,44 @@ type writer struct {
 	keys   []providers.FactKey
 	rows   []providers.FactRow
 	read   int64 // data rows read, across files, this run and before
+	skip   int64 // rows the checkpoint this run resumed from covers
 	failed int64
-	last   time.Time
+
+	batches chan batch
+	done    chan error
+}
+
+// batch is one transaction's worth of rows and its checkpoint.
+type batch struct {
+	keys                 []providers.FactKey
+	rows                 []providers.FactRow
+	read, failed, failsz int64
+}
+
+// start starts the goroutine writing batches: one is written while the
+// next is read; the first error stops it, and flush and wait report it.
+func (w *writer) start() {
+	w.batches, w.done = make(chan batch, 1), make(chan error, 1)
+	batches := w.batches
+	go func() {
+		var err error
+		for b := range batches {
+			if err == nil {
+				err = w.st.PutFacts(w.ctx, w.load, b.keys, b.rows, b.read, b.failed, b.failsz)
+			}
+		}
+		w.done <- err
+	}()
+}
+
+// wait ends the writing goroutine and returns its error.
+func (w *writer) wait() error {
+	if w.batches == nil {
+		return nil
+	}
+	close(w.batches)
+	w.batches = nil
+	return <-w.done
 }
 
 func (w *writer) progress(phase string, force bool) {
@@ -324,7 +369,7 @@ func (w *writer) file(d Dataset, path string, keyFile bool, now time.Time) error
 			return fmt.Errorf("%s line %d: %w", filepath.Base(path), r.line, err)
 		}
 		w.read++
-		if w.read <= w.load.Done {
+		if w.read <= w.skip {
 			continue // written before the load was interrupted
 		}
 		if keyFile {
@@ -348,15 +393,29 @@ func (w *writer) batch() int {
 	return BatchRows
 }
 
+// flush hands the rows read so far to the writing goroutine, with the
+// checkpoint they complete: the rows read and failed, and the failures
+// file's length once synced (a resumed load cuts it back to that). It
+// returns the writer's error when it has stopped.
 func (w *writer) flush() error {
 	size, err := w.fail.sync()
 	if err != nil {
 		return fmt.Errorf("writing the failures file: %w", err)
 	}
-	if err := w.st.PutFacts(w.ctx, w.load, w.keys, w.rows, w.read, w.failed, size); err != nil {
-		return err
+	select {
+	case err := <-w.done:
+		w.done <- err // for wait
+		if err != nil {
+			return err
+		}
+	default:
 	}
-	w.keys, w.rows = w.keys[:0], w.rows[:0]
+	select {
+	case w.batches <- batch{keys: w.keys, rows: w.rows, read: w.read, failed: w.failed, failsz: size}:
+	case <-w.ctx.Done():
+		return w.ctx.Err()
+	}
+	w.keys, w.rows = make([]providers.FactKey, 0, len(w.keys)), make([]providers.FactRow, 0, len(w.rows))
 	return nil
 }
 

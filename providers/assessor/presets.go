@@ -136,6 +136,7 @@ var alleghenyUses = map[string]string{
 	"APART: 5-19 UNITS": "multi_family", "APART:5-19 UNITS": "multi_family", "APART:20-39 UNITS": "multi_family",
 	"APART:40+ UNITS": "multi_family", "MOBILE HOME": "mobile_home", "MOBILE HOME (IN PARK)": "mobile_home",
 	"CONDOMINIUM COMMON PROPERTY": "other", "VACANT LAND": "other", "RESIDENTIAL VACANT LAND": "other",
+	"OFFICE/APARTMENTS OVER": "other", "RETL/APT'S OVER": "other",
 }
 
 // PresetNames lists the presets, sorted.

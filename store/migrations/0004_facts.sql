@@ -131,12 +131,5 @@ INSERT INTO fact_rows (dataset, generation, row_key, property_id, as_of, propert
 SELECT 'import', 1, 'record:' || id, id, substr(updated_at, 1, 10), property_type, bedrooms
 FROM properties WHERE property_type IS NOT NULL OR bedrooms IS NOT NULL;
 
-UPDATE properties SET facts =
-    '{"source":"import","as_of":"' || substr(updated_at, 1, 10) || '","fields":{' ||
-    CASE WHEN property_type IS NOT NULL
-         THEN '"property_type":{"source":"import","as_of":"' || substr(updated_at, 1, 10) || '"}' ELSE '' END ||
-    CASE WHEN property_type IS NOT NULL AND bedrooms IS NOT NULL THEN ',' ELSE '' END ||
-    CASE WHEN bedrooms IS NOT NULL
-         THEN '"bedrooms":{"source":"import","as_of":"' || substr(updated_at, 1, 10) || '"}' ELSE '' END ||
-    '}}'
+UPDATE properties SET facts = '{"source":"import","as_of":"' || substr(updated_at, 1, 10) || '"}'
 WHERE property_type IS NOT NULL OR bedrooms IS NOT NULL;

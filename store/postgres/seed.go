@@ -12,7 +12,7 @@ import (
 // seedColumns are the columns SeedProperties copies, in the order of the
 // rows it sends.
 var seedColumns = []string{"street_address", "unit", "city", "state", "zip_code", "county", "fips_code",
-	"census_tract", "latitude", "longitude", "property_type", "bedrooms", "source", "created_at", "updated_at"}
+	"census_tract", "latitude", "longitude", "property_type", "bedrooms", "source", "created_at", "updated_at", "facts_key"}
 
 // SeedProperties inserts props as new records with one COPY, for bulk
 // imports and benchmarks: a COPY is a single statement, so nothing is
@@ -20,7 +20,9 @@ var seedColumns = []string{"street_address", "unit", "city", "state", "zip_code"
 // a second. Each record gets a new id (Property.ID is ignored) and no
 // canonical address (NULL) and no keys, so seeded records are found by id,
 // Search and Nearest but never matched by Save: a later Save of the same
-// address creates a separate record. Zero CreatedAt/UpdatedAt become now.
+// address creates a separate record. Assessor facts join a seeded record
+// by its StreetAddress, ZipCode and Unit taken as its canonical address.
+// Zero CreatedAt/UpdatedAt become now.
 //
 // After the load it vacuums and analyzes the table, so searches answer
 // from their indexes alone (index-only scans need the visibility map) and
@@ -45,7 +47,8 @@ func (db *DB) SeedProperties(ctx context.Context, props []providers.Property) er
 			updated = created
 		}
 		rows[i] = []any{p.StreetAddress, p.Unit, p.City, p.State, p.ZipCode, p.County, p.FIPSCode,
-			p.CensusTract, p.Latitude, p.Longitude, p.PropertyType, p.Bedrooms, p.Source, created, updated}
+			p.CensusTract, p.Latitude, p.Longitude, p.PropertyType, p.Bedrooms, p.Source, created, updated,
+			providers.FactsKey(p.StreetAddress, p.ZipCode, p.Unit)}
 	}
 	if _, err := db.pool.CopyFrom(ctx, pgx.Identifier{"properties"}, seedColumns, pgx.CopyFromRows(rows)); err != nil {
 		return dbErr(ctx, err)

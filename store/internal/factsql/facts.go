@@ -28,8 +28,9 @@ type Facts struct {
 	S  *Statements
 }
 
-// scanSource scans RowColumns into a SourcedFacts, the row's point and its dataset.
-func scanSource(rows Rows) (providers.SourcedFacts, *providers.Point, string, error) {
+// scanSource scans lead, then RowColumns into a SourcedFacts, the row's
+// point and its dataset.
+func scanSource(rows Rows, lead ...any) (providers.SourcedFacts, *providers.Point, string, error) {
 	var (
 		s          providers.SourcedFacts
 		dataset    string
@@ -43,8 +44,9 @@ func scanSource(rows Rows) (providers.SourcedFacts, *providers.Point, string, er
 		units      sql.NullInt64
 		priority64 int64
 	)
-	if err := rows.Scan(&dataset, &s.Source, &s.AsOf, &priority64, &lat, &lng, &ptype, &beds, &baths,
-		&area, &lot, &year, &stories, &units); err != nil {
+	dest := append(lead, &dataset, &s.Source, &s.AsOf, &priority64, &lat, &lng, &ptype, &beds, &baths,
+		&area, &lot, &year, &stories, &units)
+	if err := rows.Scan(dest...); err != nil {
 		return s, nil, "", err
 	}
 	s.Priority = int(priority64)
@@ -100,81 +102,214 @@ func nullable[T any](p *T) any {
 
 // Merge brings the facts of record id up to date with every source that
 // joins it, on c (the caller's transaction), and reports whether they
-// changed. A record takes, from each dataset, its rows by address (its own
-// key first, then its building's key for a unit, whose building rows give
-// only providers.BuildingFacts), else the nearest row joining by
-// coordinates within PointRadius; and the operator's import rows.
+// changed (MergeMany of one record).
 func (f *Facts) Merge(ctx context.Context, c Conn, id int64) (bool, error) {
-	var (
-		key, unit, origin string
-		lat, lng          float64
-		ptype             sql.NullString
-		beds              sql.NullInt64
-		baths             sql.NullFloat64
-		area, lot, year   sql.NullInt64
-		stories           sql.NullFloat64
-		units             sql.NullInt64
-	)
-	found, err := queryRow(ctx, c, f.S.record, []any{id}, &key, &unit, &lat, &lng, &ptype, &beds, &baths,
-		&area, &lot, &year, &stories, &units, &origin)
-	if err != nil || !found {
-		return false, err
-	}
-	before := factsOf(ptype, beds, baths, area, lot, year, stories, units)
+	n, err := f.MergeMany(ctx, c, []int64{id})
+	return n > 0, err
+}
 
-	var srcs []providers.SourcedFacts
-	matched := map[string]bool{}
-	collect := func(sql string, arg any, building bool) error {
-		rows, err := c.Query(ctx, sql, arg)
-		if err != nil {
-			return err
+// mergeRecord is one record on its way through MergeMany.
+type mergeRecord struct {
+	id                int64
+	key, unit, origin string
+	lat, lng          float64
+	before            providers.Facts
+	srcs              []providers.SourcedFacts
+	matched           map[string]bool // datasets joined by address or by the import
+}
+
+// keyedSource is a served row found by its address key, in the order the
+// query returns them: by priority, dataset, rank (highest first), id.
+type keyedSource struct {
+	dataset string
+	src     providers.SourcedFacts
+}
+
+// MergeMany brings the facts of the records ids up to date, on c (the
+// caller's transaction), with a few set-based reads for all of them and an
+// update for each one that changed; it returns how many changed. A record
+// takes, from each dataset, its rows by address (its own key first, then
+// its building's key for a unit, whose building rows give only
+// providers.BuildingFacts), else the nearest row joining by coordinates
+// within PointRadius; and the operator's import rows. Ids of no record are
+// skipped.
+func (f *Facts) MergeMany(ctx context.Context, c Conn, ids []int64) (int, error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	idArgs := make([]any, len(ids))
+	for i, id := range ids {
+		idArgs[i] = id
+	}
+	in := f.in(len(ids))
+	recs := make(map[int64]*mergeRecord, len(ids))
+	var order []*mergeRecord
+	rows, err := c.Query(ctx, f.S.recordsHead+in, idArgs...)
+	if err != nil {
+		return 0, err
+	}
+	for rows.Next() {
+		var (
+			r               mergeRecord
+			ptype           sql.NullString
+			beds            sql.NullInt64
+			baths           sql.NullFloat64
+			area, lot, year sql.NullInt64
+			stories         sql.NullFloat64
+			units           sql.NullInt64
+		)
+		if err := rows.Scan(&r.id, &r.key, &r.unit, &r.lat, &r.lng, &ptype, &beds, &baths,
+			&area, &lot, &year, &stories, &units, &r.origin); err != nil {
+			rows.Close()
+			return 0, err
 		}
-		defer rows.Close()
-		seen := map[string]bool{}
+		r.before = factsOf(ptype, beds, baths, area, lot, year, stories, units)
+		r.matched = map[string]bool{}
+		recs[r.id] = &r
+		order = append(order, &r)
+	}
+	err = rows.Err()
+	rows.Close()
+	if err != nil || len(order) == 0 {
+		return 0, err
+	}
+
+	// The operator's import rows, by record.
+	rows, err = c.Query(ctx, f.S.rowsByRecordHead+in+f.S.rowsOrder, idArgs...)
+	if err != nil {
+		return 0, err
+	}
+	seen := map[int64]map[string]bool{}
+	for rows.Next() {
+		var pid int64
+		s, _, dataset, err := scanSource(rows, &pid)
+		if err != nil {
+			rows.Close()
+			return 0, err
+		}
+		r := recs[pid]
+		if r == nil || seen[pid][dataset] {
+			continue
+		}
+		if seen[pid] == nil {
+			seen[pid] = map[string]bool{}
+		}
+		seen[pid][dataset] = true
+		r.matched[dataset] = true
+		r.srcs = append(r.srcs, s)
+	}
+	err = rows.Err()
+	rows.Close()
+	if err != nil {
+		return 0, err
+	}
+
+	// Rows by address: every record's own key and, for a unit, its
+	// building's, in one read.
+	var keys []any
+	keySet := map[string]bool{}
+	addKey := func(k string) {
+		if k != "" && !keySet[k] {
+			keySet[k] = true
+			keys = append(keys, k)
+		}
+	}
+	for _, r := range order {
+		addKey(r.key)
+		if r.key != "" && r.unit != "" {
+			addKey(BuildingKey(r.key))
+		}
+	}
+	byKey := map[string][]keyedSource{}
+	if len(keys) > 0 {
+		rows, err = c.Query(ctx, f.S.rowsByKeyHead+f.in(len(keys))+f.S.rowsOrder, keys...)
+		if err != nil {
+			return 0, err
+		}
 		for rows.Next() {
-			s, _, dataset, err := scanSource(rows)
+			var k string
+			s, _, dataset, err := scanSource(rows, &k)
 			if err != nil {
-				return err
+				rows.Close()
+				return 0, err
 			}
-			if seen[dataset] { // the first row of a dataset: highest rank
+			byKey[k] = append(byKey[k], keyedSource{dataset, s})
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return 0, err
+		}
+	}
+	take := func(r *mergeRecord, list []keyedSource, building bool) {
+		seen := map[string]bool{}
+		for _, ks := range list {
+			if seen[ks.dataset] { // the first row of a dataset: highest rank
 				continue
 			}
-			seen[dataset] = true
-			matched[dataset] = true
+			seen[ks.dataset] = true
+			r.matched[ks.dataset] = true
+			s := ks.src
 			s.Building = building
-			srcs = append(srcs, s)
+			r.srcs = append(r.srcs, s)
 		}
-		return rows.Err()
 	}
-	if err := collect(f.S.rowsByRecord, id, false); err != nil {
-		return false, err
-	}
-	if key != "" {
-		if err := collect(f.S.rowsByKey, key, false); err != nil {
-			return false, err
+	for _, r := range order {
+		if r.key == "" {
+			continue
 		}
-		if unit != "" {
-			if err := collect(f.S.rowsByKey, BuildingKey(key), true); err != nil {
-				return false, err
+		take(r, byKey[r.key], false)
+		if r.unit != "" {
+			take(r, byKey[BuildingKey(r.key)], true)
+		}
+	}
+
+	// Rows by coordinates, when any dataset served has some.
+	var pointRows int64
+	if _, err := queryRow(ctx, c, f.S.anyPointRows, nil, &pointRows); err != nil {
+		return 0, err
+	}
+	if pointRows > 0 {
+		for _, r := range order {
+			near, err := f.nearest(ctx, c, providers.Point{Lat: r.lat, Lng: r.lng}, r.matched)
+			if err != nil {
+				return 0, err
+			}
+			for _, s := range near {
+				s.Building = r.unit != ""
+				r.srcs = append(r.srcs, s)
 			}
 		}
 	}
-	near, err := f.nearest(ctx, c, providers.Point{Lat: lat, Lng: lng}, matched)
-	if err != nil {
-		return false, err
-	}
-	for _, s := range near {
-		s.Building = unit != ""
-		srcs = append(srcs, s)
-	}
 
-	after, newOrigin := providers.MergeFacts(srcs)
-	if newOrigin == origin && reflect.DeepEqual(before, after) {
-		return false, nil
+	var updates [][]any
+	now := f.DB.Now()
+	for _, r := range order {
+		after, origin := providers.MergeFacts(r.srcs)
+		if origin == r.origin && reflect.DeepEqual(r.before, after) {
+			continue
+		}
+		updates = append(updates, append(factArgs(after), nullIfEmpty(origin), now, r.id))
 	}
-	args := append(factArgs(after), nullIfEmpty(newOrigin), f.DB.Now(), id)
-	_, err = c.Exec(ctx, f.S.updateRecord, args...)
-	return err == nil, err
+	if len(updates) == 0 {
+		return 0, nil
+	}
+	return len(updates), c.ExecMany(ctx, f.S.updateRecord, updates)
+}
+
+// in returns "(p1, ..., pn)" in the engine's placeholders.
+func (f *Facts) in(n int) string {
+	var b strings.Builder
+	b.Grow(n * 5)
+	b.WriteByte('(')
+	for i := 1; i <= n; i++ {
+		if i > 1 {
+			b.WriteString(", ")
+		}
+		b.WriteString(f.S.d.Param(i))
+	}
+	b.WriteByte(')')
+	return b.String()
 }
 
 func nullIfEmpty(s string) any {

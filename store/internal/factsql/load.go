@@ -16,7 +16,7 @@ import (
 // mergeBatch is how many records one transaction of PublishFacts merges:
 // small enough that a lookup saving a new record meanwhile waits
 // milliseconds for the writer, not seconds.
-const mergeBatch = 500
+const mergeBatch = 2000
 
 // Begin starts a load of dataset, or resumes its unfinished load of the
 // same fingerprint. A load of other files is abandoned: its rows go. When
@@ -246,12 +246,8 @@ func (f *Facts) mergeAll(ctx context.Context, ids []int64, progress func(done, t
 	for start := 0; start < len(ids); start += mergeBatch {
 		batch := ids[start:min(start+mergeBatch, len(ids))]
 		err := f.DB.Tx(ctx, func(c Conn) error {
-			for _, id := range batch {
-				if _, err := f.Merge(ctx, c, id); err != nil {
-					return err
-				}
-			}
-			return nil
+			_, err := f.MergeMany(ctx, c, batch)
+			return err
 		})
 		if err != nil {
 			return f.DB.Err(ctx, err)
@@ -351,24 +347,30 @@ func (f *Facts) CopyImport(ctx context.Context, c Conn, p *providers.Property) e
 	if !strings.Contains(p.FactsOrigin, `"source":"import"`) {
 		return nil
 	}
+	type source struct {
+		Source string `json:"source"`
+		AsOf   string `json:"as_of"`
+	}
 	var origin struct {
-		Fields map[string]struct {
-			Source string `json:"source"`
-			AsOf   string `json:"as_of"`
-		} `json:"fields"`
+		source
+		Fields map[string]source `json:"fields"`
 	}
 	if err := json.Unmarshal([]byte(p.FactsOrigin), &origin); err != nil {
 		return nil // not provenance this code wrote; nothing to carry
 	}
+	all := p.Facts()
 	var names []string
 	asOf := ""
+	if origin.Fields == nil && origin.Source == "import" {
+		// One source: every known fact is the import's.
+		names, asOf = providers.FactFields, origin.AsOf
+	}
 	for name, src := range origin.Fields {
 		if src.Source == "import" {
 			names = append(names, name)
 			asOf = max(asOf, src.AsOf)
 		}
 	}
-	all := p.Facts()
 	if _, err := c.Exec(ctx, f.S.putImportSet, asOf, stamp(time.Now())); err != nil {
 		return err
 	}

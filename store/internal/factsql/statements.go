@@ -37,7 +37,7 @@ const factColumns = `property_type, bedrooms, bathrooms, living_area_sqft, lot_s
 type Statements struct {
 	d *Dialect
 
-	record, rowsByKey, rowsByRecord, updateRecord       string
+	updateRecord                                        string
 	servedSet, loadOf, newGeneration, startLoad         string
 	dropLoad, dropRows, dropKeys, checkpoint            string
 	putRow, putKey, joinKeys, keyRecords, unitRecords   string
@@ -45,6 +45,8 @@ type Statements struct {
 	putImportSet, putImportRow, oldRows, countRows      string
 	rowsNear, recordsNearRows, pointRowsMatched, maxRow string
 	exists, unkeyed, setKey                             string
+	recordsHead, rowsByRecordHead, rowsByKeyHead        string
+	rowsOrder, anyPointRows                             string
 }
 
 // Build binds d's statements.
@@ -52,12 +54,6 @@ func Build(d *Dialect) *Statements {
 	b := func(s string) string { return sqlshared.Bind(s, d.Param) }
 	return &Statements{
 		d: d,
-		record: b(`SELECT COALESCE(facts_key, ''), unit, latitude, longitude, ` + factColumns + `, COALESCE(facts, '')
-			FROM properties WHERE id = ?`),
-		rowsByKey: b(`SELECT ` + RowColumns + ` FROM ` + ServedRows + `
-			WHERE r.facts_key = ? ORDER BY s.priority, r.dataset, r.rank DESC, r.id`),
-		rowsByRecord: b(`SELECT ` + RowColumns + ` FROM ` + ServedRows + `
-			WHERE r.property_id = ? ORDER BY s.priority, r.dataset, r.rank DESC, r.id`),
 		updateRecord: b(`UPDATE properties SET property_type = ?, bedrooms = ?, bathrooms = ?, living_area_sqft = ?,
 			lot_sqft = ?, year_built = ?, stories = ?, units = ?, facts = ?, updated_at = ? WHERE id = ?`),
 
@@ -88,7 +84,18 @@ func Build(d *Dialect) *Statements {
 			VALUES (?, ?, ?, ?, ?, ?)
 			ON CONFLICT (dataset, generation, join_key) DO UPDATE SET facts_key = excluded.facts_key,
 				latitude = excluded.latitude, longitude = excluded.longitude`),
-		exists:  b(`SELECT id FROM properties WHERE id = ?`),
+		exists: b(`SELECT id FROM properties WHERE id = ?`),
+		// The heads of MergeMany's reads, each followed by a list of
+		// placeholders, "(p1, ..., pn)", and rowsOrder where it reads rows.
+		recordsHead: `SELECT id, COALESCE(facts_key, ''), unit, latitude, longitude, ` + factColumns + `, COALESCE(facts, '')
+			FROM properties WHERE id IN `,
+		rowsByRecordHead: `SELECT r.property_id, ` + RowColumns + ` FROM ` + ServedRows + ` WHERE r.property_id IN `,
+		rowsByKeyHead:    `SELECT r.facts_key, ` + RowColumns + ` FROM ` + ServedRows + ` WHERE r.facts_key IN `,
+		rowsOrder:        ` ORDER BY s.priority, r.dataset, r.rank DESC, r.id`,
+		// Any row, of any generation, that joins by coordinates: through the
+		// facts_key index's NULLs, never a scan of the rows.
+		anyPointRows: `SELECT COUNT(*) FROM (SELECT 1 FROM fact_rows
+			WHERE facts_key IS NULL AND latitude IS NOT NULL LIMIT 1) one`,
 		unkeyed: `SELECT id, COALESCE(canonical, ''), zip_code, unit FROM properties WHERE facts_key IS NULL LIMIT 5000`,
 		setKey:  b(`UPDATE properties SET facts_key = ? WHERE id = ?`),
 		maxRow:  b(`SELECT COALESCE(MAX(id), 0) FROM fact_rows`),

@@ -98,7 +98,7 @@ func testFactsBeforeRecord(t *testing.T, open Opener) {
 		t.Fatalf("bathrooms %v stories %v, want 2.5 and 2", deref(saved.Bathrooms), deref(saved.Stories))
 	}
 	wantNil(t, "units", saved.Units)
-	if !strings.HasPrefix(saved.FactsOrigin, `{"source":"cook-county","as_of":"2026-09-30","fields":{"property_type":{"source":"cook-county"`) {
+	if saved.FactsOrigin != `{"source":"cook-county","as_of":"2026-09-30"}` {
 		t.Fatalf("origin %s", saved.FactsOrigin)
 	}
 	if got := facts(t, db, saved.ID); got.FactsOrigin != saved.FactsOrigin || *got.Bedrooms != 3 {

@@ -334,8 +334,8 @@ func testPutImportFacts(t *testing.T, open Opener) {
 		got.Bathrooms == nil || *got.Bathrooms != 1.5 {
 		t.Fatalf("after two imports: %+v, want condo, 3 bedrooms, 1.5 baths (a nil fact must not erase)", got.Facts())
 	}
-	const origin = `{"source":"import","as_of":"2026-01-03","fields":{"property_type":{"source":"import","as_of":"2026-01-03"},` +
-		`"bedrooms":{"source":"import","as_of":"2026-01-03"},"bathrooms":{"source":"import","as_of":"2026-01-03"}}}`
+	// Both imports are the import's: one source, one date (the latest).
+	const origin = `{"source":"import","as_of":"2026-01-03"}`
 	if got.FactsOrigin != origin {
 		t.Fatalf("facts origin\n got %s\nwant %s", got.FactsOrigin, origin)
 	}

@@ -90,12 +90,5 @@ INSERT INTO fact_rows (dataset, generation, row_key, property_id, as_of, propert
 SELECT 'import', 1, 'record:' || id, id, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), property_type, bedrooms
 FROM properties WHERE property_type IS NOT NULL OR bedrooms IS NOT NULL;
 
-UPDATE properties SET facts =
-    '{"source":"import","as_of":"' || to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') || '","fields":{' ||
-    CASE WHEN property_type IS NOT NULL
-         THEN '"property_type":{"source":"import","as_of":"' || to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') || '"}' ELSE '' END ||
-    CASE WHEN property_type IS NOT NULL AND bedrooms IS NOT NULL THEN ',' ELSE '' END ||
-    CASE WHEN bedrooms IS NOT NULL
-         THEN '"bedrooms":{"source":"import","as_of":"' || to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') || '"}' ELSE '' END ||
-    '}}'
+UPDATE properties SET facts = '{"source":"import","as_of":"' || to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') || '"}'
 WHERE property_type IS NOT NULL OR bedrooms IS NOT NULL;
