@@ -91,15 +91,15 @@ func TestSearchPlansUseCoveringIndexes(t *testing.T) {
 		}{
 			{"zip and bedrooms", providers.SearchFilter{Zip: "10042", MinBedrooms: ptrInt(2), MaxBedrooms: ptrInt(4)}, "properties_zip"},
 			{"zip", providers.SearchFilter{Zip: "10042"}, "properties_zip"},
-			{"zip and type", providers.SearchFilter{Zip: "10042", PropertyType: "condo"}, "properties_zip"},
+			{"zip and type", providers.SearchFilter{Zip: "10042", PropertyTypes: []string{"condo"}}, "properties_zip"},
 			{"city and state", providers.SearchFilter{City: "CITY4", State: "S2"}, "properties_state_city"},
 			{"state", providers.SearchFilter{State: "s2"}, "properties_state_city"},
 			{"state, city and bedrooms", providers.SearchFilter{City: "CITY4", State: "S2", MinBedrooms: ptrInt(3)}, "properties_state_city"},
-			{"state, type and bedrooms", providers.SearchFilter{State: "S2", PropertyType: "condo", MinBedrooms: ptrInt(3), MaxBedrooms: ptrInt(4)}, "properties_state_city"},
+			{"state, type and bedrooms", providers.SearchFilter{State: "S2", PropertyTypes: []string{"condo"}, MinBedrooms: ptrInt(3), MaxBedrooms: ptrInt(4)}, "properties_state_city"},
 			{"city", providers.SearchFilter{City: "city4"}, "properties_city"},
-			{"city, type and bedrooms", providers.SearchFilter{City: "CITY4", PropertyType: "condo", MinBedrooms: ptrInt(2)}, "properties_city"},
-			{"property type", providers.SearchFilter{PropertyType: "condo"}, "properties_type"},
-			{"property type and bedrooms", providers.SearchFilter{PropertyType: "condo", MaxBedrooms: ptrInt(2)}, "properties_type"},
+			{"city, type and bedrooms", providers.SearchFilter{City: "CITY4", PropertyTypes: []string{"condo"}, MinBedrooms: ptrInt(2)}, "properties_city"},
+			{"property type", providers.SearchFilter{PropertyTypes: []string{"condo"}}, "properties_type"},
+			{"property type and bedrooms", providers.SearchFilter{PropertyTypes: []string{"condo"}, MaxBedrooms: ptrInt(2)}, "properties_type"},
 			{"bedrooms range", providers.SearchFilter{MinBedrooms: ptrInt(2), MaxBedrooms: ptrInt(3)}, "properties_bedrooms"},
 		} {
 			tc.f.Page, tc.f.PerPage = 1, 20

@@ -86,13 +86,13 @@ func TestSearchPlansUseCoveringIndexes(t *testing.T) {
 	}{
 		{"zip and bedrooms", providers.SearchFilter{Zip: "10042", MinBedrooms: ptr(2), MaxBedrooms: ptr(4)}, "properties_zip"},
 		{"zip", providers.SearchFilter{Zip: "10042"}, "properties_zip"},
-		{"zip and type", providers.SearchFilter{Zip: "10042", PropertyType: "condo"}, "properties_zip"},
+		{"zip and type", providers.SearchFilter{Zip: "10042", PropertyTypes: []string{"condo"}}, "properties_zip"},
 		{"city and state", providers.SearchFilter{City: "CITY4", State: "S4"}, "properties_state_city"},
 		{"state", providers.SearchFilter{State: "s2"}, "properties_state_city"},
 		{"state, city and bedrooms", providers.SearchFilter{City: "CITY4", State: "S4", MinBedrooms: ptr(3)}, "properties_state_city"},
 		{"city", providers.SearchFilter{City: "city4"}, "properties_city"},
-		{"city, type and bedrooms", providers.SearchFilter{City: "CITY4", PropertyType: "condo", MinBedrooms: ptr(2)}, "properties_city"},
-		{"property type and bedrooms", providers.SearchFilter{PropertyType: "condo", MaxBedrooms: ptr(0)}, "properties_type"},
+		{"city, type and bedrooms", providers.SearchFilter{City: "CITY4", PropertyTypes: []string{"condo"}, MinBedrooms: ptr(2)}, "properties_city"},
+		{"property type and bedrooms", providers.SearchFilter{PropertyTypes: []string{"condo"}, MaxBedrooms: ptr(0)}, "properties_type"},
 	} {
 		tc.f.Page, tc.f.PerPage = 1, 20
 		page, count, args := queries.Search(tc.f)
