@@ -29,6 +29,12 @@ var dialect = sqlshared.Dialect{
 	)`,
 
 	SearchFrom: func(f providers.SearchFilter) string {
+		if f.Near != nil || f.Box != nil {
+			// The R*Tree's ids for the area, then the rows by id: a
+			// search index the planner prefers for another filter
+			// (state) would read a row per match of that filter.
+			return "properties NOT INDEXED"
+		}
 		if idx := searchIndex(f); idx != "" {
 			return "properties INDEXED BY " + idx
 		}

@@ -21,9 +21,9 @@ const MaxPerPage = rules.MaxPerPage
 // without statistics on the data, it prefers an index constraining more
 // columns: for state, type and a bedrooms range it took the type index and
 // read a row per candidate to check the state, a hundred times slower at a
-// million rows. A search in an area is left to the planner, which reads
-// the R*Tree's ids for the area and the rows by id; no filter at all reads
-// the table in id order.
+// million rows. A search in an area uses none (NOT INDEXED, see dialect):
+// it reads the R*Tree's ids for the area and the rows by id. No filter at
+// all reads the table in id order.
 func searchIndex(f providers.SearchFilter) string {
 	switch {
 	case f.Near != nil || f.Box != nil:
