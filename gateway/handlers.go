@@ -3,12 +3,10 @@ package gateway
 import (
 	"context"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/address"
 	"github.com/propertyd/propertyd/providers/service"
 )
 
@@ -209,66 +207,22 @@ type searchMeta struct {
 	TotalPages int `json:"total_pages"`
 }
 
-// search: GET /v1/properties/search?zip=&city=&state=&property_type=&min_bedrooms=&max_bedrooms=&page=&per_page=
+// searchParams are the parameters search accepts.
+var searchParams = []string{"zip", "city", "state", "county", "fips_code", "census_tract", "property_type",
+	"min_bedrooms", "max_bedrooms", "min_bathrooms", "min_year_built", "max_year_built",
+	"min_living_area_sqft", "max_living_area_sqft", "lat", "lng", "radius_m", "bbox", "page", "per_page"}
+
+// search: GET /v1/properties/search?zip=&city=&state=&county=&fips_code=&census_tract=&property_type=
+// &min_bedrooms=&max_bedrooms=&min_bathrooms=&min_year_built=&max_year_built=&min_living_area_sqft=
+// &max_living_area_sqft=&lat=&lng=&radius_m=&bbox=&page=&per_page=
+// (parseSearch says what each means). Near a point, each record carries
+// distance_m.
 func (g *Gateway) search(c *fiber.Ctx) error {
-	q, err := queryParams(c, "zip", "city", "state", "property_type", "min_bedrooms", "max_bedrooms", "page", "per_page")
+	q, err := queryParams(c, searchParams...)
 	if err != nil {
 		return err
 	}
-	var errs []providers.ParamError
-	// A filter given empty is an error, not a filter dropped: zip= would
-	// otherwise return every record.
-	for _, name := range []string{"zip", "city", "state", "property_type"} {
-		if v, ok := q[name]; ok && strings.TrimSpace(v) == "" {
-			errs = append(errs, providers.ParamError{Parameter: name, Message: "must not be empty (leave the parameter out to match any)"})
-		}
-	}
-	f := providers.SearchFilter{City: strings.ToUpper(strings.TrimSpace(q["city"]))}
-	if z := strings.TrimSpace(q["zip"]); z != "" {
-		if len(z) != 5 || strings.Trim(z, "0123456789") != "" {
-			errs = append(errs, providers.ParamError{Parameter: "zip", Message: "must be 5 digits"})
-		}
-		f.Zip = z
-	}
-	if s := strings.ToUpper(strings.TrimSpace(q["state"])); s != "" {
-		if !address.IsState(s) {
-			errs = append(errs, providers.ParamError{Parameter: "state", Message: "must be a 2-letter USPS state code"})
-		}
-		f.State = s
-	}
-	if t := strings.TrimSpace(q["property_type"]); t != "" {
-		ok := false
-		for _, pt := range providers.PropertyTypes {
-			ok = ok || pt == t
-		}
-		if !ok {
-			errs = append(errs, providers.ParamError{Parameter: "property_type", Message: "must be one of " + strings.Join(providers.PropertyTypes, ", ")})
-		}
-		f.PropertyType = t
-	}
-	for _, b := range []struct {
-		name string
-		dst  **int
-	}{{"min_bedrooms", &f.MinBedrooms}, {"max_bedrooms", &f.MaxBedrooms}} {
-		if _, ok := q[b.name]; ok {
-			n, perr := parseInt(q, b.name, 0, 0, 100)
-			if perr != nil {
-				errs = append(errs, *perr)
-			} else {
-				*b.dst = &n
-			}
-		}
-	}
-	if f.MinBedrooms != nil && f.MaxBedrooms != nil && *f.MinBedrooms > *f.MaxBedrooms {
-		errs = append(errs, providers.ParamError{Parameter: "min_bedrooms", Message: "must not exceed max_bedrooms"})
-	}
-	var perr *providers.ParamError
-	if f.Page, perr = parseInt(q, "page", 1, 1, 1_000_000); perr != nil {
-		errs = append(errs, *perr)
-	}
-	if f.PerPage, perr = parseInt(q, "per_page", 25, 1, 100); perr != nil {
-		errs = append(errs, *perr)
-	}
+	f, errs := parseSearch(q)
 	if len(errs) > 0 {
 		return invalid(errs...)
 	}
@@ -283,6 +237,12 @@ func (g *Gateway) search(c *fiber.Ctx) error {
 				b = append(b, ',')
 			}
 			b = appendRecord(b, &props[i])
+			if f.Near != nil {
+				// The store ordered by this same rounded distance.
+				b = append(b[:len(b)-1], `,"distance_m":`...)
+				b = strconv.AppendFloat(b, f.Near.Distance(props[i].Point()), 'f', -1, 64)
+				b = append(b, '}')
+			}
 		}
 		b = append(b, ']')
 		return appendMeta(b, searchMeta{Page: f.Page, PerPage: f.PerPage, Total: total,

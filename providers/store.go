@@ -3,21 +3,66 @@ package providers
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"time"
 )
 
 // SearchFilter selects properties; zero-valued fields do not filter. Filters
-// combine with AND. Page is 1-based; results are ordered by id.
+// combine with AND. Page is 1-based; results are ordered by id, or by
+// distance then id when Near is set.
 type SearchFilter struct {
-	Zip          string
-	City         string // compared upper-cased
-	State        string // compared upper-cased
-	PropertyType string
-	MinBedrooms  *int
-	MaxBedrooms  *int
-	Page         int
-	PerPage      int
+	Zip   string
+	City  string // compared upper-cased
+	State string // compared upper-cased
+	// County is the county's name, compared with ASCII letters folded
+	// ("prince george's county" matches "Prince George's County").
+	County   string
+	FIPSCode string // 5 digits: state and county
+	// CensusTract is a 6-digit tract code; tract codes repeat from county
+	// to county, so it is only given with FIPSCode.
+	CensusTract string
+	// PropertyTypes matches a record whose type is any of them.
+	PropertyTypes []string
+	// The fact bounds are inclusive; a bound excludes the records whose
+	// fact is unknown.
+	MinBedrooms, MaxBedrooms             *int
+	MinBathrooms                         *float64
+	MinYearBuilt, MaxYearBuilt           *int
+	MinLivingAreaSqft, MaxLivingAreaSqft *int
+	// Near keeps the records within its radius and orders them by
+	// Circle.Distance, then id. Box keeps the records inside it, ordered
+	// by id. At most one of them is set.
+	Near    *Circle
+	Box     *BBox
+	Page    int
+	PerPage int
 }
+
+// The bounds of a search's location: a circle's radius and a box's sides.
+// They keep one search's work within what a page needs (every record in
+// the area is read to count and order them).
+const (
+	MaxSearchRadiusMeters = 50_000
+	MaxSearchBoxDegrees   = 1
+)
+
+// Circle is the area within RadiusMeters (great-circle distance) of Center.
+type Circle struct {
+	Center       Point
+	RadiusMeters float64
+}
+
+// Distance is the distance a search near c shows and orders by: the
+// great-circle distance from c's centre to p, rounded to whole metres.
+func (c Circle) Distance(p Point) float64 { return math.Round(c.Center.DistanceMeters(p)) }
+
+// Contains reports whether p is within c's radius (the exact distance, not
+// the rounded one).
+func (c Circle) Contains(p Point) bool { return c.Center.DistanceMeters(p) <= c.RadiusMeters }
+
+// BBox is a rectangle of latitudes and longitudes, edges included. West is
+// below East: a box does not cross the antimeridian.
+type BBox struct{ West, South, East, North float64 }
 
 // NewProperty is a record to create, with the keys that identify it.
 type NewProperty struct {

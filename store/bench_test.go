@@ -77,7 +77,7 @@ func BenchmarkSearch(b *testing.B) {
 			return providers.SearchFilter{City: fmt.Sprintf("CITY%d", rng.IntN(200)), Page: 1 + rng.IntN(5), PerPage: 20}
 		}},
 		{"city, type and bedrooms", func(rng *rand.Rand) providers.SearchFilter {
-			return providers.SearchFilter{City: fmt.Sprintf("CITY%d", rng.IntN(200)), PropertyType: types[rng.IntN(len(types))], MinBedrooms: ptrInt(2), Page: 1, PerPage: 20}
+			return providers.SearchFilter{City: fmt.Sprintf("CITY%d", rng.IntN(200)), PropertyTypes: []string{types[rng.IntN(len(types))]}, MinBedrooms: ptrInt(2), Page: 1, PerPage: 20}
 		}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {

@@ -29,13 +29,29 @@ var dialect = sqlshared.Dialect{
 	)`,
 
 	SearchFrom: func(f providers.SearchFilter) string {
+		if f.Near != nil || f.Box != nil {
+			// The R*Tree's ids for the area, then the rows by id: a
+			// search index the planner prefers for another filter
+			// (state) would read a row per match of that filter.
+			return "properties NOT INDEXED"
+		}
 		if idx := searchIndex(f); idx != "" {
 			return "properties INDEXED BY " + idx
 		}
 		return "properties"
 	},
-	CityColumn:  "city",
-	StateColumn: "state",
+	CityColumn:   "city",
+	StateColumn:  "state",
+	CountyColumn: "county COLLATE NOCASE",
+	// The R*Tree's boxes are 32-bit floats rounded outwards, so the ids
+	// it gives hold every point of the rectangle and maybe a few just
+	// outside it: the row's own coordinates decide.
+	InBox: func(arg func(float64) string, south, north, west, east float64) string {
+		s, n, w, e := arg(south), arg(north), arg(west), arg(east)
+		return "id IN (SELECT r.id FROM properties_rtree r WHERE r.max_lat >= " + s + " AND r.min_lat <= " + n +
+			" AND r.max_lng >= " + w + " AND r.min_lng <= " + e + ") AND latitude BETWEEN " + arg(south) +
+			" AND " + arg(north) + " AND longitude BETWEEN " + arg(west) + " AND " + arg(east)
+	},
 }
 
 // queries are the statements this engine sends, built once.

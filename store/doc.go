@@ -20,20 +20,24 @@
 //     identity of a geocoded record and the last word when two requests race
 //     to create the same address. canonical is NULL for records created by
 //     reverse geocoding, so those never collide. Ids are AUTOINCREMENT and
-//     never reused, because clients hold them. Four indexes serve Search:
-//     (zip_code, bedrooms, property_type), (state, city, bedrooms,
-//     property_type), (property_type, bedrooms) and (bedrooms). Each holds
-//     the filters that may accompany its leading column, and SQLite adds
-//     the id to every entry, so a search finds its page of ids and its
-//     COUNT(*) total from one index without touching the table, then reads
-//     only the rows of the page. At a million rows a search by zip, by
-//     city and state, by state or by type, with or without bedrooms, takes
-//     from well under a millisecond to about twenty for a state-wide one.
+//     never reused, because clients hold them. The search indexes (0001,
+//     0002, widened and joined by 0005) each lead with a filter (zip,
+//     FIPS code and tract, county, state and city, city, property type,
+//     year built, living area, bedrooms, bathrooms) and hold the filters
+//     that may accompany it, and SQLite adds the id to every entry, so a
+//     search finds its page of ids and its COUNT(*) total from one index
+//     without touching the table, then reads only the rows of the page
+//     (searchIndex picks the index). Its cost grows with the matches it
+//     counts: at a million rows a search by zip or tract, with any other
+//     filter, takes a few milliseconds, one matching hundreds of thousands
+//     of records (a state with a fact bound, a type most records have)
+//     a hundred or two.
 //   - property_keys: normalized client spellings of an address, each
 //     resolving to one record, so a repeated lookup needs no geocoding.
 //   - properties_rtree: an R*Tree over the coordinates, kept in step with
 //     properties by triggers (in the same transaction as the row), used by
-//     Nearest to find candidates before the exact distance decides.
+//     Nearest and by a search in an area to find candidates before the
+//     row's exact coordinates decide.
 //   - sections: enrichment section values as JSON by (section, key), with
 //     fetch and expiry times; expired rows are kept and returned, to be
 //     served as stale when an upstream fails.

@@ -64,6 +64,7 @@ func seedSpread(t testing.TB, db *DB, n int) {
 			PropertyType:  &types[rng.IntN(len(types))],
 			Bedrooms:      ptrInt(rng.IntN(7)),
 		}
+		setPlace(&props[i], rng, z)
 	}
 	if err := db.SeedProperties(context.Background(), props); err != nil {
 		t.Fatal(err)
@@ -71,6 +72,8 @@ func seedSpread(t testing.TB, db *DB, n int) {
 }
 
 func ptrInt(n int) *int { return &n }
+
+func ptrFloat(f float64) *float64 { return &f }
 
 // Every search with a zip, state or property type filter must find its page
 // ids and its total from one covering index, without scanning or reading the
@@ -91,16 +94,29 @@ func TestSearchPlansUseCoveringIndexes(t *testing.T) {
 		}{
 			{"zip and bedrooms", providers.SearchFilter{Zip: "10042", MinBedrooms: ptrInt(2), MaxBedrooms: ptrInt(4)}, "properties_zip"},
 			{"zip", providers.SearchFilter{Zip: "10042"}, "properties_zip"},
-			{"zip and type", providers.SearchFilter{Zip: "10042", PropertyType: "condo"}, "properties_zip"},
+			{"zip and type", providers.SearchFilter{Zip: "10042", PropertyTypes: []string{"condo"}}, "properties_zip"},
 			{"city and state", providers.SearchFilter{City: "CITY4", State: "S2"}, "properties_state_city"},
 			{"state", providers.SearchFilter{State: "s2"}, "properties_state_city"},
 			{"state, city and bedrooms", providers.SearchFilter{City: "CITY4", State: "S2", MinBedrooms: ptrInt(3)}, "properties_state_city"},
-			{"state, type and bedrooms", providers.SearchFilter{State: "S2", PropertyType: "condo", MinBedrooms: ptrInt(3), MaxBedrooms: ptrInt(4)}, "properties_state_city"},
+			{"state, type and bedrooms", providers.SearchFilter{State: "S2", PropertyTypes: []string{"condo"}, MinBedrooms: ptrInt(3), MaxBedrooms: ptrInt(4)}, "properties_state_city"},
 			{"city", providers.SearchFilter{City: "city4"}, "properties_city"},
-			{"city, type and bedrooms", providers.SearchFilter{City: "CITY4", PropertyType: "condo", MinBedrooms: ptrInt(2)}, "properties_city"},
-			{"property type", providers.SearchFilter{PropertyType: "condo"}, "properties_type"},
-			{"property type and bedrooms", providers.SearchFilter{PropertyType: "condo", MaxBedrooms: ptrInt(2)}, "properties_type"},
+			{"city, type and bedrooms", providers.SearchFilter{City: "CITY4", PropertyTypes: []string{"condo"}, MinBedrooms: ptrInt(2)}, "properties_city"},
+			{"property type", providers.SearchFilter{PropertyTypes: []string{"condo"}}, "properties_type"},
+			{"property type and bedrooms", providers.SearchFilter{PropertyTypes: []string{"condo"}, MaxBedrooms: ptrInt(2)}, "properties_type"},
 			{"bedrooms range", providers.SearchFilter{MinBedrooms: ptrInt(2), MaxBedrooms: ptrInt(3)}, "properties_bedrooms"},
+			{"zip, bathrooms and year", providers.SearchFilter{Zip: "10042", MinBathrooms: ptrFloat(2), MinYearBuilt: ptrInt(1950)}, "properties_zip"},
+			{"zip and county", providers.SearchFilter{Zip: "10042", County: "county 2"}, "properties_zip"},
+			{"zip and tract", providers.SearchFilter{Zip: "10042", FIPSCode: "01002", CensusTract: "000102"}, "properties_zip"},
+			{"fips code and tract", providers.SearchFilter{FIPSCode: "01002", CensusTract: "000102"}, "properties_fips"},
+			{"fips code, state and area", providers.SearchFilter{FIPSCode: "01002", State: "S2", MaxLivingAreaSqft: ptrInt(2000)}, "properties_fips"},
+			{"county and state", providers.SearchFilter{County: "County 2", State: "S2", MinBedrooms: ptrInt(2)}, "properties_county"},
+			{"state and year", providers.SearchFilter{State: "S2", MinYearBuilt: ptrInt(1950), MaxYearBuilt: ptrInt(1979)}, "properties_state_city"},
+			{"state and several types", providers.SearchFilter{State: "S2", PropertyTypes: []string{"condo", "townhouse"}, MinBathrooms: ptrFloat(2)}, "properties_state_city"},
+			{"several types and area", providers.SearchFilter{PropertyTypes: []string{"condo", "townhouse"}, MinLivingAreaSqft: ptrInt(1500)}, "properties_type"},
+			{"year range", providers.SearchFilter{MinYearBuilt: ptrInt(1950), MaxYearBuilt: ptrInt(1979), MinBathrooms: ptrFloat(2)}, "properties_year"},
+			{"living area range", providers.SearchFilter{MinLivingAreaSqft: ptrInt(1500), MaxLivingAreaSqft: ptrInt(2500), MaxBedrooms: ptrInt(3)}, "properties_area"},
+			{"bedrooms and bathrooms", providers.SearchFilter{MinBedrooms: ptrInt(3), MinBathrooms: ptrFloat(2)}, "properties_bedrooms"},
+			{"bathrooms", providers.SearchFilter{MinBathrooms: ptrFloat(2.5)}, "properties_bathrooms"},
 		} {
 			tc.f.Page, tc.f.PerPage = 1, 20
 			page, count, args := queries.Search(tc.f)
@@ -120,6 +136,47 @@ func TestSearchPlansUseCoveringIndexes(t *testing.T) {
 				t.Errorf("%s (analyzed %v): page plan %q does not read rows by id", tc.name, analyzed, pagePlan)
 			}
 			t.Logf("%s analyzed=%v: %s || %s", tc.name, analyzed, pagePlan, countPlan)
+		}
+	}
+}
+
+// setPlace gives p a county, FIPS code and tract by its zip index z (20
+// zips a county) and facts drawn from rng.
+func setPlace(p *providers.Property, rng *rand.Rand, z int) {
+	p.County, p.FIPSCode = fmt.Sprintf("COUNTY %d", z/20), fmt.Sprintf("%05d", 1000+z/20)
+	p.CensusTract = fmt.Sprintf("%06d", 100+z%20)
+	baths, year, area := 1+0.5*float64(rng.IntN(6)), 1900+rng.IntN(125), 500+rng.IntN(4000)
+	p.Bathrooms, p.YearBuilt, p.LivingAreaSqft = &baths, &year, &area
+}
+
+// A search in an area reads the R*Tree's ids for it and the rows by id,
+// never a search index for another filter (which would read a row per
+// match of that filter) nor the whole table, with or without statistics.
+func TestAreaSearchPlansUseTheRTree(t *testing.T) {
+	db := openInternal(t)
+	seedSpread(t, db, 20000)
+	box := &providers.BBox{West: -90, South: 39.5, East: -89.8, North: 39.7}
+	for _, analyzed := range []bool{false, true} {
+		if analyzed {
+			if _, err := db.writer.Exec("ANALYZE"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, f := range []providers.SearchFilter{{Box: box}, {Box: box, State: "S2"}, {Box: box, Zip: "10042", MinBedrooms: ptrInt(2)}} {
+			f.Page, f.PerPage = 1, 20
+			page, count, args := queries.Search(f)
+			near, nargs := queries.SearchNear(f, 39.5, 39.7, -90, -89.8)
+			for _, plan := range []string{
+				strings.Join(queryPlan(t, db, page, args...), " | "),
+				strings.Join(queryPlan(t, db, count, args[:len(args)-2]...), " | "),
+				strings.Join(queryPlan(t, db, near, nargs...), " | "),
+			} {
+				if !regexp.MustCompile(`SCAN r VIRTUAL TABLE INDEX 2:[A-Z0-9]+`).MatchString(plan) ||
+					!strings.Contains(plan, "USING INTEGER PRIMARY KEY (rowid=?)") || strings.Contains(plan, "SCAN properties") ||
+					strings.Contains(plan, "INDEX properties_") {
+					t.Errorf("%+v (analyzed %v): plan %q does not read the area's ids from the R*Tree and the rows by id", f, analyzed, plan)
+				}
+			}
 		}
 	}
 }

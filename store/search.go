@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store/internal/rules"
@@ -12,51 +13,69 @@ import (
 const MaxPerPage = rules.MaxPerPage
 
 // searchIndex names the index a search walks, chosen by its most selective
-// equality filter: zip, then state, then city, then property type. Each of
-// these indexes also holds the filter columns that may come with it
-// (bedrooms and type; city too for state), so the search never reads the
+// filter: zip, then FIPS code (and tract), county, state, city, property
+// type, then the facts, year built, living area, bedrooms and bathrooms.
+// Each of these indexes also holds the filter columns that may come with
+// it (see migrations 0001, 0002 and 0005), so the search never reads the
 // table to filter. The choice is not left to SQLite's planner because,
 // without statistics on the data, it prefers an index constraining more
 // columns: for state, type and a bedrooms range it took the type index and
 // read a row per candidate to check the state, a hundred times slower at a
-// million rows. Bedrooms alone and no filter at all are left to the planner
-// (the bedrooms index, and the table in id order).
+// million rows. A search in an area uses none (NOT INDEXED, see dialect):
+// it reads the R*Tree's ids for the area and the rows by id. No filter at
+// all reads the table in id order.
 func searchIndex(f providers.SearchFilter) string {
 	switch {
+	case f.Near != nil || f.Box != nil:
+		return ""
 	case f.Zip != "":
 		return "properties_zip"
+	case f.FIPSCode != "":
+		return "properties_fips"
+	case f.County != "":
+		return "properties_county"
 	case f.State != "":
 		return "properties_state_city"
 	case f.City != "":
 		return "properties_city"
-	case f.PropertyType != "":
+	case len(f.PropertyTypes) > 0:
 		return "properties_type"
+	case f.MinYearBuilt != nil || f.MaxYearBuilt != nil:
+		return "properties_year"
+	case f.MinLivingAreaSqft != nil || f.MaxLivingAreaSqft != nil:
+		return "properties_area"
+	case f.MinBedrooms != nil || f.MaxBedrooms != nil:
+		return "properties_bedrooms"
+	case f.MinBathrooms != nil:
+		return "properties_bathrooms"
 	}
 	return ""
 }
 
 // Search returns one page of the records matching every set field of f
-// (City and State compared case-insensitively, Zip and PropertyType exactly,
-// MinBedrooms and MaxBedrooms inclusive; a bedrooms filter excludes records
-// whose bedrooms are unknown), ordered by id, and the total number of
-// matches. The page and the total come from one read transaction, so they
-// agree. Every filter has a covering index to seek (see searchIndex); a
+// (as sqlshared's Search compares them), ordered by id, or by distance
+// then id near a point, and the total number of matches. The page and the
+// total come from one read transaction, so they agree. Every filter has a
+// covering index to seek (see searchIndex) and an area the R*Tree; a
 // search with no filter at all reads the table in id order for its page and
 // counts every record for its total.
 //
-// It returns KindInvalid (invalid_parameter) when Page < 1 or PerPage is
-// outside 1..MaxPerPage.
+// It returns KindInvalid (invalid_parameter) for a filter
+// rules.CheckSearch refuses: Page < 1, PerPage outside 1..MaxPerPage, a
+// tract without a FIPS code, a location out of range.
 func (db *DB) Search(ctx context.Context, f providers.SearchFilter) (_ []providers.Property, total int, err error) {
-	if err := rules.CheckPage(f); err != nil {
+	if err := rules.CheckSearch(f); err != nil {
 		return nil, 0, err
 	}
-	pageSQL, countSQL, args := queries.Search(f)
-
 	tx, err := db.readers.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, 0, dbErr(ctx, err)
 	}
 	defer tx.Rollback()
+	if f.Near != nil {
+		return searchNear(ctx, tx, f)
+	}
+	pageSQL, countSQL, args := queries.Search(f)
 
 	rows, err := tx.QueryContext(ctx, pageSQL, args...)
 	if err != nil {
@@ -83,4 +102,56 @@ func (db *DB) Search(ctx context.Context, f providers.SearchFilter) (_ []provide
 		return nil, 0, dbErr(ctx, err)
 	}
 	return props, total, nil
+}
+
+// searchNear answers a search near a point (f.Near) in tx: the rows of
+// each rectangle of the circle's bounding box, kept and ordered by
+// sqlshared.NearPage, then the page's rows by id.
+func searchNear(ctx context.Context, tx *sql.Tx, f providers.SearchFilter) ([]providers.Property, int, error) {
+	var hits []sqlshared.Hit
+	b := rules.BoundingBox(f.Near.Center, f.Near.RadiusMeters)
+	for _, lr := range b.Lngs {
+		q, args := queries.SearchNear(f, b.South, b.North, lr.West, lr.East)
+		rows, err := tx.QueryContext(ctx, q, args...)
+		if err != nil {
+			return nil, 0, dbErr(ctx, err)
+		}
+		for rows.Next() {
+			var h sqlshared.Hit
+			if err := rows.Scan(&h.ID, &h.Lat, &h.Lng); err != nil {
+				rows.Close()
+				return nil, 0, dbErr(ctx, err)
+			}
+			hits = append(hits, h)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, 0, dbErr(ctx, err)
+		}
+	}
+	ids, total := sqlshared.NearPage(f, hits)
+	props := make([]providers.Property, 0, len(ids))
+	if len(ids) == 0 {
+		return props, total, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := tx.QueryContext(ctx, queries.ByIDs(len(ids)), args...)
+	if err != nil {
+		return nil, 0, dbErr(ctx, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		p, err := scanProperty(rows)
+		if err != nil {
+			return nil, 0, dbErr(ctx, err)
+		}
+		props = append(props, *p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, dbErr(ctx, err)
+	}
+	return sqlshared.InOrder(props, ids), total, nil
 }

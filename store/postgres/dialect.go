@@ -33,9 +33,18 @@ var dialect = sqlshared.Dialect{
 
 	// The planner picks the index from its statistics, which
 	// SeedProperties and autovacuum keep current.
-	SearchFrom:  nil,
-	CityColumn:  "city_upper",
-	StateColumn: "state_upper",
+	SearchFrom:   nil,
+	CityColumn:   "city_upper",
+	StateColumn:  "state_upper",
+	CountyColumn: "county_upper",
+	// The GiST index on point(longitude, latitude). <@ compares with
+	// the geometric types' tolerance (1e-6), taking points just outside
+	// the edges: the row's own coordinates decide, as on SQLite.
+	InBox: func(arg func(float64) string, south, north, west, east float64) string {
+		s, n, w, e := arg(south), arg(north), arg(west), arg(east)
+		return "point(longitude, latitude) <@ box(point(" + w + ", " + s + "), point(" + e + ", " + n + "))" +
+			" AND latitude BETWEEN " + s + " AND " + n + " AND longitude BETWEEN " + w + " AND " + e
+	},
 
 	Unreachable: unreachable,
 	RetryAfter:  RetryAfter,

@@ -29,6 +29,7 @@ func seedSpread(t testing.TB, db *DB, n int) {
 			PropertyType:  &types[rng.IntN(len(types))],
 			Bedrooms:      ptr(rng.IntN(7)),
 		}
+		setPlace(&props[i], rng, z)
 	}
 	if err := db.SeedProperties(context.Background(), props); err != nil {
 		t.Fatal(err)
@@ -86,13 +87,19 @@ func TestSearchPlansUseCoveringIndexes(t *testing.T) {
 	}{
 		{"zip and bedrooms", providers.SearchFilter{Zip: "10042", MinBedrooms: ptr(2), MaxBedrooms: ptr(4)}, "properties_zip"},
 		{"zip", providers.SearchFilter{Zip: "10042"}, "properties_zip"},
-		{"zip and type", providers.SearchFilter{Zip: "10042", PropertyType: "condo"}, "properties_zip"},
+		{"zip and type", providers.SearchFilter{Zip: "10042", PropertyTypes: []string{"condo"}}, "properties_zip"},
 		{"city and state", providers.SearchFilter{City: "CITY4", State: "S4"}, "properties_state_city"},
 		{"state", providers.SearchFilter{State: "s2"}, "properties_state_city"},
 		{"state, city and bedrooms", providers.SearchFilter{City: "CITY4", State: "S4", MinBedrooms: ptr(3)}, "properties_state_city"},
 		{"city", providers.SearchFilter{City: "city4"}, "properties_city"},
-		{"city, type and bedrooms", providers.SearchFilter{City: "CITY4", PropertyType: "condo", MinBedrooms: ptr(2)}, "properties_city"},
-		{"property type and bedrooms", providers.SearchFilter{PropertyType: "condo", MaxBedrooms: ptr(0)}, "properties_type"},
+		{"city, type and bedrooms", providers.SearchFilter{City: "CITY4", PropertyTypes: []string{"condo"}, MinBedrooms: ptr(2)}, "properties_city"},
+		{"property type and bedrooms", providers.SearchFilter{PropertyTypes: []string{"condo"}, MaxBedrooms: ptr(0)}, "properties_type"},
+		{"zip, bathrooms and year", providers.SearchFilter{Zip: "10042", MinBathrooms: ptr(2.0), MinYearBuilt: ptr(1950)}, "properties_zip"},
+		{"zip and county", providers.SearchFilter{Zip: "10042", County: "county 2"}, "properties_zip"},
+		{"fips code and tract", providers.SearchFilter{FIPSCode: "01002", CensusTract: "000102"}, "properties_fips"},
+		{"county and state", providers.SearchFilter{County: "County 2", State: "S2", MinBedrooms: ptr(2)}, "properties_county"},
+		{"year range", providers.SearchFilter{MinYearBuilt: ptr(1950), MaxYearBuilt: ptr(1951)}, "properties_year"},
+		{"living area range", providers.SearchFilter{MinLivingAreaSqft: ptr(1500), MaxLivingAreaSqft: ptr(1510)}, "properties_area"},
 	} {
 		tc.f.Page, tc.f.PerPage = 1, 20
 		page, count, args := queries.Search(tc.f)
@@ -111,6 +118,34 @@ func TestSearchPlansUseCoveringIndexes(t *testing.T) {
 			t.Errorf("%s: page plan %q does not read the page's rows by id", tc.name, pagePlan)
 		}
 		t.Logf("%s: %s || %s", tc.name, pagePlan, countPlan)
+	}
+}
+
+// setPlace gives p a county, FIPS code and tract by its zip index z (20
+// zips a county) and facts drawn from rng.
+func setPlace(p *providers.Property, rng *rand.Rand, z int) {
+	p.County, p.FIPSCode = fmt.Sprintf("COUNTY %d", z/20), fmt.Sprintf("%05d", 1000+z/20)
+	p.CensusTract = fmt.Sprintf("%06d", 100+z%20)
+	baths, year, area := 1+0.5*float64(rng.IntN(6)), 1900+rng.IntN(125), 500+rng.IntN(4000)
+	p.Bathrooms, p.YearBuilt, p.LivingAreaSqft = &baths, &year, &area
+}
+
+// A search in a small area finds its candidates through the GiST index,
+// never scanning the table.
+func TestAreaSearchPlansUseTheSpatialIndex(t *testing.T) {
+	db, _ := openFresh(t)
+	seedSpread(t, db, 20000)
+	box := &providers.BBox{West: -90, South: 39.5, East: -89.9, North: 39.6}
+	for _, f := range []providers.SearchFilter{{Box: box}, {Box: box, State: "S2"}} {
+		f.Page, f.PerPage = 1, 20
+		page, count, args := queries.Search(f)
+		near, nargs := queries.SearchNear(f, 39.5, 39.6, -90, -89.9)
+		for _, plan := range []string{queryPlan(t, db, page, args...), queryPlan(t, db, count, args[:len(args)-2]...),
+			queryPlan(t, db, near, nargs...)} {
+			if !strings.Contains(plan, "properties_location") || strings.Contains(plan, "Seq Scan") {
+				t.Errorf("%+v: plan %q does not search the GiST index by box", f, plan)
+			}
+		}
 	}
 }
 

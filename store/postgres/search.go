@@ -11,23 +11,35 @@ import (
 )
 
 // Search returns one page of the records matching every set field of f
-// (City and State compared case-insensitively, Zip and PropertyType exactly,
-// MinBedrooms and MaxBedrooms inclusive; a bedrooms filter excludes records
-// whose bedrooms are unknown), ordered by id, and the total number of
-// matches. The page and the total come from one repeatable-read snapshot,
-// so they agree while other instances write.
+// (as sqlshared's Search compares them), ordered by id, or by distance
+// then id near a point, and the total number of matches, as on SQLite.
+// The page and the total come from one repeatable-read snapshot, so they
+// agree while other instances write.
 //
-// It returns KindInvalid (invalid_parameter) when Page < 1 or PerPage is
-// outside 1..rules.MaxPerPage (100).
+// It returns KindInvalid (invalid_parameter) for a filter
+// rules.CheckSearch refuses: Page < 1, PerPage outside
+// 1..rules.MaxPerPage (100), a tract without a FIPS code, a location out
+// of range.
 func (db *DB) Search(ctx context.Context, f providers.SearchFilter) ([]providers.Property, int, error) {
-	if err := rules.CheckPage(f); err != nil {
+	if err := rules.CheckSearch(f); err != nil {
 		return nil, 0, err
 	}
-	pageSQL, countSQL, args := queries.Search(f)
 	var (
 		props []providers.Property
 		total int
 	)
+	if f.Near != nil {
+		err := pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+			func(tx pgx.Tx) (err error) {
+				props, total, err = searchNear(ctx, tx, f)
+				return err
+			})
+		if err != nil {
+			return nil, 0, dbErr(ctx, err)
+		}
+		return props, total, nil
+	}
+	pageSQL, countSQL, args := queries.Search(f)
 	err := pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
 		func(tx pgx.Tx) error {
 			rows, err := tx.Query(ctx, pageSQL, args...)
@@ -57,4 +69,56 @@ func (db *DB) Search(ctx context.Context, f providers.SearchFilter) ([]providers
 		return nil, 0, dbErr(ctx, err)
 	}
 	return props, total, nil
+}
+
+// searchNear answers a search near a point (f.Near) in tx, as SQLite's
+// does: the rows of each rectangle of the circle's bounding box, kept and
+// ordered by sqlshared.NearPage, then the page's rows by id.
+func searchNear(ctx context.Context, tx pgx.Tx, f providers.SearchFilter) ([]providers.Property, int, error) {
+	var hits []sqlshared.Hit
+	b := rules.BoundingBox(f.Near.Center, f.Near.RadiusMeters)
+	for _, lr := range b.Lngs {
+		q, args := queries.SearchNear(f, b.South, b.North, lr.West, lr.East)
+		rows, err := tx.Query(ctx, q, args...)
+		if err != nil {
+			return nil, 0, err
+		}
+		for rows.Next() {
+			var h sqlshared.Hit
+			if err := rows.Scan(&h.ID, &h.Lat, &h.Lng); err != nil {
+				rows.Close()
+				return nil, 0, err
+			}
+			hits = append(hits, h)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, 0, err
+		}
+	}
+	ids, total := sqlshared.NearPage(f, hits)
+	props := make([]providers.Property, 0, len(ids))
+	if len(ids) == 0 {
+		return props, total, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := tx.Query(ctx, queries.ByIDs(len(ids)), args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		p, err := scanProperty(rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		props = append(props, *p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, err
+	}
+	return sqlshared.InOrder(props, ids), total, nil
 }

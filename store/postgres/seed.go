@@ -12,9 +12,11 @@ import (
 // seedColumns are the columns SeedProperties copies, in the order of the
 // rows it sends.
 var seedColumns = []string{"street_address", "unit", "city", "state", "zip_code", "county", "fips_code",
-	"census_tract", "latitude", "longitude", "property_type", "bedrooms", "source", "created_at", "updated_at", "facts_key"}
+	"census_tract", "latitude", "longitude", "property_type", "bedrooms", "bathrooms", "living_area_sqft", "lot_sqft",
+	"year_built", "stories", "units", "facts", "source", "created_at", "updated_at", "facts_key"}
 
-// SeedProperties inserts props as new records with one COPY, for bulk
+// SeedProperties inserts props as new records, facts and their provenance
+// (FactsOrigin) as they are, with one COPY, for bulk
 // imports and benchmarks: a COPY is a single statement, so nothing is
 // inserted if any record fails, and it loads hundreds of thousands of rows
 // a second. Each record gets a new id (Property.ID is ignored) and no
@@ -46,8 +48,13 @@ func (db *DB) SeedProperties(ctx context.Context, props []providers.Property) er
 		if p.UpdatedAt.IsZero() {
 			updated = created
 		}
+		var facts *string
+		if p.FactsOrigin != "" {
+			facts = &p.FactsOrigin
+		}
 		rows[i] = []any{p.StreetAddress, p.Unit, p.City, p.State, p.ZipCode, p.County, p.FIPSCode,
-			p.CensusTract, p.Latitude, p.Longitude, p.PropertyType, p.Bedrooms, p.Source, created, updated,
+			p.CensusTract, p.Latitude, p.Longitude, p.PropertyType, p.Bedrooms, p.Bathrooms, p.LivingAreaSqft,
+			p.LotSqft, p.YearBuilt, p.Stories, p.Units, facts, p.Source, created, updated,
 			providers.FactsKey(p.StreetAddress, p.ZipCode, p.Unit)}
 	}
 	if _, err := db.pool.CopyFrom(ctx, pgx.Identifier{"properties"}, seedColumns, pgx.CopyFromRows(rows)); err != nil {

@@ -44,6 +44,49 @@ func CheckPage(f providers.SearchFilter) error {
 	return nil
 }
 
+// CheckSearch returns KindInvalid (invalid_parameter, naming the
+// parameter) for a search CheckPage refuses, a census tract without a FIPS
+// code, or a location out of range: a circle's centre off the globe or its
+// radius not within (0, providers.MaxSearchRadiusMeters], a box whose
+// sides are inverted, off the globe or longer than
+// providers.MaxSearchBoxDegrees, or a circle and a box together. The
+// gateway refuses all of these first; the engines check again so that no
+// caller can send them a search the indexes were not built for.
+func CheckSearch(f providers.SearchFilter) error {
+	if err := CheckPage(f); err != nil {
+		return err
+	}
+	if f.CensusTract != "" && f.FIPSCode == "" {
+		return providers.Invalid("census_tract", "requires fips_code")
+	}
+	if c := f.Near; c != nil {
+		if err := CheckCoordinates(c.Center.Lat, c.Center.Lng); err != nil {
+			return err
+		}
+		if math.IsNaN(c.RadiusMeters) || c.RadiusMeters <= 0 || c.RadiusMeters > providers.MaxSearchRadiusMeters {
+			return providers.Invalid("radius_m", "must be between 1 and 50000")
+		}
+		if f.Box != nil {
+			return providers.Invalid("bbox", "cannot be combined with lat, lng and radius_m")
+		}
+	}
+	if b := f.Box; b != nil {
+		if err := CheckCoordinates(b.South, b.West); err != nil {
+			return providers.Invalid("bbox", "must hold longitudes within -180..180 and latitudes within -90..90")
+		}
+		if err := CheckCoordinates(b.North, b.East); err != nil {
+			return providers.Invalid("bbox", "must hold longitudes within -180..180 and latitudes within -90..90")
+		}
+		if !(b.West < b.East) || !(b.South < b.North) {
+			return providers.Invalid("bbox", "must be west,south,east,north with west < east and south < north")
+		}
+		if b.East-b.West > providers.MaxSearchBoxDegrees || b.North-b.South > providers.MaxSearchBoxDegrees {
+			return providers.Invalid("bbox", "must be at most 1 degree on each side")
+		}
+	}
+	return nil
+}
+
 // Offset is the number of matches before f's page; CheckPage(f) must have
 // passed.
 func Offset(f providers.SearchFilter) int64 { return int64(f.Page-1) * int64(f.PerPage) }

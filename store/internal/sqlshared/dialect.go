@@ -46,6 +46,15 @@ type Dialect struct {
 	// case, compared NOCASE), PostgreSQL's upper-cased generated copies,
 	// which its search indexes hold.
 	CityColumn, StateColumn string
+	// CountyColumn is what a search compares the county, its ASCII
+	// letters upper-cased, with: SQLite's column compared NOCASE, or
+	// PostgreSQL's generated copy upper-cased in the "C" collation.
+	CountyColumn string
+	// InBox returns the condition that a search's record (its table
+	// unqualified) lies in the rectangle south..north, west..east, edges
+	// included, through the engine's spatial index; arg adds a value to
+	// the statement's arguments and returns its placeholder.
+	InBox func(arg func(v float64) string, south, north, west, east float64) string
 
 	// Unreachable reports whether a driver error says the database server
 	// could not be reached or went away; nil means it never is (a file).

@@ -18,10 +18,14 @@ import (
 // SQLite-like extras; question is one with SQLite's '?'.
 var (
 	numbered = &Dialect{
-		Param:       func(n int) string { return "$" + strconv.Itoa(n) },
-		Nearest:     "SELECT 1 WHERE $1 < $2 AND $3 < $4",
-		CityColumn:  "city_upper",
-		StateColumn: "state_upper",
+		Param:        func(n int) string { return "$" + strconv.Itoa(n) },
+		Nearest:      "SELECT 1 WHERE $1 < $2 AND $3 < $4",
+		CityColumn:   "city_upper",
+		StateColumn:  "state_upper",
+		CountyColumn: "county_upper",
+		InBox: func(arg func(float64) string, s, n, w, e float64) string {
+			return "point(longitude, latitude) <@ box(point(" + arg(w) + ", " + arg(s) + "), point(" + arg(e) + ", " + arg(n) + "))"
+		},
 	}
 	question = &Dialect{
 		Param:       func(int) string { return "?" },
@@ -87,7 +91,7 @@ func TestBuildGivesEachDialectItsPlaceholders(t *testing.T) {
 
 func TestSearchBindsEveryFilterInOrder(t *testing.T) {
 	two := 2
-	all := providers.SearchFilter{Zip: "78701", State: "tx", City: "o'fallon", PropertyType: "condo",
+	all := providers.SearchFilter{Zip: "78701", State: "tx", City: "o'fallon", PropertyTypes: []string{"condo"},
 		MinBedrooms: &two, MaxBedrooms: &two, Page: 3, PerPage: 20}
 	page, count, args := Build(numbered).Search(all)
 	checkNumbered(t, "page", page)
@@ -122,6 +126,64 @@ func TestSearchBindsEveryFilterInOrder(t *testing.T) {
 	_, count, args = Build(numbered).Search(providers.SearchFilter{Page: 1, PerPage: 5})
 	if count != "SELECT COUNT(*) FROM properties" || len(args) != 2 {
 		t.Errorf("an unfiltered search: count %q, args %v", count, args)
+	}
+}
+
+// Every new filter is bound in the order written, the types of a list
+// each as its own argument, and the county upper-cased in ASCII only
+// (as SQLite's NOCASE and PostgreSQL's upper() in "C" fold it).
+func TestSearchBindsTheFactAndPlaceFilters(t *testing.T) {
+	one, y0, y1, a0, a1, baths := 1, 1950, 1979, 900, 2500, 1.5
+	f := providers.SearchFilter{County: "doña ana county", FIPSCode: "35013", CensusTract: "000100",
+		PropertyTypes: []string{"condo", "townhouse"}, MinBedrooms: &one, MinBathrooms: &baths,
+		MinYearBuilt: &y0, MaxYearBuilt: &y1, MinLivingAreaSqft: &a0, MaxLivingAreaSqft: &a1,
+		Box: &providers.BBox{West: -107, South: 32, East: -106.5, North: 32.5}, Page: 2, PerPage: 10}
+	page, count, args := Build(numbered).Search(f)
+	checkNumbered(t, "page", page)
+	checkNumbered(t, "count", count)
+	wantWhere := " WHERE county_upper = $1 AND fips_code = $2 AND census_tract = $3 AND property_type IN ($4, $5)" +
+		" AND bedrooms >= $6 AND bathrooms >= $7 AND year_built >= $8 AND year_built <= $9" +
+		" AND living_area_sqft >= $10 AND living_area_sqft <= $11" +
+		" AND point(longitude, latitude) <@ box(point($12, $13), point($14, $15))"
+	if count != "SELECT COUNT(*) FROM properties"+wantWhere {
+		t.Errorf("count query = %q", count)
+	}
+	want := []any{"DOñA ANA COUNTY", "35013", "000100", "condo", "townhouse", 1, 1.5, 1950, 1979, 900, 2500,
+		-107.0, 32.0, -106.5, 32.5, 10, int64(10)}
+	if !reflect.DeepEqual(args, want) {
+		t.Errorf("args = %#v, want %#v", args, want)
+	}
+	f.Box, f.Near = nil, &providers.Circle{Center: providers.Point{Lat: 32.3, Lng: -106.8}, RadiusMeters: 500}
+	near, nargs := Build(numbered).SearchNear(f, 32.2, 32.4, -106.9, -106.7)
+	checkNumbered(t, "near", near)
+	if !strings.HasPrefix(near, "SELECT id, latitude, longitude FROM properties WHERE county_upper = $1") ||
+		len(nargs) != 15 || nargs[11] != -106.9 {
+		t.Errorf("near query = %q, args %v", near, nargs)
+	}
+	ids := Build(numbered).ByIDs(3)
+	checkNumbered(t, "by ids", ids)
+}
+
+// A search near a point orders by the distance shown (whole metres), then
+// id, counts each record once (rectangles touching at ±180° may both
+// hold it) and leaves out the box's corners beyond the radius.
+func TestNearPageOrdersByDistanceThenID(t *testing.T) {
+	c := &providers.Circle{Center: providers.Point{Lat: 0, Lng: 0}, RadiusMeters: 1000}
+	deg := 1 / 111195.08 // about a metre of latitude, in degrees
+	hits := []Hit{
+		{ID: 5, Lat: 300 * deg}, {ID: 2, Lat: 100.2 * deg}, {ID: 9, Lat: 99.9 * deg}, {ID: 4, Lat: 2000 * deg},
+		{ID: 7, Lat: 800 * deg, Lng: 800 * deg}, {ID: 2, Lat: 100.2 * deg}, {ID: 1, Lat: 999 * deg},
+	}
+	for _, tc := range []struct {
+		page, perPage int
+		want          []int64
+	}{
+		{1, 10, []int64{2, 9, 5, 1}}, {1, 2, []int64{2, 9}}, {2, 2, []int64{5, 1}}, {3, 2, []int64{}},
+	} {
+		ids, total := NearPage(providers.SearchFilter{Near: c, Page: tc.page, PerPage: tc.perPage}, hits)
+		if !reflect.DeepEqual(ids, tc.want) || total != 4 {
+			t.Errorf("page %d of %d: ids %v total %d, want %v total 4", tc.page, tc.perPage, ids, total, tc.want)
+		}
 	}
 }
 
