@@ -195,7 +195,18 @@ type FactRow struct {
 	// joins by Point alone.
 	FactsKey string
 	Point    *Point
-	Facts    Facts
+	// Parcel is the row's parcel polygon, when it has one: a record inside
+	// it takes the row's facts (before any nearest point). Point is then
+	// its centre.
+	Parcel *Parcel
+	Facts  Facts
+}
+
+// Parcel is a parcel's polygon or multipolygon as WKB (OGC well-known
+// binary, WGS84 longitude/latitude) with its bounding box.
+type Parcel struct {
+	WKB                      []byte
+	South, North, West, East float64
 }
 
 // FactKey is a row of a dataset's second file: the address identity and

@@ -15,14 +15,23 @@ var factDialect = &factsql.Dialect{
 	Param: func(n int) string { return "?" + strconv.Itoa(n) },
 	RowsNear: `SELECT ` + factsql.RowColumns + ` FROM fact_rows_rtree t
 		JOIN fact_rows r ON r.id = t.id JOIN fact_sets s ON s.dataset = r.dataset AND s.generation = r.generation
-		WHERE t.min_lat >= ?1 AND t.max_lat <= ?2 AND t.min_lng >= ?3 AND t.max_lng <= ?4 AND r.facts_key IS NULL`,
+		WHERE t.min_lat >= ?1 AND t.max_lat <= ?2 AND t.min_lng >= ?3 AND t.max_lng <= ?4
+			AND r.facts_key IS NULL AND r.shape IS NULL`,
+	ParcelsAt: `SELECT r.shape, ` + factsql.RowColumns + ` FROM fact_rows_rtree t
+		JOIN fact_rows r ON r.id = t.id JOIN fact_sets s ON s.dataset = r.dataset AND s.generation = r.generation
+		WHERE t.min_lat <= ?1 AND t.max_lat >= ?1 AND t.min_lng <= ?2 AND t.max_lng >= ?2
+			AND r.facts_key IS NULL AND r.shape IS NOT NULL`,
+	// A row's rectangle: its parcel's box, else its point widened by
+	// dlat, dlng.
 	RecordsNearRows: `SELECT t.id FROM fact_rows r JOIN properties_rtree t
-			ON t.min_lat BETWEEN r.latitude - ?3 AND r.latitude + ?3 AND t.min_lng BETWEEN r.longitude - ?4 AND r.longitude + ?4
+			ON t.min_lat BETWEEN COALESCE(r.min_lat, r.latitude - ?3) AND COALESCE(r.max_lat, r.latitude + ?3)
+			AND t.min_lng BETWEEN COALESCE(r.min_lng, r.longitude - ?4) AND COALESCE(r.max_lng, r.longitude + ?4)
 		WHERE r.dataset = ?1 AND r.generation = ?2 AND r.facts_key IS NULL AND r.latitude IS NOT NULL`,
 	PointRowsMatched: `SELECT COUNT(*) FROM fact_rows r
 		WHERE r.dataset = ?1 AND r.generation = ?2 AND r.facts_key IS NULL AND r.latitude IS NOT NULL
-			AND EXISTS (SELECT 1 FROM properties_rtree t WHERE t.min_lat BETWEEN r.latitude - ?3 AND r.latitude + ?3
-				AND t.min_lng BETWEEN r.longitude - ?4 AND r.longitude + ?4)`,
+			AND EXISTS (SELECT 1 FROM properties_rtree t
+				WHERE t.min_lat BETWEEN COALESCE(r.min_lat, r.latitude - ?3) AND COALESCE(r.max_lat, r.latitude + ?3)
+				AND t.min_lng BETWEEN COALESCE(r.min_lng, r.longitude - ?4) AND COALESCE(r.max_lng, r.longitude + ?4))`,
 }
 
 var factStatements = factsql.Build(factDialect)

@@ -75,6 +75,7 @@ type options struct {
 	cold          int           // cold lookups sampled
 	batches       int           // batches of 25 sampled
 	searches      int           // searches per page sampled
+	loadRows      int           // assessor rows of the facts-load rows
 	cacheMB       int
 	batchConc     int // propertyd's batch_concurrency
 	fill          int // records read to fill the cache (0: enough to overflow it)
@@ -147,6 +148,7 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	fs.IntVar(&o.cold, "cold", 100, "cold lookups sampled")
 	fs.IntVar(&o.batches, "batches", 5, "batches of 25 new addresses sampled")
 	fs.IntVar(&o.searches, "searches", 200, "searches sampled per page")
+	fs.IntVar(&o.loadRows, "load-rows", 1_000_000, "assessor rows loaded by the facts-load rows (half join records seeded for them)")
 	fs.IntVar(&o.cacheMB, "cache-mb", 64, "propertyd's cache.max_mb")
 	fs.IntVar(&o.batchConc, "batch-concurrency", 0, "propertyd's batch_concurrency (0: propertyd's default)")
 	fs.IntVar(&o.fill, "fill", 0, "records read by id to fill the cache before measuring memory (0: enough to overflow cache-mb)")
@@ -200,11 +202,12 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 		small("cold", &o.cold, 5)
 		small("batches", &o.batches, 1)
 		small("searches", &o.searches, 20)
+		small("load-rows", &o.loadRows, 10_000)
 		small("fill", &o.fill, 5_000)
 		small("count-requests", &o.countRequests, 2_500)
 	}
 	switch {
-	case o.duration <= 0, o.rounds < 1, o.rows < 1, o.conns < 1, o.openConns < 1, o.cold < 1, o.batches < 1, o.searches < 1, o.cacheMB < 1, o.fill < 0, o.batchConc < 0, o.countRequests < 5:
+	case o.duration <= 0, o.rounds < 1, o.rows < 1, o.conns < 1, o.openConns < 1, o.cold < 1, o.batches < 1, o.searches < 1, o.cacheMB < 1, o.fill < 0, o.batchConc < 0, o.countRequests < 5, o.loadRows < 2:
 		return options{}, errors.New("sizes and durations must be positive")
 	case o.latency <= 0:
 		return options{}, errors.New("-latency must be positive")

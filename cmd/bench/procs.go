@@ -71,6 +71,8 @@ keys:
 	}
 	b.WriteString("  walkscore:\n    module: osm-walk\n")
 	b.WriteString("  fair_market_rent:\n    module: hud-fmr\n    disabled: true\n")
+	// facts-warm loads facts while propertyd serves and waits for them.
+	b.WriteString("facts:\n  refresh: \"1s\"\n")
 	return b.String()
 }
 

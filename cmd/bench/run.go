@@ -16,7 +16,7 @@ import (
 )
 
 // scenarioNames are the scenarios in the order they run (and -only names).
-var scenarioNames = []string{"warm", "instructions", "cold", "herd", "batch", "acs-states", "search", "pg-warm", "pg-cold", "fleet-herd", "pg-search", "memory", "startup"}
+var scenarioNames = []string{"warm", "instructions", "cold", "herd", "batch", "acs-states", "search", "facts-warm", "pg-warm", "pg-cold", "fleet-herd", "pg-search", "facts-load", "pg-facts-load", "memory", "startup"}
 
 // herd is the number of concurrent identical cold lookups.
 const herd = 200
@@ -79,6 +79,7 @@ func run(ctx context.Context, o options, command string, out, errOut io.Writer) 
 		"warm": b.warm, "instructions": b.instructions, "cold": b.cold, "herd": b.herd, "batch": b.batch, "acs-states": b.acsStates,
 		"search": b.search, "memory": b.memory, "startup": b.restart,
 		"pg-warm": b.pgWarm, "pg-cold": b.pgCold, "fleet-herd": b.fleetHerd, "pg-search": b.pgSearch,
+		"facts-warm": b.factsWarm, "facts-load": b.factsLoad, "pg-facts-load": b.pgFactsLoad,
 	}
 	for _, name := range scenarioNames {
 		if err := ctx.Err(); err != nil {
@@ -158,7 +159,8 @@ func (b *bench) setup(ctx context.Context) error {
 	b.logf("seeded %d records in %s", o.rows, time.Since(t0).Round(time.Millisecond))
 
 	b.places = sandbox.DefaultPlaces()
-	b.synth = syntheticPlaces(b.places, b.pgOffset()+o.cold+2)
+	// The last two are facts-warm's.
+	b.synth = syntheticPlaces(b.places, b.pgOffset()+o.cold+4)
 	b.acs = acsStatePlaces(b.places)
 	b.sb = sandbox.New(slices.Concat(b.places, b.synth, b.acs), sandbox.Options{Seed: 1})
 	var err error

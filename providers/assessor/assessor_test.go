@@ -55,9 +55,25 @@ func lookup(t *testing.T, db *store.DB, matched, unit string, lat, lng float64) 
 	return p
 }
 
-func load(t *testing.T, db providers.FactStore, preset string, opts assessor.Options, files ...string) assessor.Result {
+// testOptions are Options with the dataset to load when not a preset.
+type testOptions struct {
+	assessor.Options
+	Dataset *assessor.Dataset
+}
+
+func load(t *testing.T, db providers.FactStore, preset string, o any, files ...string) assessor.Result {
 	t.Helper()
-	d, err := assessor.Dataset{Name: preset, Preset: preset, AsOf: "2026-09-30"}.Resolve()
+	var opts assessor.Options
+	var d assessor.Dataset
+	var err error
+	switch o := o.(type) {
+	case assessor.Options:
+		opts = o
+		d, err = assessor.Dataset{Name: preset, Preset: preset, AsOf: "2026-09-30"}.Resolve()
+	case testOptions:
+		opts = o.Options
+		d, err = o.Dataset.Resolve()
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,4 +297,29 @@ func TestLoadResumesWithoutDuplicates(t *testing.T) {
 		t.Fatalf("failures file holds %d rows, want 6 (each once)", len(f))
 	}
 	check(t, db, ck1.ID, "CK1 after a resumed load", want{"single_family", 3, 1210, 3750, 1926, -1, 1.5, 1})
+}
+
+// A GeoJSON FeatureCollection (RFC 7946) of parcel polygons, gzipped or
+// not, with a mapping of its own: a record inside a parcel takes its facts.
+func TestGeoJSONParcelsJoinTheRecordsInside(t *testing.T) {
+	for _, file := range []string{"testdata/geojson/parcels.geojson", "testdata/geojson/parcels.geojson.gz"} {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			db := openStore(t)
+			// Inside the second parcel, 20 m from its west edge (its centre is 20 m further east).
+			in := lookup(t, db, "1 LAKE ST, MADISON, WI, 53703", "", 43.07025, -89.39925)
+			res := load(t, db, "", testOptions{Options: assessor.Options{Failures: filepath.Join(t.TempDir(), "f.csv")}, Dataset: &assessor.Dataset{
+				Name: "dane", AsOf: "2026-01-01", Mapping: assessor.Mapping{
+					Key: []string{"PARCEL_ID"}, Point: &assessor.PointColumns{},
+					Fields: map[string]assessor.Field{"year_built": {Column: "YEAR_BUILT"}, "bedrooms": {Column: "BEDROOMS"},
+						"lot_sqft": {Column: "LOT_SQFT"}},
+				}}}, file)
+			if res.Set.Rows != 4 || res.Set.Matched != 1 {
+				t.Fatalf("result %+v, want 4 rows, 1 matched", res.Set)
+			}
+			check(t, db, in.ID, "the record inside the second parcel", want{"", 4, -1, 21001, 1958, -1, -1, -1})
+			// Inside the multipolygon, looked up after the load.
+			later := lookup(t, db, "9 LAKE ST, MADISON, WI, 53703", "", 43.07010, -89.39790)
+			check(t, db, later.ID, "the record inside the multipolygon", want{"", 5, -1, 9000, 1899, -1, -1, -1})
+		})
+	}
 }

@@ -470,6 +470,9 @@ func (w *writer) dataRow(d Dataset, r *rowReader, path string, now time.Time) {
 	var why string
 	row.FactsKey, why = factsKey(d.Address, r.get)
 	row.Point = point(d.Point, r)
+	if row.Point == r.geometry && r.parcel != nil {
+		row.Parcel = r.parcel // a record inside the parcel joins it
+	}
 	switch {
 	case !row.Facts.Known():
 		reasons = append(reasons, "no facts")
@@ -522,8 +525,9 @@ func factsKey(a *AddressColumns, get func(string) string) (string, string) {
 }
 
 // point reads a row's coordinates: the columns, else a GeoJSON feature's
-// geometry; nil when there are none or they are out of range (0,0 is a
-// blank, not a place).
+// geometry (a point, or the centre of a parcel polygon's bounding box);
+// nil when there are none or they are out of range (0,0 is a blank, not a
+// place).
 func point(p *PointColumns, r *rowReader) *providers.Point {
 	if p != nil && p.Lat != "" {
 		lat, err1 := strconv.ParseFloat(strings.TrimSpace(r.get(p.Lat)), 64)

@@ -81,8 +81,9 @@ type AddressColumns struct {
 }
 
 // PointColumns name the WGS84 latitude and longitude columns. In GeoJSON
-// the feature's geometry gives the point (a Point, or the centre of a
-// polygon's bounding box) when these are empty.
+// the feature's geometry gives the point when these are empty (`point:
+// {}`): a Point, or a parcel Polygon or MultiPolygon, which a record
+// inside it joins (its point is the centre of its bounding box).
 type PointColumns struct {
 	Lat string `yaml:"lat"`
 	Lng string `yaml:"lng"`

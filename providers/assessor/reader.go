@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/paulmach/orb"
+	"github.com/paulmach/orb/encoding/wkb"
 	"github.com/paulmach/orb/geojson"
 
 	"github.com/propertyd/propertyd/providers"
@@ -32,6 +34,7 @@ type rowReader struct {
 	dec      *json.Decoder
 	props    map[string]string // lower-cased property name to text (GeoJSON)
 	geometry *providers.Point
+	parcel   *providers.Parcel // the feature's polygon, when it is one
 	columns  []string
 }
 
@@ -167,11 +170,18 @@ func (r *rowReader) next() error {
 	for k, v := range feat.Properties {
 		r.props[strings.ToLower(k)] = propText(v)
 	}
-	r.geometry = nil
+	r.geometry, r.parcel = nil, nil
 	if feat.Geometry != nil {
-		c := feat.Geometry.Bound().Center()
-		if !feat.Geometry.Bound().IsEmpty() || c[0] != 0 || c[1] != 0 {
+		bound := feat.Geometry.Bound()
+		c := bound.Center()
+		if !bound.IsEmpty() || c[0] != 0 || c[1] != 0 {
 			r.geometry = &providers.Point{Lat: c[1], Lng: c[0]}
+		}
+		switch feat.Geometry.(type) {
+		case orb.Polygon, orb.MultiPolygon:
+			if raw, err := wkb.Marshal(feat.Geometry); err == nil {
+				r.parcel = &providers.Parcel{WKB: raw, South: bound.Min[1], North: bound.Max[1], West: bound.Min[0], East: bound.Max[0]}
+			}
 		}
 	}
 	return nil

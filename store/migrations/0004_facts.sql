@@ -72,6 +72,11 @@ CREATE TABLE fact_rows (
     facts_key        TEXT,
     latitude         REAL,
     longitude        REAL,
+    shape            BLOB,
+    min_lat          REAL,
+    max_lat          REAL,
+    min_lng          REAL,
+    max_lng          REAL,
     property_id      INTEGER,
     as_of            TEXT,
     property_type    TEXT,
@@ -101,19 +106,23 @@ CREATE TABLE fact_keys (
     PRIMARY KEY (dataset, generation, join_key)
 ) WITHOUT ROWID;
 
--- Spatial index of the rows' coordinates, as properties_rtree.
+-- Spatial index of the rows' coordinates, as properties_rtree: a row's
+-- point, or the bounding box of its parcel polygon (shape, as WKB, with
+-- its box in min_lat..max_lng and its centre as its point).
 CREATE VIRTUAL TABLE fact_rows_rtree USING rtree (id, min_lat, max_lat, min_lng, max_lng);
 
 CREATE TRIGGER fact_rows_rtree_insert AFTER INSERT ON fact_rows
 WHEN new.latitude IS NOT NULL AND new.longitude IS NOT NULL BEGIN
     INSERT INTO fact_rows_rtree (id, min_lat, max_lat, min_lng, max_lng)
-    VALUES (new.id, new.latitude, new.latitude, new.longitude, new.longitude);
+    VALUES (new.id, COALESCE(new.min_lat, new.latitude), COALESCE(new.max_lat, new.latitude),
+            COALESCE(new.min_lng, new.longitude), COALESCE(new.max_lng, new.longitude));
 END;
 
 CREATE TRIGGER fact_rows_rtree_update AFTER UPDATE OF latitude, longitude ON fact_rows BEGIN
     DELETE FROM fact_rows_rtree WHERE id = old.id;
     INSERT INTO fact_rows_rtree (id, min_lat, max_lat, min_lng, max_lng)
-    SELECT new.id, new.latitude, new.latitude, new.longitude, new.longitude
+    SELECT new.id, COALESCE(new.min_lat, new.latitude), COALESCE(new.max_lat, new.latitude),
+           COALESCE(new.min_lng, new.longitude), COALESCE(new.max_lng, new.longitude)
     WHERE new.latitude IS NOT NULL AND new.longitude IS NOT NULL;
 END;
 

@@ -16,16 +16,24 @@ var factDialect = &factsql.Dialect{
 	Param: dialect.Param,
 	RowsNear: `SELECT ` + factsql.RowColumns + ` FROM ` + factsql.ServedRows + `
 		WHERE point(r.longitude, r.latitude) <@ box(point($3, $1), point($4, $2))
-			AND r.latitude IS NOT NULL AND r.longitude IS NOT NULL AND r.facts_key IS NULL`,
+			AND r.latitude IS NOT NULL AND r.longitude IS NOT NULL AND r.facts_key IS NULL AND r.shape IS NULL`,
+	ParcelsAt: `SELECT r.shape, ` + factsql.RowColumns + ` FROM ` + factsql.ServedRows + `
+		WHERE box(point(r.min_lng, r.min_lat), point(r.max_lng, r.max_lat)) @> point($2, $1)
+			AND r.shape IS NOT NULL AND r.facts_key IS NULL`,
+	// A row's rectangle: its parcel's box, else its point widened by
+	// dlat, dlng.
 	RecordsNearRows: `SELECT p.id FROM fact_rows r JOIN properties p
-			ON point(p.longitude, p.latitude) <@ box(point(r.longitude - $4, r.latitude - $3), point(r.longitude + $4, r.latitude + $3))
+			ON point(p.longitude, p.latitude) <@ box(
+				point(COALESCE(r.min_lng, r.longitude - $4), COALESCE(r.min_lat, r.latitude - $3)),
+				point(COALESCE(r.max_lng, r.longitude + $4), COALESCE(r.max_lat, r.latitude + $3)))
 		WHERE r.dataset = $1 AND r.generation = $2 AND r.facts_key IS NULL
 			AND r.latitude IS NOT NULL AND r.longitude IS NOT NULL`,
 	PointRowsMatched: `SELECT COUNT(*) FROM fact_rows r
 		WHERE r.dataset = $1 AND r.generation = $2 AND r.facts_key IS NULL
 			AND r.latitude IS NOT NULL AND r.longitude IS NOT NULL
-			AND EXISTS (SELECT 1 FROM properties p WHERE point(p.longitude, p.latitude)
-				<@ box(point(r.longitude - $4, r.latitude - $3), point(r.longitude + $4, r.latitude + $3)))`,
+			AND EXISTS (SELECT 1 FROM properties p WHERE point(p.longitude, p.latitude) <@ box(
+				point(COALESCE(r.min_lng, r.longitude - $4), COALESCE(r.min_lat, r.latitude - $3)),
+				point(COALESCE(r.max_lng, r.longitude + $4), COALESCE(r.max_lat, r.latitude + $3))))`,
 }
 
 var factStatements = factsql.Build(factDialect)

@@ -8,6 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paulmach/orb"
+	"github.com/paulmach/orb/encoding/wkb"
+	"github.com/paulmach/orb/planar"
+
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store/internal/rules"
 )
@@ -335,10 +339,37 @@ func (f *Facts) nearest(ctx context.Context, c Conn, p providers.Point, skip map
 	if err := rules.CheckCoordinates(p.Lat, p.Lng); err != nil {
 		return nil, nil // a record always has valid coordinates; nothing to join otherwise
 	}
-	b := rules.BoundingBox(p, PointRadius)
 	best := map[string]int{}
 	var out []providers.SourcedFacts
 	var dist []float64
+	// A parcel holding the point gives its dataset's facts first.
+	rows, err := c.Query(ctx, f.S.parcelsAt, p.Lat, p.Lng)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var shape []byte
+		s, _, dataset, err := scanSource(rows, &shape)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if skip[dataset] || !parcelHolds(shape, p) {
+			continue
+		}
+		if _, ok := best[dataset]; ok {
+			continue
+		}
+		best[dataset] = len(out)
+		out = append(out, s)
+		dist = append(dist, -1) // inside: nearer than any point
+	}
+	err = rows.Err()
+	rows.Close()
+	if err != nil {
+		return nil, err
+	}
+	b := rules.BoundingBox(p, PointRadius)
 	for _, lr := range b.Lngs {
 		rows, err := c.Query(ctx, f.S.rowsNear, b.South, b.North, lr.West, lr.East)
 		if err != nil {
@@ -374,6 +405,23 @@ func (f *Facts) nearest(ctx context.Context, c Conn, p providers.Point, skip map
 		}
 	}
 	return out, nil
+}
+
+// parcelHolds reports whether the WKB polygon or multipolygon shape holds
+// p (its boundary included); false for a shape it cannot read.
+func parcelHolds(shape []byte, p providers.Point) bool {
+	g, err := wkb.Unmarshal(shape)
+	if err != nil {
+		return false
+	}
+	pt := orb.Point{p.Lng, p.Lat}
+	switch g := g.(type) {
+	case orb.Polygon:
+		return planar.PolygonContains(g, pt)
+	case orb.MultiPolygon:
+		return planar.MultiPolygonContains(g, pt)
+	}
+	return false
 }
 
 // pointBox is the half-height and half-width in degrees of a rectangle

@@ -138,8 +138,12 @@ func (f *Facts) Put(ctx context.Context, load *providers.FactLoad, keys []provid
 			for i, r := range rows {
 				lat, lng := pointArgs(r.Point)
 				joins = joins || r.JoinKey != ""
+				var shape, south, north, west, east any
+				if p := r.Parcel; p != nil {
+					shape, south, north, west, east = p.WKB, p.South, p.North, p.West, p.East
+				}
 				args[i] = append([]any{load.Dataset, load.Generation, r.Key, r.Rank, nullIfEmpty(r.JoinKey),
-					nullIfEmpty(r.FactsKey), lat, lng}, factArgs(r.Facts)...)
+					nullIfEmpty(r.FactsKey), lat, lng, shape, south, north, west, east}, factArgs(r.Facts)...)
 			}
 			if err := c.ExecMany(ctx, f.S.putRow, args); err != nil {
 				return err

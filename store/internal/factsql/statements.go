@@ -8,12 +8,17 @@ import "github.com/propertyd/propertyd/store/internal/sqlshared"
 type Dialect struct {
 	// Param is the engine's placeholder of the n-th argument.
 	Param func(n int) string
-	// RowsNear selects RowColumns of served rows that join by coordinates
-	// (no facts_key) inside a rectangle: south, north, west, east.
+	// RowsNear selects RowColumns of served rows that join by their point
+	// (no facts_key, no parcel shape) inside a rectangle: south, north,
+	// west, east.
 	RowsNear string
+	// ParcelsAt selects the shape, then RowColumns, of served rows without
+	// a facts_key whose parcel's bounding box holds a point: lat, lng.
+	ParcelsAt string
 	// RecordsNearRows selects the ids of records within a rectangle of
-	// half-height dlat and half-width dlng of a point row of a load:
-	// dataset, generation, dlat, dlng.
+	// half-height dlat and half-width dlng of a point row of a load, or
+	// inside the bounding box of a parcel row's shape: dataset,
+	// generation, dlat, dlng.
 	RecordsNearRows string
 	// PointRowsMatched counts the point rows of a load that have a record
 	// in such a rectangle: dataset, generation, dlat, dlng.
@@ -44,6 +49,7 @@ type Statements struct {
 	keyRowsMatched, publish, endLoad, sets, version     string
 	putImportSet, putImportRow, oldRows, countRows      string
 	rowsNear, recordsNearRows, pointRowsMatched, maxRow string
+	parcelsAt                                           string
 	exists, unkeyed, setKey                             string
 	recordsHead, rowsByRecordHead, rowsByKeyHead        string
 	rowsOrder, anyPointRows                             string
@@ -70,12 +76,14 @@ func Build(d *Dialect) *Statements {
 		dropKeys:   b(`DELETE FROM fact_keys WHERE dataset = ? AND generation = ?`),
 		checkpoint: b(`UPDATE fact_loads SET done = ?, failed = ?, failures_size = ? WHERE dataset = ? AND generation = ?`),
 		putRow: b(`INSERT INTO fact_rows (dataset, generation, row_key, rank, join_key, facts_key, latitude, longitude,
-				` + factColumns + `)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+				shape, min_lat, max_lat, min_lng, max_lng, ` + factColumns + `)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (dataset, generation, row_key) DO UPDATE SET rank = excluded.rank, join_key = excluded.join_key,
 				facts_key = CASE WHEN excluded.join_key = fact_rows.join_key THEN fact_rows.facts_key ELSE excluded.facts_key END,
 				latitude = CASE WHEN excluded.join_key = fact_rows.join_key THEN fact_rows.latitude ELSE excluded.latitude END,
 				longitude = CASE WHEN excluded.join_key = fact_rows.join_key THEN fact_rows.longitude ELSE excluded.longitude END,
+				shape = excluded.shape, min_lat = excluded.min_lat, max_lat = excluded.max_lat,
+				min_lng = excluded.min_lng, max_lng = excluded.max_lng,
 				property_type = excluded.property_type, bedrooms = excluded.bedrooms, bathrooms = excluded.bathrooms,
 				living_area_sqft = excluded.living_area_sqft, lot_sqft = excluded.lot_sqft,
 				year_built = excluded.year_built, stories = excluded.stories, units = excluded.units
@@ -147,6 +155,7 @@ func Build(d *Dialect) *Statements {
 		oldRows: b(`SELECT DISTINCT generation FROM fact_rows WHERE dataset = ? AND generation <> ?`),
 
 		rowsNear:         d.RowsNear,
+		parcelsAt:        d.ParcelsAt,
 		recordsNearRows:  d.RecordsNearRows,
 		pointRowsMatched: d.PointRowsMatched,
 	}

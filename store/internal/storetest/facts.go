@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paulmach/orb"
+	"github.com/paulmach/orb/encoding/wkb"
+
 	"github.com/propertyd/propertyd/providers"
 )
 
@@ -18,6 +21,40 @@ func init() {
 	register("FactsLoadResumesAndSkipsSameFiles", testFactsResume)
 	register("FactsJoinByCoordinatesWithinRadius", testFactsPoint)
 	register("FactsTwoFilesJoinOnKeyHigherRankWins", testFactsTwoFiles)
+	register("FactsJoinInsideTheirParcel", testFactsParcel)
+}
+
+// square is a parcel: the WKB of the polygon from (west, south) to (east,
+// north), with its box.
+func square(south, west, north, east float64) *providers.Parcel {
+	poly := orb.Polygon{{{west, south}, {east, south}, {east, north}, {west, north}, {west, south}}}
+	raw, err := wkb.Marshal(poly)
+	if err != nil {
+		panic(err)
+	}
+	return &providers.Parcel{WKB: raw, South: south, North: north, West: west, East: east}
+}
+
+func testFactsParcel(t *testing.T, open Opener) {
+	db := open(t, nil)
+	ctx := context.Background()
+	// A parcel of about 220 m by 160 m; its records are farther than the
+	// 30 m a point row reaches from its centre.
+	before, _, _ := db.Save(ctx, NewAt("1 FARM RD", 41.8810, -87.6310))
+	outside, _, _ := db.Save(ctx, NewAt("2 FARM RD", 41.8830, -87.6310))
+	parcel := square(41.8800, -87.6320, 41.8820, -87.6300)
+	load(t, db, "parcels", "p1", 1, "2026-01-01", nil,
+		providers.FactRow{Key: "A", Point: &providers.Point{Lat: 41.8810, Lng: -87.6310}, Parcel: parcel,
+			Facts: providers.Facts{LotSqft: ptr(380000), YearBuilt: ptr(1950), Bedrooms: ptr(3)}})
+	wantInt(t, "year of a record inside the parcel, saved before the load", facts(t, db, before.ID).YearBuilt, 1950)
+	wantNil(t, "year of a record outside the parcel", facts(t, db, outside.ID).YearBuilt)
+	after, _, _ := db.Save(ctx, NewAt("3 FARM RD", 41.8801, -87.6319))
+	wantInt(t, "lot of a record inside the parcel's corner, saved after", after.LotSqft, 380000)
+	unit := NewAt("1 FARM RD", 41.8815, -87.6305)
+	unit.Property.Unit = "APT 2"
+	u, _, _ := db.Save(ctx, unit)
+	wantInt(t, "a unit's year from its building's parcel", u.YearBuilt, 1950)
+	wantNil(t, "a unit's bedrooms from its building's parcel", u.Bedrooms)
 }
 
 // load runs a whole load of rows (and keys) into dataset at priority.

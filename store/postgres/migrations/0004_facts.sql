@@ -51,6 +51,11 @@ CREATE TABLE fact_rows (
     facts_key        text COLLATE "C",
     latitude         double precision,
     longitude        double precision,
+    shape            bytea,
+    min_lat          double precision,
+    max_lat          double precision,
+    min_lng          double precision,
+    max_lng          double precision,
     property_id      bigint,
     as_of            text,
     property_type    text,
@@ -69,6 +74,8 @@ CREATE INDEX fact_rows_property ON fact_rows (property_id);
 CREATE INDEX fact_rows_join     ON fact_rows (dataset, generation, join_key);
 CREATE INDEX fact_rows_location ON fact_rows USING gist (point(longitude, latitude))
     WHERE latitude IS NOT NULL AND longitude IS NOT NULL;
+CREATE INDEX fact_rows_shape ON fact_rows USING gist (box(point(min_lng, min_lat), point(max_lng, max_lat)))
+    WHERE shape IS NOT NULL;
 
 CREATE TABLE fact_keys (
     dataset    text   NOT NULL,
