@@ -146,7 +146,7 @@ func (b *bench) factsLoadOn(ctx context.Context, engineName, database string) er
 		return err
 	}
 	cfg := filepath.Join(b.tmp, "facts-load.yaml")
-	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("database: %q\n", database)), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte(configYAML(database, b.sbRoot, b.o.cacheMB, b.o.batchConc)), 0o644); err != nil {
 		return err
 	}
 	cmd := exec.CommandContext(ctx, b.bin, "data", "load", "parcels", "-config", cfg, "-preset", "allegheny",
@@ -219,6 +219,9 @@ func (b *bench) factsWarm(ctx context.Context) error {
 			return fmt.Errorf("first lookup: %w", err)
 		}
 	}
+	// The pair before any facts: two like records measure apart by the
+	// machine's noise alone, which this ratio calibrates away.
+	cal := b.closedRounds([]*client{b.pc, b.pc}, []request{reqWith, reqWithout})
 	file := filepath.Join(b.tmp, "one-parcel.csv")
 	if err := writeOneParcel(file, with); err != nil {
 		return err
@@ -243,15 +246,17 @@ func (b *bench) factsWarm(ctx context.Context) error {
 		time.Sleep(200 * time.Millisecond)
 	}
 	rs := b.closedRounds([]*client{b.pc, b.pc}, []request{reqWith, reqWithout})
-	ratio := rs[0].rate() / rs[1].rate()
+	before, after := cal[0].rate()/cal[1].rate(), rs[0].rate()/rs[1].rate()
+	ratio := after / before
 	b.add(row{
 		scenario: "warm lookup of a record with facts",
 		target:   ">= 0.95 x the same lookup of a record without",
-		measured: fmt.Sprintf("%s with facts vs %s without (p99 %s vs %s)", rps(rs[0].rate()), rps(rs[1].rate()),
-			ms(rs[0].percentile(99)), ms(rs[1].percentile(99))),
-		ratio:   fmt.Sprintf("%.2f", ratio),
+		measured: fmt.Sprintf("%s with facts vs %s for a like record without (p99 %s vs %s): %.2f; the same pair before the facts were loaded: %.2f (%s vs %s)",
+			rps(rs[0].rate()), rps(rs[1].rate()), ms(rs[0].percentile(99)), ms(rs[1].percentile(99)), after, before,
+			rps(cal[0].rate()), rps(cal[1].rate())),
+		ratio:   fmt.Sprintf("%.2f (after / before)", ratio),
 		met:     ratio >= 0.95,
-		failure: failure(rs...),
+		failure: failure(append(rs, cal...)...),
 	})
 	return nil
 }

@@ -13,7 +13,8 @@ import (
 // GiST indexes over point(longitude, latitude) of the rows and the
 // properties.
 var factDialect = &factsql.Dialect{
-	Param: dialect.Param,
+	Param:   dialect.Param,
+	Analyze: "ANALYZE fact_rows, properties",
 	RowsNear: `SELECT ` + factsql.RowColumns + ` FROM ` + factsql.ServedRows + `
 		WHERE point(r.longitude, r.latitude) <@ box(point($3, $1), point($4, $2))
 			AND r.latitude IS NOT NULL AND r.longitude IS NOT NULL AND r.facts_key IS NULL AND r.shape IS NULL`,

@@ -186,6 +186,11 @@ func (f *Facts) Publish(ctx context.Context, load providers.FactLoad, set provid
 	if set.Source == "" {
 		set.Source = ds
 	}
+	if f.S.d.Analyze != "" {
+		if _, err := f.DB.Exec(ctx, f.S.d.Analyze); err != nil {
+			return set, f.DB.Err(ctx, err)
+		}
+	}
 	var keyMatched, pointMatched int64
 	if _, err := queryRow(ctx, f.DB, f.S.countRows, []any{ds, gen}, &set.Rows); err != nil {
 		return set, f.DB.Err(ctx, err)

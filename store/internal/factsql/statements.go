@@ -20,6 +20,11 @@ type Dialect struct {
 	// inside the bounding box of a parcel row's shape: dataset,
 	// generation, dlat, dlng.
 	RecordsNearRows string
+	// Analyze, when set, refreshes the planner's statistics of the rows
+	// before a publish joins them with the records: PostgreSQL otherwise
+	// plans those joins for the empty table it last saw and loops over
+	// every record for each row.
+	Analyze string
 	// PointRowsMatched counts the point rows of a load that have a record
 	// in such a rectangle: dataset, generation, dlat, dlng.
 	PointRowsMatched string
