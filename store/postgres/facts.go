@@ -15,6 +15,13 @@ import (
 var factDialect = &factsql.Dialect{
 	Param:   dialect.Param,
 	Analyze: "ANALYZE fact_rows, properties",
+	UpdateMany: `UPDATE properties p SET property_type = v.property_type, bedrooms = v.bedrooms,
+			bathrooms = v.bathrooms, living_area_sqft = v.living_area_sqft, lot_sqft = v.lot_sqft,
+			year_built = v.year_built, stories = v.stories, units = v.units, facts = v.facts, updated_at = $11
+		FROM unnest($1::bigint[], $2::text[], $3::int[], $4::float8[], $5::int[], $6::bigint[], $7::int[],
+			$8::float8[], $9::int[], $10::text[])
+			AS v(id, property_type, bedrooms, bathrooms, living_area_sqft, lot_sqft, year_built, stories, units, facts)
+		WHERE p.id = v.id`,
 	RowsNear: `SELECT ` + factsql.RowColumns + ` FROM ` + factsql.ServedRows + `
 		WHERE point(r.longitude, r.latitude) <@ box(point($3, $1), point($4, $2))
 			AND r.latitude IS NOT NULL AND r.longitude IS NOT NULL AND r.facts_key IS NULL AND r.shape IS NULL`,

@@ -287,18 +287,64 @@ func (f *Facts) MergeMany(ctx context.Context, c Conn, ids []int64) (int, error)
 	}
 
 	var updates [][]any
+	var cols updateColumns
 	now := f.DB.Now()
 	for _, r := range order {
 		after, origin := providers.MergeFacts(r.srcs)
 		if origin == r.origin && reflect.DeepEqual(r.before, after) {
 			continue
 		}
+		if f.S.d.UpdateMany != "" {
+			cols.add(r.id, after, origin)
+			continue
+		}
 		updates = append(updates, append(factArgs(after), nullIfEmpty(origin), now, r.id))
+	}
+	if f.S.d.UpdateMany != "" {
+		if len(cols.ids) == 0 {
+			return 0, nil
+		}
+		_, err := c.Exec(ctx, f.S.d.UpdateMany, cols.ids, cols.ptype, cols.beds, cols.baths, cols.area, cols.lot,
+			cols.year, cols.stories, cols.units, cols.facts, now)
+		return len(cols.ids), err
 	}
 	if len(updates) == 0 {
 		return 0, nil
 	}
 	return len(updates), c.ExecMany(ctx, f.S.updateRecord, updates)
+}
+
+// updateColumns are the arrays of a Dialect.UpdateMany, one element a
+// record.
+type updateColumns struct {
+	ids              []int64
+	ptype, facts     []*string
+	beds, area, year []*int
+	lot              []*int64
+	baths, stories   []*float64
+	units            []*int
+}
+
+func (u *updateColumns) add(id int64, f providers.Facts, origin string) {
+	u.ids = append(u.ids, id)
+	u.ptype = append(u.ptype, f.PropertyType)
+	u.beds = append(u.beds, f.Bedrooms)
+	u.baths = append(u.baths, f.Bathrooms)
+	u.area = append(u.area, f.LivingAreaSqft)
+	var lot *int64
+	if f.LotSqft != nil {
+		v := int64(*f.LotSqft)
+		lot = &v
+	}
+	u.lot = append(u.lot, lot)
+	u.year = append(u.year, f.YearBuilt)
+	u.stories = append(u.stories, f.Stories)
+	u.units = append(u.units, f.Units)
+	var o *string
+	if origin != "" {
+		o = &origin
+	}
+	u.facts = append(u.facts, o)
 }
 
 // in returns "(p1, ..., pn)" in the engine's placeholders.

@@ -20,6 +20,11 @@ type Dialect struct {
 	// inside the bounding box of a parcel row's shape: dataset,
 	// generation, dlat, dlng.
 	RecordsNearRows string
+	// UpdateMany, when set, updates many records' facts in one statement:
+	// arrays of ids, property types, bedrooms, bathrooms, living areas,
+	// lots, years, stories, units and provenances (nil for NULL), then
+	// the time. Unset: one UPDATE a record, prepared once.
+	UpdateMany string
 	// Analyze, when set, refreshes the planner's statistics of the rows
 	// before a publish joins them with the records: PostgreSQL otherwise
 	// plans those joins for the empty table it last saw and loops over
