@@ -17,6 +17,7 @@ import (
 	"github.com/mattn/go-sqlite3" // also registers the "sqlite3" driver
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/store/internal/factsql"
 	"github.com/propertyd/propertyd/store/internal/rules"
 )
 
@@ -44,6 +45,9 @@ type DB struct {
 	writer  *sql.DB
 	readers *sql.DB
 	now     func() time.Time
+	// Store is the facts: providers.FactStore, written once for both
+	// engines (store/internal/factsql).
+	factsql.Store
 
 	closeOnce sync.Once
 	closeErr  error
@@ -142,6 +146,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	rdb.SetConnMaxIdleTime(5 * time.Minute)
 
 	db := &DB{writer: writer, readers: rdb, now: now}
+	db.Store = factsql.Store{Facts: db.facts()}
 	if err := db.Ping(ctx); err != nil {
 		db.Close()
 		return nil, err

@@ -5,7 +5,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store/internal/factsql"
 )
 
@@ -104,31 +103,3 @@ func nullIfEmpty(s string) any {
 	}
 	return s
 }
-
-// BeginFacts starts or resumes a load of dataset (providers.FactStore).
-func (db *DB) BeginFacts(ctx context.Context, dataset, fingerprint string) (providers.FactLoad, *providers.FactSet, error) {
-	return db.facts().Begin(ctx, dataset, fingerprint)
-}
-
-// PutFacts writes a batch of a load and its checkpoint (providers.FactStore).
-func (db *DB) PutFacts(ctx context.Context, load *providers.FactLoad, keys []providers.FactKey, rows []providers.FactRow,
-	done, failed, failuresSize int64) error {
-	return db.facts().Put(ctx, load, keys, rows, done, failed, failuresSize)
-}
-
-// PublishFacts serves a load and merges the records it touches (providers.FactStore).
-func (db *DB) PublishFacts(ctx context.Context, load providers.FactLoad, set providers.FactSet,
-	progress func(done, total int)) (providers.FactSet, error) {
-	return db.facts().Publish(ctx, load, set, progress)
-}
-
-// FactSets lists the datasets served (providers.FactStore).
-func (db *DB) FactSets(ctx context.Context) ([]providers.FactSet, error) { return db.facts().Sets(ctx) }
-
-// PutImportFacts sets the operator's own facts of a record (providers.FactStore).
-func (db *DB) PutImportFacts(ctx context.Context, id int64, f providers.Facts, asOf string) error {
-	return db.facts().PutImport(ctx, id, f, asOf)
-}
-
-// FactsVersion changes with every publish and import (providers.FactStore).
-func (db *DB) FactsVersion(ctx context.Context) (string, error) { return db.facts().Version(ctx) }

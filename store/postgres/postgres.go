@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/store/internal/factsql"
 	"github.com/propertyd/propertyd/store/internal/rules"
 )
 
@@ -32,6 +33,9 @@ type Options struct {
 type DB struct {
 	pool *pgxpool.Pool
 	now  func() time.Time
+	// Store is the facts: providers.FactStore, written once for both
+	// engines (store/internal/factsql).
+	factsql.Store
 
 	closeOnce sync.Once
 }
@@ -86,6 +90,7 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 		return nil, dbErr(ctx, err)
 	}
 	db := &DB{pool: pool, now: now}
+	db.Store = factsql.Store{Facts: db.facts()}
 	if err := migrate(ctx, pool, migrationFS); err != nil {
 		db.Close()
 		return nil, err
