@@ -54,11 +54,13 @@ func searchIndex(f providers.SearchFilter) string {
 
 // Search returns one page of the records matching every set field of f
 // (as sqlshared's Search compares them), ordered by id, or by distance
-// then id near a point, and the total number of matches. The page and the
-// total come from one read transaction, so they agree. Every filter has a
-// covering index to seek (see searchIndex) and an area the R*Tree; a
-// search with no filter at all reads the table in id order for its page and
-// counts every record for its total.
+// then id near a point, and the number of matches up to
+// providers.MaxSearchTotal+1. The page and the total come from one read
+// transaction, so they agree. Every filter has a covering index to seek
+// (see searchIndex) and an area the R*Tree. The count, bounded, comes
+// first and picks the page's plan (sqlshared.UseByID): a few matches are
+// found in the index and their ids sorted, many by walking the table in
+// id order until the page is full.
 //
 // It returns KindInvalid (invalid_parameter) for a filter
 // rules.CheckSearch refuses: Page < 1, PerPage outside 1..MaxPerPage, a
@@ -75,14 +77,30 @@ func (db *DB) Search(ctx context.Context, f providers.SearchFilter) (_ []provide
 	if f.Near != nil {
 		return searchNear(ctx, tx, f)
 	}
-	pageSQL, countSQL, args := queries.Search(f)
-
+	q, args := queries.Search(f)
+	filters := args[:len(args)-2]
+	if err := tx.QueryRowContext(ctx, q.Count, filters...).Scan(&total); err != nil {
+		return nil, 0, dbErr(ctx, err)
+	}
+	props := []providers.Property{}
+	if total < sqlshared.CountCap && int64(total) <= rules.Offset(f) {
+		return props, total, nil
+	}
+	pageSQL := q.ByIndex
+	if total >= sqlshared.CountCap {
+		var sampled int
+		if err := tx.QueryRowContext(ctx, q.Sample, filters...).Scan(&sampled); err != nil {
+			return nil, 0, dbErr(ctx, err)
+		}
+		if sqlshared.UseByID(f, total, sampled) {
+			pageSQL = q.ByID
+		}
+	}
 	rows, err := tx.QueryContext(ctx, pageSQL, args...)
 	if err != nil {
 		return nil, 0, dbErr(ctx, err)
 	}
 	defer rows.Close()
-	props := []providers.Property{}
 	for rows.Next() {
 		p, err := scanProperty(rows)
 		if err != nil {
@@ -91,14 +109,6 @@ func (db *DB) Search(ctx context.Context, f providers.SearchFilter) (_ []provide
 		props = append(props, *p)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, 0, dbErr(ctx, err)
-	}
-	rows.Close()
-
-	if total, ok := sqlshared.PageTotal(f, len(props)); ok {
-		return props, total, nil
-	}
-	if err := tx.QueryRowContext(ctx, countSQL, args[:len(args)-2]...).Scan(&total); err != nil {
 		return nil, 0, dbErr(ctx, err)
 	}
 	return props, total, nil
@@ -130,6 +140,7 @@ func searchNear(ctx context.Context, tx *sql.Tx, f providers.SearchFilter) ([]pr
 		}
 	}
 	ids, total := sqlshared.NearPage(f, hits)
+	total = min(total, sqlshared.CountCap)
 	props := make([]providers.Property, 0, len(ids))
 	if len(ids) == 0 {
 		return props, total, nil

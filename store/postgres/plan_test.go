@@ -102,9 +102,9 @@ func TestSearchPlansUseCoveringIndexes(t *testing.T) {
 		{"living area range", providers.SearchFilter{MinLivingAreaSqft: ptr(1500), MaxLivingAreaSqft: ptr(1510)}, "properties_area"},
 	} {
 		tc.f.Page, tc.f.PerPage = 1, 20
-		page, count, args := queries.Search(tc.f)
-		pagePlan := queryPlan(t, db, page, args...)
-		countPlan := queryPlan(t, db, count, args[:len(args)-2]...)
+		q, args := queries.Search(tc.f)
+		pagePlan := queryPlan(t, db, q.ByIndex, args...)
+		countPlan := queryPlan(t, db, q.Count, args[:len(args)-2]...)
 		for _, plan := range []string{pagePlan, countPlan} {
 			if !strings.Contains(plan, "Index Only Scan using "+tc.index+" on properties") &&
 				!(strings.Contains(plan, "Index Scan using "+tc.index+" on properties") && !allVisible(t, db)) {
@@ -138,9 +138,9 @@ func TestAreaSearchPlansUseTheSpatialIndex(t *testing.T) {
 	box := &providers.BBox{West: -90, South: 39.5, East: -89.9, North: 39.6}
 	for _, f := range []providers.SearchFilter{{Box: box}, {Box: box, State: "S2"}} {
 		f.Page, f.PerPage = 1, 20
-		page, count, args := queries.Search(f)
+		q, args := queries.Search(f)
 		near, nargs := queries.SearchNear(f, 39.5, 39.6, -90, -89.9)
-		for _, plan := range []string{queryPlan(t, db, page, args...), queryPlan(t, db, count, args[:len(args)-2]...),
+		for _, plan := range []string{queryPlan(t, db, q.ByIndex, args...), queryPlan(t, db, q.Count, args[:len(args)-2]...),
 			queryPlan(t, db, near, nargs...)} {
 			if !strings.Contains(plan, "properties_location") || strings.Contains(plan, "Seq Scan") {
 				t.Errorf("%+v: plan %q does not search the GiST index by box", f, plan)

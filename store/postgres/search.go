@@ -12,7 +12,8 @@ import (
 
 // Search returns one page of the records matching every set field of f
 // (as sqlshared's Search compares them), ordered by id, or by distance
-// then id near a point, and the total number of matches, as on SQLite.
+// then id near a point, and the number of matches up to
+// providers.MaxSearchTotal+1, with the same plans as on SQLite.
 // The page and the total come from one repeatable-read snapshot, so they
 // agree while other instances write.
 //
@@ -39,31 +40,40 @@ func (db *DB) Search(ctx context.Context, f providers.SearchFilter) ([]providers
 		}
 		return props, total, nil
 	}
-	pageSQL, countSQL, args := queries.Search(f)
+	q, args := queries.Search(f)
+	filters := args[:len(args)-2]
 	err := pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
 		func(tx pgx.Tx) error {
+			if err := tx.QueryRow(ctx, q.Count, filters...).Scan(&total); err != nil {
+				return err
+			}
+			props = []providers.Property{}
+			if total < sqlshared.CountCap && int64(total) <= rules.Offset(f) {
+				return nil
+			}
+			pageSQL := q.ByIndex
+			if total >= sqlshared.CountCap {
+				var sampled int
+				if err := tx.QueryRow(ctx, q.Sample, filters...).Scan(&sampled); err != nil {
+					return err
+				}
+				if sqlshared.UseByID(f, total, sampled) {
+					pageSQL = q.ByID
+				}
+			}
 			rows, err := tx.Query(ctx, pageSQL, args...)
 			if err != nil {
 				return err
 			}
-			props = []providers.Property{}
+			defer rows.Close()
 			for rows.Next() {
 				p, err := scanProperty(rows)
 				if err != nil {
-					rows.Close()
 					return err
 				}
 				props = append(props, *p)
 			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return err
-			}
-			var ok bool
-			if total, ok = sqlshared.PageTotal(f, len(props)); ok {
-				return nil
-			}
-			return tx.QueryRow(ctx, countSQL, args[:len(args)-2]...).Scan(&total)
+			return rows.Err()
 		})
 	if err != nil {
 		return nil, 0, dbErr(ctx, err)
@@ -97,6 +107,7 @@ func searchNear(ctx context.Context, tx pgx.Tx, f providers.SearchFilter) ([]pro
 		}
 	}
 	ids, total := sqlshared.NearPage(f, hits)
+	total = min(total, sqlshared.CountCap)
 	props := make([]providers.Property, 0, len(ids))
 	if len(ids) == 0 {
 		return props, total, nil

@@ -3,6 +3,7 @@ package sqlshared
 import (
 	"cmp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/propertyd/propertyd/providers"
@@ -121,24 +122,41 @@ func asciiUpper(s string) string {
 	}, s)
 }
 
-// Search returns the page query and the count query for f, with the page
-// query's arguments (the count query takes args minus the last two: the
+// CountCap is the most matches a search's count query counts:
+// providers.MaxSearchTotal and one more, which says there are more.
+const CountCap = providers.MaxSearchTotal + 1
+
+// SampleRows is how many records, from the lowest id up, a search's
+// sample query reads to estimate the share of records its filters match.
+const SampleRows = 4096
+
+// Search returns the statements of a search of f, and the page queries'
+// arguments (the count and the sample take args minus the last two: the
 // page size and the offset). f must have passed rules.CheckSearch and
 // have no Near (see SearchNear).
 //
-// The page query is a deferred join: the inner SELECT finds the page's
-// ids from a covering index (every filter column is in the index, and so
-// is the id), sorting only ids when the index is not in id order, and the
-// outer one reads just those rows. Sorting whole rows instead costs a table
-// lookup per match: at a million rows, a state-wide search with a bedrooms
-// filter took about half a second that way and takes milliseconds this
-// way. City and State are compared upper-cased, County with its ASCII
-// letters upper-cased, Zip, FIPSCode, CensusTract and PropertyTypes
-// exactly, the fact bounds inclusively (a bound excludes records whose
-// fact is unknown), a Box through the spatial index. Values are always
-// bound parameters, never part of the SQL text, so quotes, '%' and '_' in
-// them are plain data.
-func (q *Queries) Search(f providers.SearchFilter) (page, count string, args []any) {
+// Count counts the matches up to CountCap, from the search's index
+// (Dialect.SearchFrom): its cost is bounded whatever the filter matches.
+//
+// Two page queries give the same page. ByIndex is a deferred join: the
+// inner SELECT finds the page's ids from a covering index (every filter
+// column is in the index, and so is the id), sorting every match's id when
+// the index is not in id order, and the outer one reads just those rows:
+// the plan for a selective filter, whose matches are few (at most
+// providers.MaxSearchTotal when Count says so). ByID walks the table in id
+// order (Dialect.ScanHint) and stops when the page is full: the plan for a
+// broad filter, whose matches are dense enough that the page's rows come
+// before long. Sample counts the matches among the SampleRows records of
+// lowest id, which tells the engine how dense they are, hence how long the
+// walk would be (see UseByID).
+//
+// City and State are compared upper-cased, County with its ASCII letters
+// upper-cased, Zip, FIPSCode, CensusTract and PropertyTypes exactly, the
+// fact bounds inclusively (a bound excludes records whose fact is
+// unknown), a Box through the spatial index. Values are always bound
+// parameters, never part of the SQL text, so quotes, '%' and '_' in them
+// are plain data.
+func (q *Queries) Search(f providers.SearchFilter) (s SearchStatements, args []any) {
 	var where strings.Builder
 	args = q.where(&where, f, make([]any, 0, 16))
 	from := "properties"
@@ -146,12 +164,59 @@ func (q *Queries) Search(f providers.SearchFilter) (page, count string, args []a
 		from = q.d.SearchFrom(f)
 	}
 	n, param := len(args), q.params[:]
-	page = "SELECT " + PropertyColumns + ` FROM properties p WHERE p.id IN (
-		SELECT id FROM ` + from + where.String() + ` ORDER BY id LIMIT ` + param[n+1] +
-		` OFFSET ` + param[n+2] + `) ORDER BY p.id`
-	count = "SELECT COUNT(*) FROM " + from + where.String()
-	return page, count, append(args, f.PerPage, rules.Offset(f))
+	limit := ` LIMIT ` + param[n+1] + ` OFFSET ` + param[n+2]
+	s.ByIndex = "SELECT " + PropertyColumns + ` FROM properties p WHERE p.id IN (
+		SELECT id FROM ` + from + where.String() + ` ORDER BY id` + limit + `) ORDER BY p.id`
+	s.ByID = "SELECT " + PropertyColumns + " FROM properties p" + q.d.ScanHint + where.String() + " ORDER BY p.id" + limit
+	s.Count = "SELECT COUNT(*) FROM (SELECT 1 FROM " + from + where.String() +
+		" LIMIT " + strconv.Itoa(CountCap) + ") m"
+	sample := " WHERE id < (SELECT MIN(id) FROM properties) + " + strconv.Itoa(SampleRows)
+	if w := where.String(); w != "" {
+		sample += " AND" + strings.TrimPrefix(w, " WHERE")
+	}
+	s.Sample = "SELECT COUNT(*) FROM properties" + q.d.ScanHint + sample
+	return s, append(args, f.PerPage, rules.Offset(f))
 }
+
+// SearchStatements are the statements of one search (Queries.Search).
+type SearchStatements struct {
+	ByIndex, ByID string // the page, through the search's index or in id order
+	Count         string // the matches, up to CountCap
+	Sample        string // the matches among the first SampleRows records
+}
+
+// UseByID reports whether a search of f should walk the table in id order
+// (SearchStatements.ByID) rather than sort its matches' ids from its index
+// (ByIndex), given the matches Count counted (up to CountCap) and, when it
+// reached CountCap, sampled: the matches among the first SampleRows
+// records. A search in a box reads the spatial index's ids for it either
+// way, so it sorts them.
+//
+// Below CountCap the index holds at most providers.MaxSearchTotal matches:
+// reading and sorting their ids costs a few milliseconds at most, and
+// walking the table could read every record for a rare filter. At the cap
+// the matches may be hundreds of thousands, and sorting them is what made
+// a broad search take a hundred milliseconds or more; the walk reads about
+// (offset+size)/density records, density being sampled/SampleRows, and is
+// chosen when that is at most walkBudget. No match in the sample says
+// nothing of the rest of the table (records loaded a county at a time are
+// not spread evenly): the index then.
+func UseByID(f providers.SearchFilter, count, sampled int) bool {
+	if count < CountCap || f.Box != nil || sampled == 0 {
+		return false
+	}
+	need := rules.Offset(f) + int64(f.PerPage)
+	walk := need * SampleRows / int64(sampled)
+	return walk <= walkBudget
+}
+
+// walkBudget is the most records UseByID lets a page walk in id order.
+// Reading a record costs a few times what reading an index entry does,
+// and sorting the ids of a broad filter's matches (tens of thousands at
+// the least, past CountCap) costs as much as walking about this many
+// records, as measured at a million records (store/engine's latency
+// test).
+const walkBudget = 50_000
 
 // SearchNear returns the statement selecting id, latitude and longitude
 // of the records matching f's filters (f.Near aside) in one rectangle of
@@ -235,16 +300,4 @@ func InOrder(props []providers.Property, ids []int64) []providers.Property {
 	}
 	slices.SortFunc(props, func(a, b providers.Property) int { return cmp.Compare(at[a.ID], at[b.ID]) })
 	return props
-}
-
-// PageTotal returns the number of matches of a search whose page (of f)
-// held n records, when the page alone tells: a short page is the last one,
-// and an empty first page means none. Otherwise ok is false and the engine
-// runs the count query, in the same snapshot as the page.
-func PageTotal(f providers.SearchFilter, n int) (total int, ok bool) {
-	offset := int(rules.Offset(f))
-	if n > 0 && n < f.PerPage || n == 0 && offset == 0 {
-		return offset + n, true
-	}
-	return 0, false
 }
