@@ -82,31 +82,40 @@ func (db *DB) Search(ctx context.Context, f providers.SearchFilter) ([]providers
 }
 
 // searchNear answers a search near a point (f.Near) in tx, as SQLite's
-// does: the rows of each rectangle of the circle's bounding box, kept and
-// ordered by sqlshared.NearPage, then the page's rows by id.
+// does: for each circle sqlshared.NearRadius grows towards f.Near, the
+// rows of each rectangle of its bounding box, kept and ordered by
+// sqlshared.NearPage; then the page's rows by id.
 func searchNear(ctx context.Context, tx pgx.Tx, f providers.SearchFilter) ([]providers.Property, int, error) {
-	var hits []sqlshared.Hit
-	b := rules.BoundingBox(f.Near.Center, f.Near.RadiusMeters)
-	for _, lr := range b.Lngs {
-		q, args := queries.SearchNear(f, b.South, b.North, lr.West, lr.East)
-		rows, err := tx.Query(ctx, q, args...)
-		if err != nil {
-			return nil, 0, err
-		}
-		for rows.Next() {
-			var h sqlshared.Hit
-			if err := rows.Scan(&h.ID, &h.Lat, &h.Lng); err != nil {
-				rows.Close()
+	var (
+		ids   []int64
+		total int
+	)
+	for c, last := sqlshared.NearRadius(f, nil, 0); !last; c, last = sqlshared.NearRadius(f, c, total) {
+		g := f
+		g.Near = c
+		var hits []sqlshared.Hit
+		b := rules.BoundingBox(c.Center, c.RadiusMeters)
+		for _, lr := range b.Lngs {
+			q, args := queries.SearchNear(g, b.South, b.North, lr.West, lr.East)
+			rows, err := tx.Query(ctx, q, args...)
+			if err != nil {
 				return nil, 0, err
 			}
-			hits = append(hits, h)
+			for rows.Next() {
+				var h sqlshared.Hit
+				if err := rows.Scan(&h.ID, &h.Lat, &h.Lng); err != nil {
+					rows.Close()
+					return nil, 0, err
+				}
+				hits = append(hits, h)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return nil, 0, err
+			}
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, 0, err
-		}
+		ids, total = sqlshared.NearPage(g, hits)
 	}
-	ids, total := sqlshared.NearPage(f, hits)
 	total = min(total, sqlshared.CountCap)
 	props := make([]providers.Property, 0, len(ids))
 	if len(ids) == 0 {

@@ -2,6 +2,7 @@ package sqlshared
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -290,6 +291,45 @@ func NearPage(f providers.SearchFilter, hits []Hit) (ids []int64, total int) {
 		ids[i] = p.id
 	}
 	return ids, len(in)
+}
+
+// firstNearRadius is the radius, in metres, of the first circle a search
+// near a point reads (NearRadius): at the densest seeded city blocks, about
+// eight thousand records, what a page and a capped count need.
+const firstNearRadius = 1000
+
+// NearRadius returns the circle a search near a point reads next, having
+// read the circle c and found inCircle matches in it (c nil: none read
+// yet), and whether c is the last. A search near a point reads circles
+// growing towards f.Near, so that a wide one (the radius may be 50 km)
+// reads what its page and a count up to CountCap need rather than every
+// record within the radius: it stops at the first circle holding both,
+// reporting CountCap when that circle is smaller than f.Near (the count
+// reached the cap), and otherwise at f.Near. The next radius is estimated
+// from the density of matches seen so far, with a margin, at least a
+// quarter more and at most eight times the last.
+//
+// Every circle but f.Near has a radius just under k+0.5 metres, for a
+// whole k: its records' distances (Circle.Distance, rounded) are at most
+// k and those of the records outside it at least k+1, so its page, ordered
+// by distance then id, is the page of the whole radius.
+func NearRadius(f providers.SearchFilter, c *providers.Circle, inCircle int) (next *providers.Circle, last bool) {
+	want := max(int64(CountCap), rules.Offset(f)+int64(f.PerPage))
+	r := float64(firstNearRadius)
+	if c != nil {
+		if c.RadiusMeters >= f.Near.RadiusMeters || int64(inCircle) >= want {
+			return nil, true
+		}
+		grow := 8.0
+		if inCircle > 0 {
+			grow = min(8, max(1.25, 1.15*math.Sqrt(float64(want)/float64(inCircle))))
+		}
+		r = c.RadiusMeters * grow
+	}
+	if r = math.Floor(r) + 0.5; r >= f.Near.RadiusMeters {
+		return f.Near, false
+	}
+	return &providers.Circle{Center: f.Near.Center, RadiusMeters: math.Nextafter(r, 0)}, false
 }
 
 // InOrder returns props ordered as ids (ByIDs reads them in any order).

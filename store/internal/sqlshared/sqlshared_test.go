@@ -264,3 +264,45 @@ func TestErrMapsDriverErrorsAlikeOnEveryEngine(t *testing.T) {
 		t.Errorf("Err(nil) = %v, want nil", err)
 	}
 }
+
+// A search near a point reads 1 km first, then circles grown from the
+// matches found, each just under a half metre so that its page is the
+// whole radius's, and stops at the radius or once a circle holds the cap.
+func TestNearRadiusGrowsTowardsTheRadius(t *testing.T) {
+	center := providers.Point{Lat: 30, Lng: -97}
+	f := providers.SearchFilter{Near: &providers.Circle{Center: center, RadiusMeters: 50_000}, Page: 1, PerPage: 25}
+	c, last := NearRadius(f, nil, 0)
+	if last || c.RadiusMeters >= 1000.5 || c.RadiusMeters < 1000.4999 || c.Center != center {
+		t.Fatalf("first circle %+v (last %v), want just under 1000.5 m around %v", c, last, center)
+	}
+	if _, last := NearRadius(f, c, CountCap); !last {
+		t.Error("a circle holding the cap is not the last")
+	}
+	if next, _ := NearRadius(f, c, 0); next.RadiusMeters >= 8004 || next.RadiusMeters < 8000 {
+		t.Errorf("after an empty circle: %v m, want 8 km", next.RadiusMeters)
+	}
+	if next, _ := NearRadius(f, c, 2500); next.RadiusMeters < 2300 || next.RadiusMeters > 2400 {
+		t.Errorf("after 2,500 matches in 1 km: %v m, want about 1.15 × 2 km", next.RadiusMeters)
+	}
+	if next, _ := NearRadius(f, c, 9000); next.RadiusMeters < 1250 || next.RadiusMeters > 1251 {
+		t.Errorf("after 9,000 matches in 1 km: %v m, want a quarter more", next.RadiusMeters)
+	}
+	deep := f
+	deep.Page = 1000
+	if _, last := NearRadius(deep, c, CountCap); last {
+		t.Error("a circle holding the cap but not page 1000 of 25 is the last")
+	}
+	small := f
+	small.Near = &providers.Circle{Center: center, RadiusMeters: 1000}
+	if c, last := NearRadius(small, nil, 0); last || c != small.Near {
+		t.Errorf("a 1 km search reads %+v first, want the radius itself", c)
+	}
+	if _, last := NearRadius(small, small.Near, 3); !last {
+		t.Error("the radius itself is not the last circle")
+	}
+	odd := f
+	odd.Near = &providers.Circle{Center: center, RadiusMeters: 1200.2}
+	if next, _ := NearRadius(odd, c, 9000); next != odd.Near {
+		t.Errorf("a circle past the radius: %+v, want the radius", next)
+	}
+}

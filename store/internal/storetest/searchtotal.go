@@ -19,7 +19,8 @@ func init() {
 // to providers.MaxSearchTotal and reports MaxSearchTotal+1 past it, and its
 // page is the same whichever plan the engine picks: a walk in id order
 // (many matches, dense from the first ids), the index (few matches), or
-// the index though the matches are many (none among the first ids).
+// the index though the matches are many (none among the first ids); and
+// near a point, whether it reads the whole radius or a smaller circle.
 func testSearchCountsUpToTheCap(t *testing.T, open Opener) {
 	db := open(t, nil)
 	const n = 16_000
@@ -47,6 +48,9 @@ func testSearchCountsUpToTheCap(t *testing.T, open Opener) {
 		return out
 	}
 	more := providers.MaxSearchTotal + 1
+	near := func(r float64) *providers.Circle {
+		return &providers.Circle{Center: providers.Point{Lat: 30, Lng: -97}, RadiusMeters: r}
+	}
 	for _, tc := range []struct {
 		name  string
 		f     providers.SearchFilter
@@ -65,6 +69,13 @@ func testSearchCountsUpToTheCap(t *testing.T, open Opener) {
 		{"many, none among the first ids", providers.SearchFilter{Zip: "10002", Page: 2, PerPage: 3}, ids(4100, 1, 3), more},
 		{"many, none among the first ids, the last page", providers.SearchFilter{Zip: "10002", Page: 3968, PerPage: 3},
 			ids(15998, 1, 3), more},
+		// Every record is at (30, -97): a wide circle stops reading at the
+		// first that holds the cap, a filtered one reads the whole radius.
+		{"near, wide", providers.SearchFilter{Near: near(50_000), Page: 2, PerPage: 3}, ids(4, 1, 3), more},
+		{"near, wide, deep", providers.SearchFilter{Near: near(50_000), Page: 5000, PerPage: 3}, ids(14998, 1, 3), more},
+		{"near, wide, few", providers.SearchFilter{Near: near(50_000), Zip: "10001", MaxBedrooms: ptr(0), Page: 2, PerPage: 3},
+			ids(16, 4, 3), 1024},
+		{"near, small", providers.SearchFilter{Near: near(10), Zip: "10001", Page: 1, PerPage: 3}, ids(1, 1, 3), 4096},
 	} {
 		got, total, err := db.Search(context.Background(), tc.f)
 		if err != nil {
