@@ -79,7 +79,7 @@ func ptrFloat(f float64) *float64 { return &f }
 // capped total, and the page ids of its index plan, from one covering index,
 // without scanning or reading the table, whether or not the planner has
 // statistics; its id-order plan walks the table by rowid, sorting nothing,
-// and its sample reads a range of rowids.
+// and its sample reads the first rows in rowid order.
 func TestSearchPlansUseCoveringIndexes(t *testing.T) {
 	db := openInternal(t)
 	seedSpread(t, db, 20000)
@@ -136,9 +136,9 @@ func TestSearchPlansUseCoveringIndexes(t *testing.T) {
 			if byID := strings.Join(queryPlan(t, db, q.ByID, args...), " | "); byID != "SCAN p" {
 				t.Errorf("%s (analyzed %v): id-order plan %q does not walk the table by rowid alone", tc.name, analyzed, byID)
 			}
-			if sample := strings.Join(queryPlan(t, db, q.Sample, args[:len(args)-2]...), " | "); !strings.HasPrefix(sample,
-				"SEARCH properties USING INTEGER PRIMARY KEY (rowid<?)") {
-				t.Errorf("%s (analyzed %v): sample plan %q does not read a range of rowids", tc.name, analyzed, sample)
+			if sample := strings.Join(queryPlan(t, db, q.Sample, args[:len(args)-2]...), " | "); !strings.Contains(sample,
+				"SCAN properties") || strings.Contains(sample, "INDEX") || strings.Contains(sample, "TEMP B-TREE") {
+				t.Errorf("%s (analyzed %v): sample plan %q does not read the first rows in rowid order", tc.name, analyzed, sample)
 			}
 			// The table is read only for the page's own rows, by id.
 			if !strings.HasPrefix(pagePlan, "SEARCH p USING INTEGER PRIMARY KEY (rowid=?) | LIST SUBQUERY") {
