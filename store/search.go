@@ -13,10 +13,12 @@ import (
 const MaxPerPage = rules.MaxPerPage
 
 // searchIndex names the index a search walks, chosen by its most selective
-// filter: zip, then FIPS code (and tract), county, state, city, property
-// type, then the facts, year built, living area, bedrooms and bathrooms.
+// filter: zip, then FIPS code (and tract), county, state (with a bathrooms
+// or living-area bound and no city, an index leading with the state and
+// that fact, 0006), city, property type, then the facts, year built,
+// living area, bedrooms and bathrooms.
 // Each of these indexes also holds the filter columns that may come with
-// it (see migrations 0001, 0002 and 0005), so the search never reads the
+// it (see migrations 0001, 0002, 0005 and 0006), so the search never reads the
 // table to filter. The choice is not left to SQLite's planner because,
 // without statistics on the data, it prefers an index constraining more
 // columns: for state, type and a bedrooms range it took the type index and
@@ -34,6 +36,10 @@ func searchIndex(f providers.SearchFilter) string {
 		return "properties_fips"
 	case f.County != "":
 		return "properties_county"
+	case f.State != "" && f.City == "" && f.MinBathrooms != nil:
+		return "properties_state_bathrooms"
+	case f.State != "" && f.City == "" && (f.MinLivingAreaSqft != nil || f.MaxLivingAreaSqft != nil):
+		return "properties_state_area"
 	case f.State != "":
 		return "properties_state_city"
 	case f.City != "":

@@ -94,7 +94,7 @@ func TestSearchPlansUseCoveringIndexes(t *testing.T) {
 		{"zip", providers.SearchFilter{Zip: "10042"}, "properties_zip"},
 		{"zip and type", providers.SearchFilter{Zip: "10042", PropertyTypes: []string{"condo"}}, "properties_zip"},
 		{"city and state", providers.SearchFilter{City: "CITY4", State: "S4"}, "properties_state_city"},
-		{"state", providers.SearchFilter{State: "s2"}, "properties_state_city"},
+		{"state", providers.SearchFilter{State: "s2"}, "properties_state_"}, // any index leading with the state
 		{"state, city and bedrooms", providers.SearchFilter{City: "CITY4", State: "S4", MinBedrooms: ptr(3)}, "properties_state_city"},
 		{"city", providers.SearchFilter{City: "city4"}, "properties_city"},
 		{"city, type and bedrooms", providers.SearchFilter{City: "CITY4", PropertyTypes: []string{"condo"}, MinBedrooms: ptr(2)}, "properties_city"},
@@ -105,13 +105,15 @@ func TestSearchPlansUseCoveringIndexes(t *testing.T) {
 		{"county and state", providers.SearchFilter{County: "County 2", State: "S2", MinBedrooms: ptr(2)}, "properties_county"},
 		{"year range", providers.SearchFilter{MinYearBuilt: ptr(1950), MaxYearBuilt: ptr(1951)}, "properties_year"},
 		{"living area range", providers.SearchFilter{MinLivingAreaSqft: ptr(1500), MaxLivingAreaSqft: ptr(1510)}, "properties_area"},
+		{"state and bathrooms", providers.SearchFilter{State: "S2", MinBathrooms: ptr(3.5)}, "properties_state_bathrooms"},
+		{"state and living area", providers.SearchFilter{State: "S2", MinLivingAreaSqft: ptr(1500), MaxLivingAreaSqft: ptr(1510)}, "properties_state_area"},
 	} {
 		tc.f.Page, tc.f.PerPage = 1, 20
 		q, args := queries.Search(tc.f)
 		pagePlan := queryPlan(t, db, q.ByIndex, args...)
 		countPlan := queryPlan(t, db, q.Count, args[:len(args)-2]...)
 		for _, plan := range []string{pagePlan, countPlan} {
-			if !strings.Contains(plan, "Index Only Scan using "+tc.index+" on properties") && visible {
+			if !strings.Contains(plan, "Index Only Scan using "+tc.index) && visible {
 				t.Errorf("%s: plan %q does not read the covering index %s alone", tc.name, plan, tc.index)
 			}
 			if strings.Contains(plan, "Seq Scan") {
