@@ -182,6 +182,7 @@ func TestAreaSearchPlansUseTheRTree(t *testing.T) {
 			for _, plan := range []string{
 				strings.Join(queryPlan(t, db, q.ByIndex, args...), " | "),
 				strings.Join(queryPlan(t, db, q.Count, args[:len(args)-2]...), " | "),
+				strings.Join(queryPlan(t, db, q.FirstIDs, args[:len(args)-2]...), " | "),
 				strings.Join(queryPlan(t, db, near, nargs...), " | "),
 			} {
 				if !regexp.MustCompile(`SCAN r VIRTUAL TABLE INDEX 2:[A-Z0-9]+`).MatchString(plan) ||

@@ -85,6 +85,16 @@ func (db *DB) Search(ctx context.Context, f providers.SearchFilter) (_ []provide
 	}
 	q, args := queries.Search(f)
 	filters := args[:len(args)-2]
+	if f.Box != nil {
+		ids, err := queryIDs(ctx, tx, q.FirstIDs, filters)
+		if err != nil {
+			return nil, 0, err
+		}
+		if page, total, ok := sqlshared.BoxPage(f, ids); ok {
+			props, err := byIDs(ctx, tx, page)
+			return props, total, err
+		}
+	}
 	if err := tx.QueryRowContext(ctx, q.Count, filters...).Scan(&total); err != nil {
 		return nil, 0, dbErr(ctx, err)
 	}
@@ -156,9 +166,37 @@ func searchNear(ctx context.Context, tx *sql.Tx, f providers.SearchFilter) ([]pr
 		ids, total = sqlshared.NearPage(g, hits)
 	}
 	total = min(total, sqlshared.CountCap)
+	props, err := byIDs(ctx, tx, ids)
+	return props, total, err
+}
+
+// queryIDs returns the ids query selects.
+func queryIDs(ctx context.Context, tx *sql.Tx, query string, args []any) ([]int64, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, dbErr(ctx, err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, dbErr(ctx, err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, dbErr(ctx, err)
+	}
+	return ids, nil
+}
+
+// byIDs returns the records with ids (at most rules.MaxPerPage), in the
+// order of ids.
+func byIDs(ctx context.Context, tx *sql.Tx, ids []int64) ([]providers.Property, error) {
 	props := make([]providers.Property, 0, len(ids))
 	if len(ids) == 0 {
-		return props, total, nil
+		return props, nil
 	}
 	args := make([]any, len(ids))
 	for i, id := range ids {
@@ -166,18 +204,18 @@ func searchNear(ctx context.Context, tx *sql.Tx, f providers.SearchFilter) ([]pr
 	}
 	rows, err := tx.QueryContext(ctx, queries.ByIDs(len(ids)), args...)
 	if err != nil {
-		return nil, 0, dbErr(ctx, err)
+		return nil, dbErr(ctx, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		p, err := scanProperty(rows)
 		if err != nil {
-			return nil, 0, dbErr(ctx, err)
+			return nil, dbErr(ctx, err)
 		}
 		props = append(props, *p)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, 0, dbErr(ctx, err)
+		return nil, dbErr(ctx, err)
 	}
-	return sqlshared.InOrder(props, ids), total, nil
+	return sqlshared.InOrder(props, ids), nil
 }

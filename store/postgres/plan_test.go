@@ -158,6 +158,7 @@ func TestAreaSearchPlansUseTheSpatialIndex(t *testing.T) {
 		q, args := queries.Search(f)
 		near, nargs := queries.SearchNear(f, 39.5, 39.6, -90, -89.9)
 		for _, plan := range []string{queryPlan(t, db, q.ByIndex, args...), queryPlan(t, db, q.Count, args[:len(args)-2]...),
+			queryPlan(t, db, q.FirstIDs, args[:len(args)-2]...),
 			queryPlan(t, db, near, nargs...)} {
 			if !strings.Contains(plan, "properties_location") || strings.Contains(plan, "Seq Scan") {
 				t.Errorf("%+v: plan %q does not search the GiST index by box", f, plan)

@@ -44,6 +44,17 @@ func (db *DB) Search(ctx context.Context, f providers.SearchFilter) ([]providers
 	filters := args[:len(args)-2]
 	err := pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
 		func(tx pgx.Tx) error {
+			if f.Box != nil {
+				ids, err := queryIDs(ctx, tx, q.FirstIDs, filters)
+				if err != nil {
+					return err
+				}
+				if page, n, ok := sqlshared.BoxPage(f, ids); ok {
+					total = n
+					props, err = byIDs(ctx, tx, page)
+					return err
+				}
+			}
 			if err := tx.QueryRow(ctx, q.Count, filters...).Scan(&total); err != nil {
 				return err
 			}
@@ -117,9 +128,25 @@ func searchNear(ctx context.Context, tx pgx.Tx, f providers.SearchFilter) ([]pro
 		ids, total = sqlshared.NearPage(g, hits)
 	}
 	total = min(total, sqlshared.CountCap)
+	props, err := byIDs(ctx, tx, ids)
+	return props, total, err
+}
+
+// queryIDs returns the ids query selects.
+func queryIDs(ctx context.Context, tx pgx.Tx, query string, args []any) ([]int64, error) {
+	rows, err := tx.Query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[int64])
+}
+
+// byIDs returns the records with ids (at most rules.MaxPerPage), in the
+// order of ids.
+func byIDs(ctx context.Context, tx pgx.Tx, ids []int64) ([]providers.Property, error) {
 	props := make([]providers.Property, 0, len(ids))
 	if len(ids) == 0 {
-		return props, total, nil
+		return props, nil
 	}
 	args := make([]any, len(ids))
 	for i, id := range ids {
@@ -127,18 +154,18 @@ func searchNear(ctx context.Context, tx pgx.Tx, f providers.SearchFilter) ([]pro
 	}
 	rows, err := tx.Query(ctx, queries.ByIDs(len(ids)), args...)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		p, err := scanProperty(rows)
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		props = append(props, *p)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	return sqlshared.InOrder(props, ids), total, nil
+	return sqlshared.InOrder(props, ids), nil
 }

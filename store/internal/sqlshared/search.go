@@ -173,6 +173,7 @@ func (q *Queries) Search(f providers.SearchFilter) (s SearchStatements, args []a
 	s.ByID = "SELECT " + PropertyColumns + " FROM properties p" + q.d.ScanHint + where.String() + " ORDER BY p.id" + limit
 	s.Count = "SELECT COUNT(*) FROM (SELECT 1 FROM " + from + where.String() +
 		" LIMIT " + strconv.Itoa(CountCap) + ") m"
+	s.FirstIDs = "SELECT id FROM " + from + where.String() + " ORDER BY id LIMIT " + strconv.Itoa(CountCap)
 	s.Sample = "SELECT COUNT(*) FROM (SELECT * FROM properties" + q.d.ScanHint + " ORDER BY id LIMIT " +
 		strconv.Itoa(SampleRows) + ") s" + where.String()
 	return s, append(args, f.PerPage, rules.Offset(f))
@@ -183,6 +184,26 @@ type SearchStatements struct {
 	ByIndex, ByID string // the page, through the search's index or in id order
 	Count         string // the matches, up to CountCap
 	Sample        string // the matches among the first SampleRows records
+	// FirstIDs selects the ids of the first CountCap matches in id order:
+	// a search in a box reads every record in it whatever it counts, so
+	// it reads them once, for its total and its page (BoxPage).
+	FirstIDs string
+}
+
+// BoxPage returns the ids of f's page and the total, given ids, the
+// result of FirstIDs, when those tell: fewer than CountCap ids are every
+// match, and CountCap of them hold any page within them. Otherwise (a page
+// past the first CountCap matches) ok is false and the engine runs ByIndex.
+func BoxPage(f providers.SearchFilter, ids []int64) (page []int64, total int, ok bool) {
+	off := rules.Offset(f)
+	end := off + int64(f.PerPage)
+	if len(ids) == CountCap && end > int64(len(ids)) {
+		return nil, len(ids), false
+	}
+	if off >= int64(len(ids)) {
+		return []int64{}, len(ids), true
+	}
+	return ids[off:min(end, int64(len(ids)))], len(ids), true
 }
 
 // UseByID reports whether a search of f should walk the table in id order

@@ -305,3 +305,35 @@ func TestNearRadiusGrowsTowardsTheRadius(t *testing.T) {
 		t.Errorf("a circle past the radius: %+v, want the radius", next)
 	}
 }
+
+// A search in a box takes its total and its page from the first CountCap
+// matches in id order, unless its page lies past them.
+func TestBoxPageTakesThePageFromTheFirstMatches(t *testing.T) {
+	ids := func(n int) []int64 {
+		out := make([]int64, n)
+		for i := range out {
+			out[i] = int64(i + 1)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name          string
+		page, perPage int
+		n             int
+		want          []int64
+		total         int
+		ok            bool
+	}{
+		{"none", 1, 25, 0, []int64{}, 0, true},
+		{"a short first page", 1, 25, 3, []int64{1, 2, 3}, 3, true},
+		{"past the end", 3, 2, 3, []int64{}, 3, true},
+		{"the last page of the cap", CountCap, 1, CountCap, []int64{CountCap}, CountCap, true},
+		{"past the cap", CountCap/100 + 1, 100, CountCap, nil, CountCap, false},
+		{"a later page", 2, 2, 5, []int64{3, 4}, 5, true},
+	} {
+		page, total, ok := BoxPage(providers.SearchFilter{Page: tc.page, PerPage: tc.perPage}, ids(tc.n))
+		if !reflect.DeepEqual(page, tc.want) || total != tc.total || ok != tc.ok {
+			t.Errorf("%s: BoxPage = %v, %d, %v; want %v, %d, %v", tc.name, page, total, ok, tc.want, tc.total, tc.ok)
+		}
+	}
+}

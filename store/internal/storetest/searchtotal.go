@@ -20,7 +20,8 @@ func init() {
 // page is the same whichever plan the engine picks: a walk in id order
 // (many matches, dense from the first ids), the index (few matches), or
 // the index though the matches are many (none among the first ids); and
-// near a point, whether it reads the whole radius or a smaller circle.
+// near a point, whether it reads the whole radius or a smaller circle;
+// in a box, within the first matches or past them.
 func testSearchCountsUpToTheCap(t *testing.T, open Opener) {
 	db := open(t, nil)
 	const n = 16_000
@@ -48,6 +49,7 @@ func testSearchCountsUpToTheCap(t *testing.T, open Opener) {
 		return out
 	}
 	more := providers.MaxSearchTotal + 1
+	box := &providers.BBox{West: -97.01, South: 29.99, East: -96.99, North: 30.01}
 	near := func(r float64) *providers.Circle {
 		return &providers.Circle{Center: providers.Point{Lat: 30, Lng: -97}, RadiusMeters: r}
 	}
@@ -76,6 +78,11 @@ func testSearchCountsUpToTheCap(t *testing.T, open Opener) {
 		{"near, wide, few", providers.SearchFilter{Near: near(50_000), Zip: "10001", MaxBedrooms: ptr(0), Page: 2, PerPage: 3},
 			ids(16, 4, 3), 1024},
 		{"near, small", providers.SearchFilter{Near: near(10), Zip: "10001", Page: 1, PerPage: 3}, ids(1, 1, 3), 4096},
+		{"box", providers.SearchFilter{Box: box, Page: 2, PerPage: 3}, ids(4, 1, 3), more},
+		{"box, the last page of the cap", providers.SearchFilter{Box: box, Page: providers.MaxSearchTotal + 1, PerPage: 1},
+			ids(providers.MaxSearchTotal+1, 1, 1), more},
+		{"box, past the cap", providers.SearchFilter{Box: box, Page: 3968, PerPage: 3}, ids(11902, 1, 3), more},
+		{"box, few", providers.SearchFilter{Box: box, Zip: "10001", MaxBedrooms: ptr(0), Page: 2, PerPage: 3}, ids(16, 4, 3), 1024},
 	} {
 		got, total, err := db.Search(context.Background(), tc.f)
 		if err != nil {
