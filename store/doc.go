@@ -31,11 +31,12 @@
 //     matches (providers.MaxSearchTotal), so a count costs at most that
 //     many index entries after those it skips; a search with more
 //     matches walks the table in id order for its page instead of
-//     sorting them (sqlshared.UseByID). At a million rows most searches
-//     take a few milliseconds; a fact bound the index holds after the
-//     bedrooms, with a state, tens (the count reads the state's records
-//     with too few bedrooms first), and so does an area, whose rows are
-//     all read.
+//     sorting them (sqlshared.UseByID). At a million rows a search takes
+//     a few milliseconds, but one in an area tens, since its rows are
+//     all read. A state with a bathrooms or living-area bound has an
+//     index of its own (0006): the state's index holds those facts after
+//     the bedrooms, which they grow with, so its count read the state's
+//     records with fewer bedrooms first.
 //   - property_keys: normalized client spellings of an address, each
 //     resolving to one record, so a repeated lookup needs no geocoding.
 //   - properties_rtree: an R*Tree over the coordinates, kept in step with
