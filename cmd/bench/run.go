@@ -771,7 +771,7 @@ func (b *bench) search(ctx context.Context) error {
 // searches are the searches the search scenarios time: the query string
 // (without page) and how a row names it. The second is the worst
 // combination TestSearchLatencyAtScale finds at a million records on both
-// engines once the count stopped at 10,000 (p50 25 to 56 ms on SQLite, 23
+// engines once the count stopped at 10,000 (p50 28 to 39 ms on SQLite, 23
 // to 32 ms on PostgreSQL): a 1 km circle in the city, whose 8,000 records
 // are all read to order them by distance.
 var searches = []struct{ label, query string }{
