@@ -199,12 +199,24 @@ func (g *Gateway) section(e service.Entry) fiber.Handler {
 	}
 }
 
-// searchMeta is the paging meta of a search response.
+// searchMeta is the paging meta of a search response. Total is the number
+// of matches when TotalExact, else providers.MaxSearchTotal (there are
+// more); TotalPages follows Total.
 type searchMeta struct {
-	Page       int `json:"page"`
-	PerPage    int `json:"per_page"`
-	Total      int `json:"total"`
-	TotalPages int `json:"total_pages"`
+	Page       int  `json:"page"`
+	PerPage    int  `json:"per_page"`
+	Total      int  `json:"total"`
+	TotalExact bool `json:"total_exact"`
+	TotalPages int  `json:"total_pages"`
+}
+
+// newSearchMeta returns the meta of a search of f whose store counted
+// total matches (up to providers.MaxSearchTotal+1).
+func newSearchMeta(f providers.SearchFilter, total int) searchMeta {
+	exact := total <= providers.MaxSearchTotal
+	total = min(total, providers.MaxSearchTotal)
+	return searchMeta{Page: f.Page, PerPage: f.PerPage, Total: total, TotalExact: exact,
+		TotalPages: (total + f.PerPage - 1) / f.PerPage}
 }
 
 // searchParams are the parameters search accepts.
@@ -245,8 +257,7 @@ func (g *Gateway) search(c *fiber.Ctx) error {
 			}
 		}
 		b = append(b, ']')
-		return appendMeta(b, searchMeta{Page: f.Page, PerPage: f.PerPage, Total: total,
-			TotalPages: (total + f.PerPage - 1) / f.PerPage})
+		return appendMeta(b, newSearchMeta(f, total))
 	})
 }
 

@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -159,5 +160,46 @@ func TestSearchNearOrdersByDistanceWithDistanceM(t *testing.T) {
 	p = get("county=district+of+columbia&fips_code=11001&census_tract=004701&zip=20001")
 	if p.Meta["total"] != 4.0 {
 		t.Fatalf("county, fips code, tract and zip: total %v, want 4", p.Meta["total"])
+	}
+}
+
+// A search counts its matches up to 10,000: below that meta.total is exact
+// and total_exact true; past it total is 10,000, total_exact false, and
+// total_pages follows total, while the pages beyond still answer.
+func TestSearchTotalIsExactUpToTheCap(t *testing.T) {
+	s := newStack(t, stackOptions{})
+	props := make([]providers.Property, providers.MaxSearchTotal+1)
+	for i := range props {
+		zip := "20001"
+		if i == 0 {
+			zip = "20002"
+		}
+		props[i] = providers.Property{StreetAddress: fmt.Sprintf("%d CAP ST", i+1), City: "WASHINGTON", State: "DC",
+			ZipCode: zip, Latitude: 38.9, Longitude: -77}
+	}
+	if err := s.db.SeedProperties(context.Background(), props); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		query string
+		meta  map[string]any
+		n     int
+	}{
+		{"zip=20001&per_page=100", map[string]any{"page": 1.0, "per_page": 100.0, "total": 10000.0, "total_exact": true, "total_pages": 100.0}, 100},
+		{"state=dc&per_page=100", map[string]any{"page": 1.0, "per_page": 100.0, "total": 10000.0, "total_exact": false, "total_pages": 100.0}, 100},
+		{"state=dc&per_page=100&page=101", map[string]any{"page": 101.0, "per_page": 100.0, "total": 10000.0, "total_exact": false, "total_pages": 100.0}, 1},
+		{"zip=20002", map[string]any{"page": 1.0, "per_page": 25.0, "total": 1.0, "total_exact": true, "total_pages": 1.0}, 1},
+	} {
+		r := s.get("/v1/properties/search?" + tc.query)
+		var p struct {
+			Data []map[string]any `json:"data"`
+			Meta map[string]any   `json:"meta"`
+		}
+		if err := json.Unmarshal(r.body, &p); r.status != 200 || err != nil {
+			t.Fatalf("%s: %d %s", tc.query, r.status, r.body)
+		}
+		if !reflect.DeepEqual(p.Meta, tc.meta) || len(p.Data) != tc.n {
+			t.Errorf("%s: %d records, meta %v; want %d records, meta %v", tc.query, len(p.Data), p.Meta, tc.n, tc.meta)
+		}
 	}
 }

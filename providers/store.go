@@ -46,6 +46,14 @@ const (
 	MaxSearchBoxDegrees   = 1
 )
 
+// MaxSearchTotal is the most matches a search counts, as Elasticsearch's
+// track_total_hits does: counting every match of a broad search (a state,
+// a common property type) costs time in proportion to the matches, and no
+// client pages through ten thousand records. A store counts at most
+// MaxSearchTotal+1 matches, so a total above MaxSearchTotal means "more
+// than MaxSearchTotal" and any other total is exact.
+const MaxSearchTotal = 10_000
+
 // Circle is the area within RadiusMeters (great-circle distance) of Center.
 type Circle struct {
 	Center       Point
@@ -92,7 +100,9 @@ type PropertyStore interface {
 	// np.Keys resolve to the resulting record. It returns that record and
 	// whether it was created by this call.
 	Save(ctx context.Context, np NewProperty) (*Property, bool, error)
-	// Search returns one page of matching records and the total match count.
+	// Search returns one page of matching records and the number of
+	// matches, counted up to MaxSearchTotal+1: exact when it is at most
+	// MaxSearchTotal, "more than MaxSearchTotal" when it is MaxSearchTotal+1.
 	// It returns KindInvalid for a page or per_page out of range.
 	Search(ctx context.Context, f SearchFilter) ([]Property, int, error)
 }

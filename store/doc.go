@@ -25,13 +25,18 @@
 //     FIPS code and tract, county, state and city, city, property type,
 //     year built, living area, bedrooms, bathrooms) and hold the filters
 //     that may accompany it, and SQLite adds the id to every entry, so a
-//     search finds its page of ids and its COUNT(*) total from one index
+//     search finds its page of ids and its total from one index
 //     without touching the table, then reads only the rows of the page
-//     (searchIndex picks the index). Its cost grows with the matches it
-//     counts: at a million rows a search by zip or tract, with any other
-//     filter, takes a few milliseconds, one matching hundreds of thousands
-//     of records (a state with a fact bound, a type most records have)
-//     a hundred or two.
+//     (searchIndex picks the index). The total is counted up to 10,001
+//     matches (providers.MaxSearchTotal), so a count costs at most that
+//     many index entries after those it skips; a search with more
+//     matches walks the table in id order for its page instead of
+//     sorting them (sqlshared.UseByID). At a million rows a search takes
+//     a few milliseconds, but one in an area tens, since its rows are
+//     all read. A state with a bathrooms or living-area bound has an
+//     index of its own (0006): the state's index holds those facts after
+//     the bedrooms, which they grow with, so its count read the state's
+//     records with fewer bedrooms first.
 //   - property_keys: normalized client spellings of an address, each
 //     resolving to one record, so a repeated lookup needs no geocoding.
 //   - properties_rtree: an R*Tree over the coordinates, kept in step with

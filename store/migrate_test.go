@@ -75,13 +75,14 @@ func TestMigrationFailureLeavesNoTrace(t *testing.T) {
 		"0003_missing.sql":    &fstest.MapFile{Data: []byte("SELECT 1")}, // already applied; skipped
 		"0004_facts.sql":      &fstest.MapFile{Data: []byte("SELECT 1")}, // already applied; skipped
 		"0005_search.sql":     &fstest.MapFile{Data: []byte("SELECT 1")}, // already applied; skipped
-		"0006_ok.sql":         &fstest.MapFile{Data: []byte("CREATE TABLE t3 (x)")},
-		"0007_bad.sql":        &fstest.MapFile{Data: []byte("CREATE TABLE t4 (x); INSERT INTO no_such_table VALUES (1)")},
+		"0006_state.sql":      &fstest.MapFile{Data: []byte("SELECT 1")}, // already applied; skipped
+		"0007_ok.sql":         &fstest.MapFile{Data: []byte("CREATE TABLE t3 (x)")},
+		"0008_bad.sql":        &fstest.MapFile{Data: []byte("CREATE TABLE t4 (x); INSERT INTO no_such_table VALUES (1)")},
 	}
 	err := migrate(ctx, db.writer, bad)
 	wantKind(t, err, providers.KindInternal, "internal_error")
-	if got := appliedVersions(t, db); !reflect.DeepEqual(got, []int{1, 2, 3, 4, 5, 6}) {
-		t.Fatalf("applied %v after a failing migration 7, want [1 2 3 4 5 6]", got)
+	if got := appliedVersions(t, db); !reflect.DeepEqual(got, []int{1, 2, 3, 4, 5, 6, 7}) {
+		t.Fatalf("applied %v after a failing migration 8, want [1 2 3 4 5 6 7]", got)
 	}
 	var n int
 	if err := db.readers.QueryRow("SELECT COUNT(*) FROM sqlite_master WHERE name = 't4'").Scan(&n); err != nil || n != 0 {
@@ -124,8 +125,8 @@ func TestADatabaseOfTheFirstSchemaIsUpgradedWithItsRecords(t *testing.T) {
 		t.Fatalf("opening a database of the first schema: %v", err)
 	}
 	defer db.Close()
-	if got := appliedVersions(t, db); !reflect.DeepEqual(got, []int{1, 2, 3, 4, 5}) {
-		t.Fatalf("applied %v, want [1 2 3 4 5]", got)
+	if got := appliedVersions(t, db); !reflect.DeepEqual(got, []int{1, 2, 3, 4, 5, 6}) {
+		t.Fatalf("applied %v, want [1 2 3 4 5 6]", got)
 	}
 	// Attributes an import wrote before facts had sources are the
 	// import's, as of the day it wrote them, and a reload of any dataset

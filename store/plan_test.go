@@ -75,9 +75,11 @@ func ptrInt(n int) *int { return &n }
 
 func ptrFloat(f float64) *float64 { return &f }
 
-// Every search with a zip, state or property type filter must find its page
-// ids and its total from one covering index, without scanning or reading the
-// table, whether or not the planner has statistics.
+// Every search with a zip, state or property type filter must find its
+// capped total, and the page ids of its index plan, from one covering index,
+// without scanning or reading the table, whether or not the planner has
+// statistics; its id-order plan walks the table by rowid, sorting nothing,
+// and its sample reads the first rows in rowid order.
 func TestSearchPlansUseCoveringIndexes(t *testing.T) {
 	db := openInternal(t)
 	seedSpread(t, db, 20000)
@@ -111,7 +113,11 @@ func TestSearchPlansUseCoveringIndexes(t *testing.T) {
 			{"fips code, state and area", providers.SearchFilter{FIPSCode: "01002", State: "S2", MaxLivingAreaSqft: ptrInt(2000)}, "properties_fips"},
 			{"county and state", providers.SearchFilter{County: "County 2", State: "S2", MinBedrooms: ptrInt(2)}, "properties_county"},
 			{"state and year", providers.SearchFilter{State: "S2", MinYearBuilt: ptrInt(1950), MaxYearBuilt: ptrInt(1979)}, "properties_state_city"},
-			{"state and several types", providers.SearchFilter{State: "S2", PropertyTypes: []string{"condo", "townhouse"}, MinBathrooms: ptrFloat(2)}, "properties_state_city"},
+			{"state and several types", providers.SearchFilter{State: "S2", PropertyTypes: []string{"condo", "townhouse"}, MaxBedrooms: ptrInt(2)}, "properties_state_city"},
+			{"state, several types and bathrooms", providers.SearchFilter{State: "S2", PropertyTypes: []string{"condo", "townhouse"}, MinBathrooms: ptrFloat(2)}, "properties_state_bathrooms"},
+			{"state and bathrooms", providers.SearchFilter{State: "S2", MinBathrooms: ptrFloat(2.5)}, "properties_state_bathrooms"},
+			{"state and living area", providers.SearchFilter{State: "S2", MinLivingAreaSqft: ptrInt(1500), MaxLivingAreaSqft: ptrInt(2500), MinYearBuilt: ptrInt(1950)}, "properties_state_area"},
+			{"state, city and bathrooms", providers.SearchFilter{State: "S2", City: "CITY4", MinBathrooms: ptrFloat(2.5)}, "properties_state_city"},
 			{"several types and area", providers.SearchFilter{PropertyTypes: []string{"condo", "townhouse"}, MinLivingAreaSqft: ptrInt(1500)}, "properties_type"},
 			{"year range", providers.SearchFilter{MinYearBuilt: ptrInt(1950), MaxYearBuilt: ptrInt(1979), MinBathrooms: ptrFloat(2)}, "properties_year"},
 			{"living area range", providers.SearchFilter{MinLivingAreaSqft: ptrInt(1500), MaxLivingAreaSqft: ptrInt(2500), MaxBedrooms: ptrInt(3)}, "properties_area"},
@@ -119,17 +125,24 @@ func TestSearchPlansUseCoveringIndexes(t *testing.T) {
 			{"bathrooms", providers.SearchFilter{MinBathrooms: ptrFloat(2.5)}, "properties_bathrooms"},
 		} {
 			tc.f.Page, tc.f.PerPage = 1, 20
-			page, count, args := queries.Search(tc.f)
-			pagePlan := strings.Join(queryPlan(t, db, page, args...), " | ")
-			countPlan := strings.Join(queryPlan(t, db, count, args[:len(args)-2]...), " | ")
+			q, args := queries.Search(tc.f)
+			pagePlan := strings.Join(queryPlan(t, db, q.ByIndex, args...), " | ")
+			countPlan := strings.Join(queryPlan(t, db, q.Count, args[:len(args)-2]...), " | ")
 			covering := "SEARCH properties USING COVERING INDEX " + tc.index + " ("
 			for _, plan := range []string{pagePlan, countPlan} {
 				if !strings.Contains(plan, covering) {
 					t.Errorf("%s (analyzed %v): plan %q does not search the covering index %s", tc.name, analyzed, plan, tc.index)
 				}
-				if strings.Contains(plan, "SCAN ") {
+				if strings.Contains(plan, "SCAN p") || strings.Contains(plan, "SCAN properties") {
 					t.Errorf("%s (analyzed %v): plan %q scans", tc.name, analyzed, plan)
 				}
+			}
+			if byID := strings.Join(queryPlan(t, db, q.ByID, args...), " | "); byID != "SCAN p" {
+				t.Errorf("%s (analyzed %v): id-order plan %q does not walk the table by rowid alone", tc.name, analyzed, byID)
+			}
+			if sample := strings.Join(queryPlan(t, db, q.Sample, args[:len(args)-2]...), " | "); !strings.Contains(sample,
+				"SCAN properties") || strings.Contains(sample, "INDEX") || strings.Contains(sample, "TEMP B-TREE") {
+				t.Errorf("%s (analyzed %v): sample plan %q does not read the first rows in rowid order", tc.name, analyzed, sample)
 			}
 			// The table is read only for the page's own rows, by id.
 			if !strings.HasPrefix(pagePlan, "SEARCH p USING INTEGER PRIMARY KEY (rowid=?) | LIST SUBQUERY") {
@@ -164,11 +177,12 @@ func TestAreaSearchPlansUseTheRTree(t *testing.T) {
 		}
 		for _, f := range []providers.SearchFilter{{Box: box}, {Box: box, State: "S2"}, {Box: box, Zip: "10042", MinBedrooms: ptrInt(2)}} {
 			f.Page, f.PerPage = 1, 20
-			page, count, args := queries.Search(f)
+			q, args := queries.Search(f)
 			near, nargs := queries.SearchNear(f, 39.5, 39.7, -90, -89.8)
 			for _, plan := range []string{
-				strings.Join(queryPlan(t, db, page, args...), " | "),
-				strings.Join(queryPlan(t, db, count, args[:len(args)-2]...), " | "),
+				strings.Join(queryPlan(t, db, q.ByIndex, args...), " | "),
+				strings.Join(queryPlan(t, db, q.Count, args[:len(args)-2]...), " | "),
+				strings.Join(queryPlan(t, db, q.FirstIDs, args[:len(args)-2]...), " | "),
 				strings.Join(queryPlan(t, db, near, nargs...), " | "),
 			} {
 				if !regexp.MustCompile(`SCAN r VIRTUAL TABLE INDEX 2:[A-Z0-9]+`).MatchString(plan) ||

@@ -13,10 +13,12 @@ import (
 const MaxPerPage = rules.MaxPerPage
 
 // searchIndex names the index a search walks, chosen by its most selective
-// filter: zip, then FIPS code (and tract), county, state, city, property
-// type, then the facts, year built, living area, bedrooms and bathrooms.
+// filter: zip, then FIPS code (and tract), county, state (with a bathrooms
+// or living-area bound and no city, an index leading with the state and
+// that fact, 0006), city, property type, then the facts, year built,
+// living area, bedrooms and bathrooms.
 // Each of these indexes also holds the filter columns that may come with
-// it (see migrations 0001, 0002 and 0005), so the search never reads the
+// it (see migrations 0001, 0002, 0005 and 0006), so the search never reads the
 // table to filter. The choice is not left to SQLite's planner because,
 // without statistics on the data, it prefers an index constraining more
 // columns: for state, type and a bedrooms range it took the type index and
@@ -34,6 +36,10 @@ func searchIndex(f providers.SearchFilter) string {
 		return "properties_fips"
 	case f.County != "":
 		return "properties_county"
+	case f.State != "" && f.City == "" && f.MinBathrooms != nil:
+		return "properties_state_bathrooms"
+	case f.State != "" && f.City == "" && (f.MinLivingAreaSqft != nil || f.MaxLivingAreaSqft != nil):
+		return "properties_state_area"
 	case f.State != "":
 		return "properties_state_city"
 	case f.City != "":
@@ -54,11 +60,13 @@ func searchIndex(f providers.SearchFilter) string {
 
 // Search returns one page of the records matching every set field of f
 // (as sqlshared's Search compares them), ordered by id, or by distance
-// then id near a point, and the total number of matches. The page and the
-// total come from one read transaction, so they agree. Every filter has a
-// covering index to seek (see searchIndex) and an area the R*Tree; a
-// search with no filter at all reads the table in id order for its page and
-// counts every record for its total.
+// then id near a point, and the number of matches up to
+// providers.MaxSearchTotal+1. The page and the total come from one read
+// transaction, so they agree. Every filter has a covering index to seek
+// (see searchIndex) and an area the R*Tree. The count, bounded, comes
+// first and picks the page's plan (sqlshared.UseByID): a few matches are
+// found in the index and their ids sorted, many by walking the table in
+// id order until the page is full.
 //
 // It returns KindInvalid (invalid_parameter) for a filter
 // rules.CheckSearch refuses: Page < 1, PerPage outside 1..MaxPerPage, a
@@ -75,14 +83,40 @@ func (db *DB) Search(ctx context.Context, f providers.SearchFilter) (_ []provide
 	if f.Near != nil {
 		return searchNear(ctx, tx, f)
 	}
-	pageSQL, countSQL, args := queries.Search(f)
-
+	q, args := queries.Search(f)
+	filters := args[:len(args)-2]
+	if f.Box != nil {
+		ids, err := queryIDs(ctx, tx, q.FirstIDs, filters)
+		if err != nil {
+			return nil, 0, err
+		}
+		if page, total, ok := sqlshared.BoxPage(f, ids); ok {
+			props, err := byIDs(ctx, tx, page)
+			return props, total, err
+		}
+	}
+	if err := tx.QueryRowContext(ctx, q.Count, filters...).Scan(&total); err != nil {
+		return nil, 0, dbErr(ctx, err)
+	}
+	props := []providers.Property{}
+	if total < sqlshared.CountCap && int64(total) <= rules.Offset(f) {
+		return props, total, nil
+	}
+	pageSQL := q.ByIndex
+	if total >= sqlshared.CountCap {
+		var sampled int
+		if err := tx.QueryRowContext(ctx, q.Sample, filters...).Scan(&sampled); err != nil {
+			return nil, 0, dbErr(ctx, err)
+		}
+		if sqlshared.UseByID(f, total, sampled) {
+			pageSQL = q.ByID
+		}
+	}
 	rows, err := tx.QueryContext(ctx, pageSQL, args...)
 	if err != nil {
 		return nil, 0, dbErr(ctx, err)
 	}
 	defer rows.Close()
-	props := []providers.Property{}
 	for rows.Next() {
 		p, err := scanProperty(rows)
 		if err != nil {
@@ -93,46 +127,76 @@ func (db *DB) Search(ctx context.Context, f providers.SearchFilter) (_ []provide
 	if err := rows.Err(); err != nil {
 		return nil, 0, dbErr(ctx, err)
 	}
-	rows.Close()
-
-	if total, ok := sqlshared.PageTotal(f, len(props)); ok {
-		return props, total, nil
-	}
-	if err := tx.QueryRowContext(ctx, countSQL, args[:len(args)-2]...).Scan(&total); err != nil {
-		return nil, 0, dbErr(ctx, err)
-	}
 	return props, total, nil
 }
 
-// searchNear answers a search near a point (f.Near) in tx: the rows of
-// each rectangle of the circle's bounding box, kept and ordered by
-// sqlshared.NearPage, then the page's rows by id.
+// searchNear answers a search near a point (f.Near) in tx: for each
+// circle sqlshared.NearRadius grows towards f.Near, the rows of each
+// rectangle of its bounding box, kept and ordered by sqlshared.NearPage;
+// then the page's rows by id.
 func searchNear(ctx context.Context, tx *sql.Tx, f providers.SearchFilter) ([]providers.Property, int, error) {
-	var hits []sqlshared.Hit
-	b := rules.BoundingBox(f.Near.Center, f.Near.RadiusMeters)
-	for _, lr := range b.Lngs {
-		q, args := queries.SearchNear(f, b.South, b.North, lr.West, lr.East)
-		rows, err := tx.QueryContext(ctx, q, args...)
-		if err != nil {
-			return nil, 0, dbErr(ctx, err)
-		}
-		for rows.Next() {
-			var h sqlshared.Hit
-			if err := rows.Scan(&h.ID, &h.Lat, &h.Lng); err != nil {
-				rows.Close()
+	var (
+		ids   []int64
+		total int
+	)
+	for c, last := sqlshared.NearRadius(f, nil, 0); !last; c, last = sqlshared.NearRadius(f, c, total) {
+		g := f
+		g.Near = c
+		var hits []sqlshared.Hit
+		b := rules.BoundingBox(c.Center, c.RadiusMeters)
+		for _, lr := range b.Lngs {
+			q, args := queries.SearchNear(g, b.South, b.North, lr.West, lr.East)
+			rows, err := tx.QueryContext(ctx, q, args...)
+			if err != nil {
 				return nil, 0, dbErr(ctx, err)
 			}
-			hits = append(hits, h)
+			for rows.Next() {
+				var h sqlshared.Hit
+				if err := rows.Scan(&h.ID, &h.Lat, &h.Lng); err != nil {
+					rows.Close()
+					return nil, 0, dbErr(ctx, err)
+				}
+				hits = append(hits, h)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return nil, 0, dbErr(ctx, err)
+			}
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, 0, dbErr(ctx, err)
-		}
+		ids, total = sqlshared.NearPage(g, hits)
 	}
-	ids, total := sqlshared.NearPage(f, hits)
+	total = min(total, sqlshared.CountCap)
+	props, err := byIDs(ctx, tx, ids)
+	return props, total, err
+}
+
+// queryIDs returns the ids query selects.
+func queryIDs(ctx context.Context, tx *sql.Tx, query string, args []any) ([]int64, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, dbErr(ctx, err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, dbErr(ctx, err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, dbErr(ctx, err)
+	}
+	return ids, nil
+}
+
+// byIDs returns the records with ids (at most rules.MaxPerPage), in the
+// order of ids.
+func byIDs(ctx context.Context, tx *sql.Tx, ids []int64) ([]providers.Property, error) {
 	props := make([]providers.Property, 0, len(ids))
 	if len(ids) == 0 {
-		return props, total, nil
+		return props, nil
 	}
 	args := make([]any, len(ids))
 	for i, id := range ids {
@@ -140,18 +204,18 @@ func searchNear(ctx context.Context, tx *sql.Tx, f providers.SearchFilter) ([]pr
 	}
 	rows, err := tx.QueryContext(ctx, queries.ByIDs(len(ids)), args...)
 	if err != nil {
-		return nil, 0, dbErr(ctx, err)
+		return nil, dbErr(ctx, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		p, err := scanProperty(rows)
 		if err != nil {
-			return nil, 0, dbErr(ctx, err)
+			return nil, dbErr(ctx, err)
 		}
 		props = append(props, *p)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, 0, dbErr(ctx, err)
+		return nil, dbErr(ctx, err)
 	}
-	return sqlshared.InOrder(props, ids), total, nil
+	return sqlshared.InOrder(props, ids), nil
 }

@@ -12,7 +12,8 @@ import (
 
 // Search returns one page of the records matching every set field of f
 // (as sqlshared's Search compares them), ordered by id, or by distance
-// then id near a point, and the total number of matches, as on SQLite.
+// then id near a point, and the number of matches up to
+// providers.MaxSearchTotal+1, with the same plans as on SQLite.
 // The page and the total come from one repeatable-read snapshot, so they
 // agree while other instances write.
 //
@@ -39,31 +40,51 @@ func (db *DB) Search(ctx context.Context, f providers.SearchFilter) ([]providers
 		}
 		return props, total, nil
 	}
-	pageSQL, countSQL, args := queries.Search(f)
+	q, args := queries.Search(f)
+	filters := args[:len(args)-2]
 	err := pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
 		func(tx pgx.Tx) error {
+			if f.Box != nil {
+				ids, err := queryIDs(ctx, tx, q.FirstIDs, filters)
+				if err != nil {
+					return err
+				}
+				if page, n, ok := sqlshared.BoxPage(f, ids); ok {
+					total = n
+					props, err = byIDs(ctx, tx, page)
+					return err
+				}
+			}
+			if err := tx.QueryRow(ctx, q.Count, filters...).Scan(&total); err != nil {
+				return err
+			}
+			props = []providers.Property{}
+			if total < sqlshared.CountCap && int64(total) <= rules.Offset(f) {
+				return nil
+			}
+			pageSQL := q.ByIndex
+			if total >= sqlshared.CountCap {
+				var sampled int
+				if err := tx.QueryRow(ctx, q.Sample, filters...).Scan(&sampled); err != nil {
+					return err
+				}
+				if sqlshared.UseByID(f, total, sampled) {
+					pageSQL = q.ByID
+				}
+			}
 			rows, err := tx.Query(ctx, pageSQL, args...)
 			if err != nil {
 				return err
 			}
-			props = []providers.Property{}
+			defer rows.Close()
 			for rows.Next() {
 				p, err := scanProperty(rows)
 				if err != nil {
-					rows.Close()
 					return err
 				}
 				props = append(props, *p)
 			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return err
-			}
-			var ok bool
-			if total, ok = sqlshared.PageTotal(f, len(props)); ok {
-				return nil
-			}
-			return tx.QueryRow(ctx, countSQL, args[:len(args)-2]...).Scan(&total)
+			return rows.Err()
 		})
 	if err != nil {
 		return nil, 0, dbErr(ctx, err)
@@ -72,34 +93,60 @@ func (db *DB) Search(ctx context.Context, f providers.SearchFilter) ([]providers
 }
 
 // searchNear answers a search near a point (f.Near) in tx, as SQLite's
-// does: the rows of each rectangle of the circle's bounding box, kept and
-// ordered by sqlshared.NearPage, then the page's rows by id.
+// does: for each circle sqlshared.NearRadius grows towards f.Near, the
+// rows of each rectangle of its bounding box, kept and ordered by
+// sqlshared.NearPage; then the page's rows by id.
 func searchNear(ctx context.Context, tx pgx.Tx, f providers.SearchFilter) ([]providers.Property, int, error) {
-	var hits []sqlshared.Hit
-	b := rules.BoundingBox(f.Near.Center, f.Near.RadiusMeters)
-	for _, lr := range b.Lngs {
-		q, args := queries.SearchNear(f, b.South, b.North, lr.West, lr.East)
-		rows, err := tx.Query(ctx, q, args...)
-		if err != nil {
-			return nil, 0, err
-		}
-		for rows.Next() {
-			var h sqlshared.Hit
-			if err := rows.Scan(&h.ID, &h.Lat, &h.Lng); err != nil {
-				rows.Close()
+	var (
+		ids   []int64
+		total int
+	)
+	for c, last := sqlshared.NearRadius(f, nil, 0); !last; c, last = sqlshared.NearRadius(f, c, total) {
+		g := f
+		g.Near = c
+		var hits []sqlshared.Hit
+		b := rules.BoundingBox(c.Center, c.RadiusMeters)
+		for _, lr := range b.Lngs {
+			q, args := queries.SearchNear(g, b.South, b.North, lr.West, lr.East)
+			rows, err := tx.Query(ctx, q, args...)
+			if err != nil {
 				return nil, 0, err
 			}
-			hits = append(hits, h)
+			for rows.Next() {
+				var h sqlshared.Hit
+				if err := rows.Scan(&h.ID, &h.Lat, &h.Lng); err != nil {
+					rows.Close()
+					return nil, 0, err
+				}
+				hits = append(hits, h)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return nil, 0, err
+			}
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, 0, err
-		}
+		ids, total = sqlshared.NearPage(g, hits)
 	}
-	ids, total := sqlshared.NearPage(f, hits)
+	total = min(total, sqlshared.CountCap)
+	props, err := byIDs(ctx, tx, ids)
+	return props, total, err
+}
+
+// queryIDs returns the ids query selects.
+func queryIDs(ctx context.Context, tx pgx.Tx, query string, args []any) ([]int64, error) {
+	rows, err := tx.Query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[int64])
+}
+
+// byIDs returns the records with ids (at most rules.MaxPerPage), in the
+// order of ids.
+func byIDs(ctx context.Context, tx pgx.Tx, ids []int64) ([]providers.Property, error) {
 	props := make([]providers.Property, 0, len(ids))
 	if len(ids) == 0 {
-		return props, total, nil
+		return props, nil
 	}
 	args := make([]any, len(ids))
 	for i, id := range ids {
@@ -107,18 +154,18 @@ func searchNear(ctx context.Context, tx pgx.Tx, f providers.SearchFilter) ([]pro
 	}
 	rows, err := tx.Query(ctx, queries.ByIDs(len(ids)), args...)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		p, err := scanProperty(rows)
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		props = append(props, *p)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	return sqlshared.InOrder(props, ids), total, nil
+	return sqlshared.InOrder(props, ids), nil
 }

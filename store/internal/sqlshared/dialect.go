@@ -41,6 +41,12 @@ type Dialect struct {
 	// planner, without statistics, picks worse ones); nil means the plain
 	// table, for a planner that chooses well.
 	SearchFrom func(f providers.SearchFilter) string
+	// ScanHint follows the table (and its alias) in a search that walks
+	// the table in id order (SearchStatements.ByID, Sample): SQLite's
+	// " NOT INDEXED", lest its planner sort a filter's index instead;
+	// empty for a planner that walks the primary key when told to order
+	// by it with a limit.
+	ScanHint string
 	// CityColumn and StateColumn are the columns a search compares the
 	// upper-cased city and state with: SQLite's own columns (stored upper
 	// case, compared NOCASE), PostgreSQL's upper-cased generated copies,

@@ -2,7 +2,9 @@ package sqlshared
 
 import (
 	"cmp"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/propertyd/propertyd/providers"
@@ -121,24 +123,43 @@ func asciiUpper(s string) string {
 	}, s)
 }
 
-// Search returns the page query and the count query for f, with the page
-// query's arguments (the count query takes args minus the last two: the
+// CountCap is the most matches a search's count query counts:
+// providers.MaxSearchTotal and one more, which says there are more.
+const CountCap = providers.MaxSearchTotal + 1
+
+// SampleRows is how many records, from the lowest id up, a search's
+// sample query reads to estimate the share of records its filters match:
+// enough to see a hundred matches of a filter matching one record in ten,
+// few enough to cost a fraction of a millisecond.
+const SampleRows = 1024
+
+// Search returns the statements of a search of f, and the page queries'
+// arguments (the count and the sample take args minus the last two: the
 // page size and the offset). f must have passed rules.CheckSearch and
 // have no Near (see SearchNear).
 //
-// The page query is a deferred join: the inner SELECT finds the page's
-// ids from a covering index (every filter column is in the index, and so
-// is the id), sorting only ids when the index is not in id order, and the
-// outer one reads just those rows. Sorting whole rows instead costs a table
-// lookup per match: at a million rows, a state-wide search with a bedrooms
-// filter took about half a second that way and takes milliseconds this
-// way. City and State are compared upper-cased, County with its ASCII
-// letters upper-cased, Zip, FIPSCode, CensusTract and PropertyTypes
-// exactly, the fact bounds inclusively (a bound excludes records whose
-// fact is unknown), a Box through the spatial index. Values are always
-// bound parameters, never part of the SQL text, so quotes, '%' and '_' in
-// them are plain data.
-func (q *Queries) Search(f providers.SearchFilter) (page, count string, args []any) {
+// Count counts the matches up to CountCap, from the search's index
+// (Dialect.SearchFrom): its cost is bounded whatever the filter matches.
+//
+// Two page queries give the same page. ByIndex is a deferred join: the
+// inner SELECT finds the page's ids from a covering index (every filter
+// column is in the index, and so is the id), sorting every match's id when
+// the index is not in id order, and the outer one reads just those rows:
+// the plan for a selective filter, whose matches are few (at most
+// providers.MaxSearchTotal when Count says so). ByID walks the table in id
+// order (Dialect.ScanHint) and stops when the page is full: the plan for a
+// broad filter, whose matches are dense enough that the page's rows come
+// before long. Sample counts the matches among the SampleRows records of
+// lowest id, which tells the engine how dense they are, hence how long the
+// walk would be (see UseByID).
+//
+// City and State are compared upper-cased, County with its ASCII letters
+// upper-cased, Zip, FIPSCode, CensusTract and PropertyTypes exactly, the
+// fact bounds inclusively (a bound excludes records whose fact is
+// unknown), a Box through the spatial index. Values are always bound
+// parameters, never part of the SQL text, so quotes, '%' and '_' in them
+// are plain data.
+func (q *Queries) Search(f providers.SearchFilter) (s SearchStatements, args []any) {
 	var where strings.Builder
 	args = q.where(&where, f, make([]any, 0, 16))
 	from := "properties"
@@ -146,12 +167,77 @@ func (q *Queries) Search(f providers.SearchFilter) (page, count string, args []a
 		from = q.d.SearchFrom(f)
 	}
 	n, param := len(args), q.params[:]
-	page = "SELECT " + PropertyColumns + ` FROM properties p WHERE p.id IN (
-		SELECT id FROM ` + from + where.String() + ` ORDER BY id LIMIT ` + param[n+1] +
-		` OFFSET ` + param[n+2] + `) ORDER BY p.id`
-	count = "SELECT COUNT(*) FROM " + from + where.String()
-	return page, count, append(args, f.PerPage, rules.Offset(f))
+	limit := ` LIMIT ` + param[n+1] + ` OFFSET ` + param[n+2]
+	s.ByIndex = "SELECT " + PropertyColumns + ` FROM properties p WHERE p.id IN (
+		SELECT id FROM ` + from + where.String() + ` ORDER BY id` + limit + `) ORDER BY p.id`
+	s.ByID = "SELECT " + PropertyColumns + " FROM properties p" + q.d.ScanHint + where.String() + " ORDER BY p.id" + limit
+	s.Count = "SELECT COUNT(*) FROM (SELECT 1 FROM " + from + where.String() +
+		" LIMIT " + strconv.Itoa(CountCap) + ") m"
+	s.FirstIDs = "SELECT id FROM " + from + where.String() + " ORDER BY id LIMIT " + strconv.Itoa(CountCap)
+	s.Sample = "SELECT COUNT(*) FROM (SELECT * FROM properties" + q.d.ScanHint + " ORDER BY id LIMIT " +
+		strconv.Itoa(SampleRows) + ") s" + where.String()
+	return s, append(args, f.PerPage, rules.Offset(f))
 }
+
+// SearchStatements are the statements of one search (Queries.Search).
+type SearchStatements struct {
+	ByIndex, ByID string // the page, through the search's index or in id order
+	Count         string // the matches, up to CountCap
+	Sample        string // the matches among the first SampleRows records
+	// FirstIDs selects the ids of the first CountCap matches in id order:
+	// a search in a box reads every record in it whatever it counts, so
+	// it reads them once, for its total and its page (BoxPage).
+	FirstIDs string
+}
+
+// BoxPage returns the ids of f's page and the total, given ids, the
+// result of FirstIDs, when those tell: fewer than CountCap ids are every
+// match, and CountCap of them hold any page within them. Otherwise (a page
+// past the first CountCap matches) ok is false and the engine runs ByIndex.
+func BoxPage(f providers.SearchFilter, ids []int64) (page []int64, total int, ok bool) {
+	off := rules.Offset(f)
+	end := off + int64(f.PerPage)
+	if len(ids) == CountCap && end > int64(len(ids)) {
+		return nil, len(ids), false
+	}
+	if off >= int64(len(ids)) {
+		return []int64{}, len(ids), true
+	}
+	return ids[off:min(end, int64(len(ids)))], len(ids), true
+}
+
+// UseByID reports whether a search of f should walk the table in id order
+// (SearchStatements.ByID) rather than sort its matches' ids from its index
+// (ByIndex), given the matches Count counted (up to CountCap) and, when it
+// reached CountCap, sampled: the matches among the first SampleRows
+// records. A search in a box reads the spatial index's ids for it either
+// way, so it sorts them.
+//
+// Below CountCap the index holds at most providers.MaxSearchTotal matches:
+// reading and sorting their ids costs a few milliseconds at most, and
+// walking the table could read every record for a rare filter. At the cap
+// the matches may be hundreds of thousands, and sorting them is what made
+// a broad search take a hundred milliseconds or more; the walk reads about
+// (offset+size)/density records, density being sampled/SampleRows, and is
+// chosen when that is at most walkBudget. No match in the sample says
+// nothing of the rest of the table (records loaded a county at a time are
+// not spread evenly): the index then.
+func UseByID(f providers.SearchFilter, count, sampled int) bool {
+	if count < CountCap || f.Box != nil || sampled == 0 {
+		return false
+	}
+	need := rules.Offset(f) + int64(f.PerPage)
+	walk := need * SampleRows / int64(sampled)
+	return walk <= walkBudget
+}
+
+// walkBudget is the most records UseByID lets a page walk in id order.
+// Reading a record costs a few times what reading an index entry does,
+// and sorting the ids of a broad filter's matches (tens of thousands at
+// the least, past CountCap) costs as much as walking about this many
+// records, as measured at a million records (store/engine's latency
+// test).
+const walkBudget = 50_000
 
 // SearchNear returns the statement selecting id, latitude and longitude
 // of the records matching f's filters (f.Near aside) in one rectangle of
@@ -227,6 +313,45 @@ func NearPage(f providers.SearchFilter, hits []Hit) (ids []int64, total int) {
 	return ids, len(in)
 }
 
+// firstNearRadius is the radius, in metres, of the first circle a search
+// near a point reads (NearRadius): at the densest seeded city blocks, about
+// eight thousand records, what a page and a capped count need.
+const firstNearRadius = 1000
+
+// NearRadius returns the circle a search near a point reads next, having
+// read the circle c and found inCircle matches in it (c nil: none read
+// yet), and whether c is the last. A search near a point reads circles
+// growing towards f.Near, so that a wide one (the radius may be 50 km)
+// reads what its page and a count up to CountCap need rather than every
+// record within the radius: it stops at the first circle holding both,
+// reporting CountCap when that circle is smaller than f.Near (the count
+// reached the cap), and otherwise at f.Near. The next radius is estimated
+// from the density of matches seen so far, with a margin, at least a
+// quarter more and at most eight times the last.
+//
+// Every circle but f.Near has a radius just under k+0.5 metres, for a
+// whole k: its records' distances (Circle.Distance, rounded) are at most
+// k and those of the records outside it at least k+1, so its page, ordered
+// by distance then id, is the page of the whole radius.
+func NearRadius(f providers.SearchFilter, c *providers.Circle, inCircle int) (next *providers.Circle, last bool) {
+	want := max(int64(CountCap), rules.Offset(f)+int64(f.PerPage))
+	r := float64(firstNearRadius)
+	if c != nil {
+		if c.RadiusMeters >= f.Near.RadiusMeters || int64(inCircle) >= want {
+			return nil, true
+		}
+		grow := 8.0
+		if inCircle > 0 {
+			grow = min(8, max(1.25, 1.15*math.Sqrt(float64(want)/float64(inCircle))))
+		}
+		r = c.RadiusMeters * grow
+	}
+	if r = math.Floor(r) + 0.5; r >= f.Near.RadiusMeters {
+		return f.Near, false
+	}
+	return &providers.Circle{Center: f.Near.Center, RadiusMeters: math.Nextafter(r, 0)}, false
+}
+
 // InOrder returns props ordered as ids (ByIDs reads them in any order).
 func InOrder(props []providers.Property, ids []int64) []providers.Property {
 	at := make(map[int64]int, len(ids))
@@ -235,16 +360,4 @@ func InOrder(props []providers.Property, ids []int64) []providers.Property {
 	}
 	slices.SortFunc(props, func(a, b providers.Property) int { return cmp.Compare(at[a.ID], at[b.ID]) })
 	return props
-}
-
-// PageTotal returns the number of matches of a search whose page (of f)
-// held n records, when the page alone tells: a short page is the last one,
-// and an empty first page means none. Otherwise ok is false and the engine
-// runs the count query, in the same snapshot as the page.
-func PageTotal(f providers.SearchFilter, n int) (total int, ok bool) {
-	offset := int(rules.Offset(f))
-	if n > 0 && n < f.PerPage || n == 0 && offset == 0 {
-		return offset + n, true
-	}
-	return 0, false
 }

@@ -93,39 +93,50 @@ func TestSearchBindsEveryFilterInOrder(t *testing.T) {
 	two := 2
 	all := providers.SearchFilter{Zip: "78701", State: "tx", City: "o'fallon", PropertyTypes: []string{"condo"},
 		MinBedrooms: &two, MaxBedrooms: &two, Page: 3, PerPage: 20}
-	page, count, args := Build(numbered).Search(all)
-	checkNumbered(t, "page", page)
-	checkNumbered(t, "count", count)
+	q, args := Build(numbered).Search(all)
+	for name, sql := range map[string]string{"by index": q.ByIndex, "by id": q.ByID, "count": q.Count, "sample": q.Sample} {
+		checkNumbered(t, name, sql)
+		if strings.Contains(sql, "FALLON") || strings.Contains(sql, "78701") {
+			t.Errorf("a filter value is in the SQL text, not bound: %q", sql)
+		}
+	}
 	wantWhere := " WHERE zip_code = $1 AND state_upper = $2 AND city_upper = $3 AND property_type = $4" +
 		" AND bedrooms >= $5 AND bedrooms <= $6"
-	if count != "SELECT COUNT(*) FROM properties"+wantWhere {
-		t.Errorf("count query = %q", count)
+	if q.Count != "SELECT COUNT(*) FROM (SELECT 1 FROM properties"+wantWhere+" LIMIT 10001) m" {
+		t.Errorf("count query = %q", q.Count)
 	}
-	if !strings.Contains(page, "SELECT id FROM properties"+wantWhere+" ORDER BY id LIMIT $7 OFFSET $8)") {
-		t.Errorf("page query = %q", page)
+	if !strings.Contains(q.ByIndex, "SELECT id FROM properties"+wantWhere+" ORDER BY id LIMIT $7 OFFSET $8)") {
+		t.Errorf("page query by index = %q", q.ByIndex)
 	}
-	if strings.Contains(page, "FALLON") || strings.Contains(count, "78701") {
-		t.Errorf("a filter value is in the SQL text, not bound: %q", page)
+	if !strings.HasSuffix(q.ByID, " FROM properties p"+wantWhere+" ORDER BY p.id LIMIT $7 OFFSET $8") {
+		t.Errorf("page query by id = %q", q.ByID)
+	}
+	if q.Sample != "SELECT COUNT(*) FROM (SELECT * FROM properties ORDER BY id LIMIT 1024) s"+wantWhere {
+		t.Errorf("sample query = %q", q.Sample)
 	}
 	want := []any{"78701", "TX", "O'FALLON", "condo", 2, 2, 20, int64(40)}
 	if !reflect.DeepEqual(args, want) {
 		t.Errorf("args = %#v, want %#v", args, want)
 	}
 
-	page, count, args = Build(question).Search(providers.SearchFilter{Zip: "78701", Page: 1, PerPage: 5})
-	if count != "SELECT COUNT(*) FROM properties INDEXED BY properties_zip WHERE zip_code = ?" {
-		t.Errorf("count query = %q", count)
+	q, args = Build(question).Search(providers.SearchFilter{Zip: "78701", Page: 1, PerPage: 5})
+	if q.Count != "SELECT COUNT(*) FROM (SELECT 1 FROM properties INDEXED BY properties_zip WHERE zip_code = ? LIMIT 10001) m" {
+		t.Errorf("count query = %q", q.Count)
 	}
-	if !strings.Contains(page, "SELECT id FROM properties INDEXED BY properties_zip WHERE zip_code = ? ORDER BY id LIMIT ? OFFSET ?)") {
-		t.Errorf("page query = %q", page)
+	if !strings.Contains(q.ByIndex, "SELECT id FROM properties INDEXED BY properties_zip WHERE zip_code = ? ORDER BY id LIMIT ? OFFSET ?)") {
+		t.Errorf("page query = %q", q.ByIndex)
+	}
+	if !strings.Contains(q.ByID, " FROM properties p WHERE zip_code = ? ORDER BY p.id LIMIT ? OFFSET ?") {
+		t.Errorf("page query by id = %q", q.ByID)
 	}
 	if !reflect.DeepEqual(args, []any{"78701", 5, int64(0)}) {
 		t.Errorf("args = %#v", args)
 	}
 
-	_, count, args = Build(numbered).Search(providers.SearchFilter{Page: 1, PerPage: 5})
-	if count != "SELECT COUNT(*) FROM properties" || len(args) != 2 {
-		t.Errorf("an unfiltered search: count %q, args %v", count, args)
+	q, args = Build(numbered).Search(providers.SearchFilter{Page: 1, PerPage: 5})
+	if q.Count != "SELECT COUNT(*) FROM (SELECT 1 FROM properties LIMIT 10001) m" || len(args) != 2 ||
+		q.Sample != "SELECT COUNT(*) FROM (SELECT * FROM properties ORDER BY id LIMIT 1024) s" {
+		t.Errorf("an unfiltered search: count %q, sample %q, args %v", q.Count, q.Sample, args)
 	}
 }
 
@@ -138,15 +149,15 @@ func TestSearchBindsTheFactAndPlaceFilters(t *testing.T) {
 		PropertyTypes: []string{"condo", "townhouse"}, MinBedrooms: &one, MinBathrooms: &baths,
 		MinYearBuilt: &y0, MaxYearBuilt: &y1, MinLivingAreaSqft: &a0, MaxLivingAreaSqft: &a1,
 		Box: &providers.BBox{West: -107, South: 32, East: -106.5, North: 32.5}, Page: 2, PerPage: 10}
-	page, count, args := Build(numbered).Search(f)
-	checkNumbered(t, "page", page)
-	checkNumbered(t, "count", count)
+	q, args := Build(numbered).Search(f)
+	checkNumbered(t, "page", q.ByIndex)
+	checkNumbered(t, "count", q.Count)
 	wantWhere := " WHERE county_upper = $1 AND fips_code = $2 AND census_tract = $3 AND property_type IN ($4, $5)" +
 		" AND bedrooms >= $6 AND bathrooms >= $7 AND year_built >= $8 AND year_built <= $9" +
 		" AND living_area_sqft >= $10 AND living_area_sqft <= $11" +
 		" AND point(longitude, latitude) <@ box(point($12, $13), point($14, $15))"
-	if count != "SELECT COUNT(*) FROM properties"+wantWhere {
-		t.Errorf("count query = %q", count)
+	if q.Count != "SELECT COUNT(*) FROM (SELECT 1 FROM properties"+wantWhere+" LIMIT 10001) m" {
+		t.Errorf("count query = %q", q.Count)
 	}
 	want := []any{"DOñA ANA COUNTY", "35013", "000100", "condo", "townhouse", 1, 1.5, 1950, 1979, 900, 2500,
 		-107.0, 32.0, -106.5, 32.5, 10, int64(10)}
@@ -187,23 +198,28 @@ func TestNearPageOrdersByDistanceThenID(t *testing.T) {
 	}
 }
 
-func TestPageTotalCountsOnlyWhenThePageCannotTell(t *testing.T) {
+// A search walks the table in id order only when its matches reached the
+// count's cap and the sample says the page lies within walkBudget records;
+// otherwise it sorts its matches' ids from its index.
+func TestUseByIDWalksOnlyForDenseBroadSearches(t *testing.T) {
+	box := &providers.BBox{West: -77.1, South: 38.8, East: -77, North: 38.9}
 	for _, tc := range []struct {
-		page, perPage, n int
-		total            int
-		ok               bool
+		name           string
+		f              providers.SearchFilter
+		count, sampled int
+		want           bool
 	}{
-		{1, 20, 0, 0, true},    // no match at all
-		{1, 20, 7, 7, true},    // a short first page
-		{3, 20, 7, 47, true},   // a short later page
-		{1, 20, 20, 0, false},  // a full page: more may follow
-		{4, 20, 0, 0, false},   // past the end: count
-		{2, 20, 20, 0, false},  // a full later page
-		{1, 100, 99, 99, true}, // the largest page, short
+		{"few matches", providers.SearchFilter{Page: 1, PerPage: 25}, CountCap - 1, 1024, false},
+		{"many, dense, page 1", providers.SearchFilter{Page: 1, PerPage: 25}, CountCap, 100, true},
+		{"many, dense, page 100", providers.SearchFilter{Page: 100, PerPage: 25}, CountCap, 100, true},
+		{"many, sparse, page 100", providers.SearchFilter{Page: 100, PerPage: 25}, CountCap, 10, false},
+		{"many, sparse, page 1", providers.SearchFilter{Page: 1, PerPage: 25}, CountCap, 10, true},
+		{"many, none in the sample", providers.SearchFilter{Page: 1, PerPage: 25}, CountCap, 0, false},
+		{"many, deep page", providers.SearchFilter{Page: 4000, PerPage: 25}, CountCap, 1024, false},
+		{"a box", providers.SearchFilter{Box: box, Page: 1, PerPage: 25}, CountCap, 1024, false},
 	} {
-		total, ok := PageTotal(providers.SearchFilter{Page: tc.page, PerPage: tc.perPage}, tc.n)
-		if total != tc.total || ok != tc.ok {
-			t.Errorf("page %d of %d holding %d: total %d, %v; want %d, %v", tc.page, tc.perPage, tc.n, total, ok, tc.total, tc.ok)
+		if got := UseByID(tc.f, tc.count, tc.sampled); got != tc.want {
+			t.Errorf("%s: UseByID(count %d, sampled %d) = %v, want %v", tc.name, tc.count, tc.sampled, got, tc.want)
 		}
 	}
 }
@@ -245,5 +261,79 @@ func TestErrMapsDriverErrorsAlikeOnEveryEngine(t *testing.T) {
 	}
 	if err := file.Err(bg, nil); err != nil {
 		t.Errorf("Err(nil) = %v, want nil", err)
+	}
+}
+
+// A search near a point reads 1 km first, then circles grown from the
+// matches found, each just under a half metre so that its page is the
+// whole radius's, and stops at the radius or once a circle holds the cap.
+func TestNearRadiusGrowsTowardsTheRadius(t *testing.T) {
+	center := providers.Point{Lat: 30, Lng: -97}
+	f := providers.SearchFilter{Near: &providers.Circle{Center: center, RadiusMeters: 50_000}, Page: 1, PerPage: 25}
+	c, last := NearRadius(f, nil, 0)
+	if last || c.RadiusMeters >= 1000.5 || c.RadiusMeters < 1000.4999 || c.Center != center {
+		t.Fatalf("first circle %+v (last %v), want just under 1000.5 m around %v", c, last, center)
+	}
+	if _, last := NearRadius(f, c, CountCap); !last {
+		t.Error("a circle holding the cap is not the last")
+	}
+	if next, _ := NearRadius(f, c, 0); next.RadiusMeters >= 8004 || next.RadiusMeters < 8000 {
+		t.Errorf("after an empty circle: %v m, want 8 km", next.RadiusMeters)
+	}
+	if next, _ := NearRadius(f, c, 2500); next.RadiusMeters < 2300 || next.RadiusMeters > 2400 {
+		t.Errorf("after 2,500 matches in 1 km: %v m, want about 1.15 × 2 km", next.RadiusMeters)
+	}
+	if next, _ := NearRadius(f, c, 9000); next.RadiusMeters < 1250 || next.RadiusMeters > 1251 {
+		t.Errorf("after 9,000 matches in 1 km: %v m, want a quarter more", next.RadiusMeters)
+	}
+	deep := f
+	deep.Page = 1000
+	if _, last := NearRadius(deep, c, CountCap); last {
+		t.Error("a circle holding the cap but not page 1000 of 25 is the last")
+	}
+	small := f
+	small.Near = &providers.Circle{Center: center, RadiusMeters: 1000}
+	if c, last := NearRadius(small, nil, 0); last || c != small.Near {
+		t.Errorf("a 1 km search reads %+v first, want the radius itself", c)
+	}
+	if _, last := NearRadius(small, small.Near, 3); !last {
+		t.Error("the radius itself is not the last circle")
+	}
+	odd := f
+	odd.Near = &providers.Circle{Center: center, RadiusMeters: 1200.2}
+	if next, _ := NearRadius(odd, c, 9000); next != odd.Near {
+		t.Errorf("a circle past the radius: %+v, want the radius", next)
+	}
+}
+
+// A search in a box takes its total and its page from the first CountCap
+// matches in id order, unless its page lies past them.
+func TestBoxPageTakesThePageFromTheFirstMatches(t *testing.T) {
+	ids := func(n int) []int64 {
+		out := make([]int64, n)
+		for i := range out {
+			out[i] = int64(i + 1)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name          string
+		page, perPage int
+		n             int
+		want          []int64
+		total         int
+		ok            bool
+	}{
+		{"none", 1, 25, 0, []int64{}, 0, true},
+		{"a short first page", 1, 25, 3, []int64{1, 2, 3}, 3, true},
+		{"past the end", 3, 2, 3, []int64{}, 3, true},
+		{"the last page of the cap", CountCap, 1, CountCap, []int64{CountCap}, CountCap, true},
+		{"past the cap", CountCap/100 + 1, 100, CountCap, nil, CountCap, false},
+		{"a later page", 2, 2, 5, []int64{3, 4}, 5, true},
+	} {
+		page, total, ok := BoxPage(providers.SearchFilter{Page: tc.page, PerPage: tc.perPage}, ids(tc.n))
+		if !reflect.DeepEqual(page, tc.want) || total != tc.total || ok != tc.ok {
+			t.Errorf("%s: BoxPage = %v, %d, %v; want %v, %d, %v", tc.name, page, total, ok, tc.want, tc.total, tc.ok)
+		}
 	}
 }
