@@ -196,17 +196,16 @@ const (
 )
 
 // readerMmapBytes is how much of the file each reader maps into memory
-// (PRAGMA mmap_size; SQLite's build caps it at 2 GiB). A search in an area
-// reads its rows by id, scattered over the whole table (200 MiB at a
-// million records), which the 8 MiB page cache cannot hold: each read
-// copied a page in from the operating system's cache. Mapped, the twelve
-// area searches of the latency test (store/engine) took 19 to 39 ms (p50)
-// where they took 30 to 59 ms unmapped, run after run on the same
-// machine; in the sqlite3 shell a 256 MiB page cache did as well, but
-// each reader would hold its own. The mapping shares the operating
-// system's cache between the readers and costs address space, not memory.
-// The writer keeps reading through its page cache.
-const readerMmapBytes = 2 << 30
+// (PRAGMA mmap_size): none. Mapped (2 GiB), the twelve area searches of
+// the latency test (store/engine) took 19 to 39 ms (p50) where they take
+// 30 to 59 ms unmapped, since an area search reads its rows by id all over
+// the table and the 8 MiB page cache cannot hold them. But every mapped
+// page a process touches counts in its resident memory: a load of a
+// million assessor rows peaked at 501 MB resident with the mapping, and
+// the server's resident memory after reading a million records by id
+// (held under 300 MB) would grow the same way. The area searches need a
+// better plan (reading fewer rows), not the mapping.
+const readerMmapBytes = 0
 
 // readerDriver is the driver name the reader pool opens: go-sqlite3 with
 // every new connection's file mapped (readerMmapBytes).
