@@ -39,9 +39,33 @@ const (
 	MaxUnits          = 20_000
 )
 
+// factSlots are the facts, in the order records show them, each with
+// how to copy it from one Facts to another: every per-fact loop (merging,
+// Only, Known) goes through this one table.
+var factSlots = [...]struct {
+	name string
+	// take copies the fact of src into dst and reports whether src knows it.
+	take func(dst, src *Facts) bool
+}{
+	{"property_type", func(d, s *Facts) bool { d.PropertyType = s.PropertyType; return s.PropertyType != nil }},
+	{"bedrooms", func(d, s *Facts) bool { d.Bedrooms = s.Bedrooms; return s.Bedrooms != nil }},
+	{"bathrooms", func(d, s *Facts) bool { d.Bathrooms = s.Bathrooms; return s.Bathrooms != nil }},
+	{"living_area_sqft", func(d, s *Facts) bool { d.LivingAreaSqft = s.LivingAreaSqft; return s.LivingAreaSqft != nil }},
+	{"lot_sqft", func(d, s *Facts) bool { d.LotSqft = s.LotSqft; return s.LotSqft != nil }},
+	{"year_built", func(d, s *Facts) bool { d.YearBuilt = s.YearBuilt; return s.YearBuilt != nil }},
+	{"stories", func(d, s *Facts) bool { d.Stories = s.Stories; return s.Stories != nil }},
+	{"units", func(d, s *Facts) bool { d.Units = s.Units; return s.Units != nil }},
+}
+
 // FactFields names the facts, in the order records show them. A name is
 // the record's JSON field and the column a dataset maps to it.
-var FactFields = []string{"property_type", "bedrooms", "bathrooms", "living_area_sqft", "lot_sqft", "year_built", "stories", "units"}
+var FactFields = func() []string {
+	out := make([]string, len(factSlots))
+	for i, f := range factSlots {
+		out[i] = f.name
+	}
+	return out
+}()
 
 // BuildingFacts are the facts a unit inherits from a row about its whole
 // building (see MergeFacts): a building's bedrooms, baths and areas are the
@@ -50,53 +74,13 @@ var BuildingFacts = []string{"property_type", "year_built", "stories"}
 
 // Known reports whether f holds at least one fact.
 func (f *Facts) Known() bool {
-	return f.PropertyType != nil || f.Bedrooms != nil || f.Bathrooms != nil || f.LivingAreaSqft != nil ||
-		f.LotSqft != nil || f.YearBuilt != nil || f.Stories != nil || f.Units != nil
-}
-
-// has reports whether f knows the named fact.
-func (f *Facts) has(name string) bool {
-	switch name {
-	case "property_type":
-		return f.PropertyType != nil
-	case "bedrooms":
-		return f.Bedrooms != nil
-	case "bathrooms":
-		return f.Bathrooms != nil
-	case "living_area_sqft":
-		return f.LivingAreaSqft != nil
-	case "lot_sqft":
-		return f.LotSqft != nil
-	case "year_built":
-		return f.YearBuilt != nil
-	case "stories":
-		return f.Stories != nil
-	case "units":
-		return f.Units != nil
+	var scratch Facts
+	for _, slot := range factSlots {
+		if slot.take(&scratch, f) {
+			return true
+		}
 	}
 	return false
-}
-
-// take copies the named fact of src into f.
-func (f *Facts) take(name string, src *Facts) {
-	switch name {
-	case "property_type":
-		f.PropertyType = src.PropertyType
-	case "bedrooms":
-		f.Bedrooms = src.Bedrooms
-	case "bathrooms":
-		f.Bathrooms = src.Bathrooms
-	case "living_area_sqft":
-		f.LivingAreaSqft = src.LivingAreaSqft
-	case "lot_sqft":
-		f.LotSqft = src.LotSqft
-	case "year_built":
-		f.YearBuilt = src.YearBuilt
-	case "stories":
-		f.Stories = src.Stories
-	case "units":
-		f.Units = src.Units
-	}
 }
 
 // CheckFacts drops every value of f outside its documented bounds and
@@ -165,17 +149,16 @@ func MergeFacts(srcs []SourcedFacts) (Facts, string) {
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return srcs[a].Priority - srcs[b].Priority })
 	var out Facts
-	from := make([]int, len(FactFields))
+	from := make([]int, len(factSlots))
 	top := -1
-	for fi, name := range FactFields {
+	for fi, slot := range factSlots {
 		from[fi] = -1
 		for _, si := range order {
 			s := &srcs[si]
-			if s.Building && !slices.Contains(BuildingFacts, name) {
+			if s.Building && !slices.Contains(BuildingFacts, slot.name) {
 				continue
 			}
-			if s.Facts.has(name) {
-				out.take(name, &s.Facts)
+			if slot.take(&out, &s.Facts) {
 				from[fi] = si
 				if top < 0 || srcs[si].Priority < srcs[top].Priority || (srcs[si].Priority == srcs[top].Priority && si < top) {
 					top = si
@@ -345,8 +328,10 @@ func SetFact(f *Facts, name, text string) *ParamError {
 // unknown.
 func (f *Facts) Only(names ...string) Facts {
 	var out Facts
-	for _, n := range names {
-		out.take(n, f)
+	for _, slot := range factSlots {
+		if slices.Contains(names, slot.name) {
+			slot.take(&out, f)
+		}
 	}
 	return out
 }
