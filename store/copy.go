@@ -5,6 +5,7 @@ import (
 	"database/sql"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/store/internal/factsql"
 	"github.com/propertyd/propertyd/store/internal/rules"
 	"github.com/propertyd/propertyd/store/internal/sqlshared"
 )
@@ -100,7 +101,7 @@ func (db *DB) CopyRecords(ctx context.Context, recs []providers.NewProperty) (re
 			p.ID, p.StreetAddress, p.Unit, p.City, p.State, p.ZipCode, p.County, p.FIPSCode, p.CensusTract,
 			p.Latitude, p.Longitude, nullString(p.PropertyType), nullInt(p.Bedrooms), canonical,
 			p.Source, formatTime(p.CreatedAt), formatTime(p.UpdatedAt), (providers.FactsKeyOf(r.Canonical, p.ZipCode, p.Unit)),
-			p.Bathrooms, p.LivingAreaSqft, p.LotSqft, p.YearBuilt, p.Stories, p.Units, nullIfEmpty(p.FactsOrigin))
+			p.Bathrooms, p.LivingAreaSqft, p.LotSqft, p.YearBuilt, p.Stories, p.Units, factsql.NullIfEmpty(p.FactsOrigin))
 		if err != nil {
 			return 0, 0, dbErr(ctx, err)
 		}
@@ -110,7 +111,7 @@ func (db *DB) CopyRecords(ctx context.Context, recs []providers.NewProperty) (re
 		}
 		records += int(n)
 		if n > 0 {
-			if err := db.facts().CopyImport(ctx, factTx{tx}, &r.Property); err != nil {
+			if err := db.Store.Facts.CopyImport(ctx, factTx{tx}, &r.Property); err != nil {
 				return 0, 0, dbErr(ctx, err)
 			}
 		}

@@ -35,8 +35,8 @@ var factDialect = &factsql.Dialect{
 
 var factStatements = factsql.Build(factDialect)
 
-// facts returns the facts logic over db.
-func (db *DB) facts() *factsql.Facts { return &factsql.Facts{DB: factDB{db}, S: factStatements} }
+// newFacts returns the facts logic over db, built once by Open.
+func (db *DB) newFacts() *factsql.Facts { return &factsql.Facts{DB: factDB{db}, S: factStatements} }
 
 // factDB is factsql.DB on the writer (writes, transactions) and the
 // readers (queries outside a transaction).

@@ -138,7 +138,7 @@ func (db *DB) Save(ctx context.Context, np providers.NewProperty) (_ *providers.
 
 	if created {
 		// Facts loaded before the record existed join it now.
-		if _, err := db.facts().Merge(ctx, factTx{tx}, id); err != nil {
+		if _, err := db.Store.Facts.Merge(ctx, factTx{tx}, id); err != nil {
 			return nil, false, dbErr(ctx, err)
 		}
 	}
@@ -151,13 +151,6 @@ func (db *DB) Save(ctx context.Context, np providers.NewProperty) (_ *providers.
 		return nil, false, dbErr(ctx, err)
 	}
 	return saved, created, nil
-}
-
-func nullIfEmpty(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
 }
 
 func nullString(s *string) sql.NullString {

@@ -146,12 +146,12 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	rdb.SetConnMaxIdleTime(5 * time.Minute)
 
 	db := &DB{writer: writer, readers: rdb, now: now}
-	db.Store = factsql.Store{Facts: db.facts()}
+	db.Store = factsql.Store{Facts: db.newFacts()}
 	if err := db.Ping(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
-	if _, err := db.facts().FillKeys(ctx); err != nil {
+	if _, err := db.Store.Facts.FillKeys(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}

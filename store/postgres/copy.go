@@ -6,6 +6,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/store/internal/factsql"
 	"github.com/propertyd/propertyd/store/internal/rules"
 	"github.com/propertyd/propertyd/store/internal/sqlshared"
 )
@@ -89,13 +90,13 @@ func (db *DB) CopyRecords(ctx context.Context, recs []providers.NewProperty) (re
 				p.ID, p.StreetAddress, p.Unit, p.City, p.State, p.ZipCode, p.County, p.FIPSCode, p.CensusTract,
 				p.Latitude, p.Longitude, p.PropertyType, p.Bedrooms, canonical, p.Source,
 				rules.Stamp(p.CreatedAt), rules.Stamp(p.UpdatedAt), (providers.FactsKeyOf(r.Canonical, p.ZipCode, p.Unit)),
-				p.Bathrooms, p.LivingAreaSqft, p.LotSqft, p.YearBuilt, p.Stories, p.Units, nullIfEmpty(p.FactsOrigin))
+				p.Bathrooms, p.LivingAreaSqft, p.LotSqft, p.YearBuilt, p.Stories, p.Units, factsql.NullIfEmpty(p.FactsOrigin))
 			if err != nil {
 				return err
 			}
 			records += int(tag.RowsAffected())
 			if tag.RowsAffected() > 0 {
-				if err := db.facts().CopyImport(ctx, factTx{tx}, &r.Property); err != nil {
+				if err := db.Store.Facts.CopyImport(ctx, factTx{tx}, &r.Property); err != nil {
 					return err
 				}
 			}

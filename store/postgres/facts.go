@@ -45,8 +45,8 @@ var factDialect = &factsql.Dialect{
 
 var factStatements = factsql.Build(factDialect)
 
-// facts returns the facts logic over db.
-func (db *DB) facts() *factsql.Facts { return &factsql.Facts{DB: factDB{db}, S: factStatements} }
+// newFacts returns the facts logic over db, built once by Open.
+func (db *DB) newFacts() *factsql.Facts { return &factsql.Facts{DB: factDB{db}, S: factStatements} }
 
 // factDB is factsql.DB on the pool.
 type factDB struct{ db *DB }
@@ -96,10 +96,3 @@ func (t factTx) ExecMany(ctx context.Context, q string, args [][]any) error {
 
 // pgRows is factsql.Rows on pgx.Rows.
 type pgRows struct{ pgx.Rows }
-
-func nullIfEmpty(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}

@@ -90,12 +90,12 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 		return nil, dbErr(ctx, err)
 	}
 	db := &DB{pool: pool, now: now}
-	db.Store = factsql.Store{Facts: db.facts()}
+	db.Store = factsql.Store{Facts: db.newFacts()}
 	if err := migrate(ctx, pool, migrationFS); err != nil {
 		db.Close()
 		return nil, err
 	}
-	if _, err := db.facts().FillKeys(ctx); err != nil {
+	if _, err := db.Store.Facts.FillKeys(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}

@@ -119,7 +119,7 @@ func (db *DB) Save(ctx context.Context, np providers.NewProperty) (*providers.Pr
 		}
 		if created {
 			// Facts loaded before the record existed join it now.
-			if _, err := db.facts().Merge(ctx, factTx{tx}, id); err != nil {
+			if _, err := db.Store.Facts.Merge(ctx, factTx{tx}, id); err != nil {
 				return err
 			}
 		}

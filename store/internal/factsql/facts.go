@@ -298,7 +298,7 @@ func (f *Facts) MergeMany(ctx context.Context, c Conn, ids []int64) (int, error)
 			cols.add(r.id, after, origin)
 			continue
 		}
-		updates = append(updates, append(factArgs(after), nullIfEmpty(origin), now, r.id))
+		updates = append(updates, append(factArgs(after), NullIfEmpty(origin), now, r.id))
 	}
 	if f.S.d.UpdateMany != "" {
 		if len(cols.ids) == 0 {
@@ -362,7 +362,9 @@ func (f *Facts) in(n int) string {
 	return b.String()
 }
 
-func nullIfEmpty(s string) any {
+// NullIfEmpty is s as a statement argument, NULL for "": both engines'
+// drivers take it.
+func NullIfEmpty(s string) any {
 	if s == "" {
 		return nil
 	}

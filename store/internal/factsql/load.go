@@ -122,7 +122,7 @@ func (f *Facts) Put(ctx context.Context, load *providers.FactLoad, keys []provid
 			args := make([][]any, len(keys))
 			for i, k := range keys {
 				lat, lng := pointArgs(k.Point)
-				args[i] = []any{load.Dataset, load.Generation, k.JoinKey, nullIfEmpty(k.FactsKey), lat, lng}
+				args[i] = []any{load.Dataset, load.Generation, k.JoinKey, NullIfEmpty(k.FactsKey), lat, lng}
 			}
 			if err := c.ExecMany(ctx, f.S.putKey, args); err != nil {
 				return err
@@ -142,8 +142,8 @@ func (f *Facts) Put(ctx context.Context, load *providers.FactLoad, keys []provid
 				if p := r.Parcel; p != nil {
 					shape, south, north, west, east = p.WKB, p.South, p.North, p.West, p.East
 				}
-				args[i] = append([]any{load.Dataset, load.Generation, r.Key, r.Rank, nullIfEmpty(r.JoinKey),
-					nullIfEmpty(r.FactsKey), lat, lng, shape, south, north, west, east}, factArgs(r.Facts)...)
+				args[i] = append([]any{load.Dataset, load.Generation, r.Key, r.Rank, NullIfEmpty(r.JoinKey),
+					NullIfEmpty(r.FactsKey), lat, lng, shape, south, north, west, east}, factArgs(r.Facts)...)
 			}
 			if err := c.ExecMany(ctx, f.S.putRow, args); err != nil {
 				return err
