@@ -249,14 +249,16 @@ func TestAlleghenyPreset(t *testing.T) {
 	db := openStore(t)
 	ac1 := lookup(t, db, "5733 BEECHWOOD BLVD, PITTSBURGH, PA, 15217", "", 40.4306, -79.9225)
 	ac4 := lookup(t, db, "2217 MURRAY AVE, PITTSBURGH, PA, 15217", "UNIT 101", 40.4330, -79.9230)
-	ac7 := lookup(t, db, "615 WALNUT ST, SEWICKLEY, PA, 15143", "", 40.5367, -80.1840)
+	// Written 615 in PROPERTYHOUSENUM and " -617" in PROPERTYFRACTION: the
+	// range's first number is the address.
+	ac7 := lookup(t, db, "615 WALNUT ST, PITTSBURGH, PA, 15232", "", 40.4510, -79.9340)
 	res := load(t, db, "allegheny", assessor.Options{Failures: filepath.Join(t.TempDir(), "f.csv")}, "testdata/allegheny/assessments.csv")
 	if res.Set.Rows == 0 {
 		t.Fatalf("result %+v", res)
 	}
 	check(t, db, ac1.ID, "AC1 (single family)", want{"single_family", 4, 2310, 5400, 1927, -1, 2.5, 2})
 	check(t, db, ac4.ID, "AC4 (condo unit row)", want{"condo", 1, 880, -1, 2006, -1, 1, 1})
-	_ = ac7
+	check(t, db, ac7.ID, "AC7 (a house-number range)", want{"townhouse", 3, 1960, 1900, 1998, -1, 2.5, 3})
 }
 
 // dying fails PutFacts after n batches: a load killed mid-way.

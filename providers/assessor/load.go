@@ -545,27 +545,28 @@ func point(p *PointColumns, r *rowReader) *providers.Point {
 // range 1622-1624 as 1622 in the number and " -1624" in the fraction): the
 // record's address is the range's first number.
 func streetLine(cols []string, get func(string) string) string {
+	return strings.Join(cells(cols, get, func(v string) bool {
+		r, ok := strings.CutPrefix(v, "-")
+		return ok && r != "" && strings.Trim(strings.TrimSpace(r), "0123456789") == ""
+	}), " ")
+}
+
+// joinCells joins the non-blank cells of cols with sep.
+func joinCells(cols []string, get func(string) string, sep string) string {
+	return strings.Join(cells(cols, get, nil), sep)
+}
+
+// cells returns the cells of cols with blanks collapsed, leaving out the
+// blank ones and those skip (when set) says to.
+func cells(cols []string, get func(string) string, skip func(string) bool) []string {
 	var parts []string
 	for _, c := range cols {
 		v := strings.Join(strings.Fields(get(c)), " ")
-		if r, ok := strings.CutPrefix(v, "-"); ok && r != "" && strings.Trim(strings.TrimSpace(r), "0123456789") == "" {
-			continue
-		}
-		if v != "" {
+		if v != "" && (skip == nil || !skip(v)) {
 			parts = append(parts, v)
 		}
 	}
-	return strings.Join(parts, " ")
-}
-
-func joinCells(cols []string, get func(string) string, sep string) string {
-	var parts []string
-	for _, c := range cols {
-		if v := strings.Join(strings.Fields(get(c)), " "); v != "" {
-			parts = append(parts, v)
-		}
-	}
-	return strings.Join(parts, sep)
+	return parts
 }
 
 // rank folds the rank columns into one number, the first most significant.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/encoding/wkb"
@@ -150,10 +151,12 @@ func testFactsBeforeRecord(t *testing.T, open Opener) {
 }
 
 func testFactsAfterRecord(t *testing.T, open Opener) {
-	db := open(t, nil)
+	c := newClock()
+	db := open(t, c.Now)
 	ctx := context.Background()
 	a, _, _ := db.Save(ctx, NewAt("1 MAIN ST", 39.8, -89.65))
 	b, _, _ := db.Save(ctx, NewAt("2 MAIN ST", 39.8, -89.64))
+	c.Advance(time.Minute)
 	v1, err := db.FactsVersion(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -180,8 +183,8 @@ func testFactsAfterRecord(t *testing.T, open Opener) {
 	if *got.PropertyType != "multi_family" || !strings.Contains(got.FactsOrigin, `"source":"nyc-pluto"`) {
 		t.Fatalf("record %+v origin %s", got.Facts(), got.FactsOrigin)
 	}
-	if !got.UpdatedAt.After(a.UpdatedAt) && !got.UpdatedAt.Equal(a.UpdatedAt) {
-		t.Fatalf("updated_at went back")
+	if want := c.Now().UTC().Truncate(time.Millisecond); !got.UpdatedAt.Equal(want) || !got.CreatedAt.Equal(a.CreatedAt) {
+		t.Fatalf("created %v updated %v, want created unchanged %v and updated at the merge, %v", got.CreatedAt, got.UpdatedAt, a.CreatedAt, want)
 	}
 	if other := facts(t, db, b.ID); other.Units != nil || other.FactsOrigin != "" {
 		t.Fatalf("record without a row got facts %+v", other.Facts())
