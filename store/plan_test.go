@@ -178,7 +178,7 @@ func TestAreaSearchPlansUseTheRTree(t *testing.T) {
 		for _, f := range []providers.SearchFilter{{Box: box}, {Box: box, State: "S2"}, {Box: box, Zip: "10042", MinBedrooms: ptrInt(2)}} {
 			f.Page, f.PerPage = 1, 20
 			q, args := queries.Search(f)
-			near, nargs := queries.SearchNear(f, 39.5, 39.7, -90, -89.8)
+			near, nargs := queries.SearchNearRect(f, 39.5, 39.7, -90, -89.8)
 			for _, plan := range []string{
 				strings.Join(queryPlan(t, db, q.ByIndex, args...), " | "),
 				strings.Join(queryPlan(t, db, q.Count, args[:len(args)-2]...), " | "),

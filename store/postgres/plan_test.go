@@ -156,7 +156,7 @@ func TestAreaSearchPlansUseTheSpatialIndex(t *testing.T) {
 	for _, f := range []providers.SearchFilter{{Box: box}, {Box: box, State: "S2"}} {
 		f.Page, f.PerPage = 1, 20
 		q, args := queries.Search(f)
-		near, nargs := queries.SearchNear(f, 39.5, 39.6, -90, -89.9)
+		near, nargs := queries.SearchNearRect(f, 39.5, 39.6, -90, -89.9)
 		for _, plan := range []string{queryPlan(t, db, q.ByIndex, args...), queryPlan(t, db, q.Count, args[:len(args)-2]...),
 			queryPlan(t, db, q.FirstIDs, args[:len(args)-2]...),
 			queryPlan(t, db, near, nargs...)} {

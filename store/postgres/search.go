@@ -92,42 +92,28 @@ func (db *DB) Search(ctx context.Context, f providers.SearchFilter) ([]providers
 	return props, total, nil
 }
 
-// searchNear answers a search near a point (f.Near) in tx, as SQLite's
-// does: for each circle sqlshared.NearRadius grows towards f.Near, the
-// rows of each rectangle of its bounding box, kept and ordered by
-// sqlshared.NearPage; then the page's rows by id.
+// searchNear answers a search near a point (f.Near) in tx: the page's ids
+// from Queries.SearchNear, which runs each rectangle's query through the
+// scan given here, then the page's rows by id.
 func searchNear(ctx context.Context, tx pgx.Tx, f providers.SearchFilter) ([]providers.Property, int, error) {
-	var (
-		ids   []int64
-		total int
-	)
-	for c, last := sqlshared.NearRadius(f, nil, 0); !last; c, last = sqlshared.NearRadius(f, c, total) {
-		g := f
-		g.Near = c
-		var hits []sqlshared.Hit
-		b := rules.BoundingBox(c.Center, c.RadiusMeters)
-		for _, lr := range b.Lngs {
-			q, args := queries.SearchNear(g, b.South, b.North, lr.West, lr.East)
-			rows, err := tx.Query(ctx, q, args...)
-			if err != nil {
-				return nil, 0, err
-			}
-			for rows.Next() {
-				var h sqlshared.Hit
-				if err := rows.Scan(&h.ID, &h.Lat, &h.Lng); err != nil {
-					rows.Close()
-					return nil, 0, err
-				}
-				hits = append(hits, h)
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return nil, 0, err
-			}
+	ids, total, err := queries.SearchNear(f, func(q string, args []any, add func(sqlshared.Hit)) error {
+		rows, err := tx.Query(ctx, q, args...)
+		if err != nil {
+			return err
 		}
-		ids, total = sqlshared.NearPage(g, hits)
+		defer rows.Close()
+		for rows.Next() {
+			var h sqlshared.Hit
+			if err := rows.Scan(&h.ID, &h.Lat, &h.Lng); err != nil {
+				return err
+			}
+			add(h)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, 0, err
 	}
-	total = min(total, sqlshared.CountCap)
 	props, err := byIDs(ctx, tx, ids)
 	return props, total, err
 }

@@ -239,13 +239,13 @@ func UseByID(f providers.SearchFilter, count, sampled int) bool {
 // test).
 const walkBudget = 50_000
 
-// SearchNear returns the statement selecting id, latitude and longitude
+// SearchNearRect returns the statement selecting id, latitude and longitude
 // of the records matching f's filters (f.Near aside) in one rectangle of
 // f.Near's bounding box, and its arguments. A search near a point runs it
 // once for each rectangle (rules.BoundingBox), keeps the rows within the
 // radius and orders them (NearPage), then reads the page's rows by id
 // (ByIDs).
-func (q *Queries) SearchNear(f providers.SearchFilter, south, north, west, east float64) (string, []any) {
+func (q *Queries) SearchNearRect(f providers.SearchFilter, south, north, west, east float64) (string, []any) {
 	var where strings.Builder
 	args := q.where(&where, f, make([]any, 0, 16))
 	args = q.inBox(&where, args, south, north, west, east)
@@ -360,4 +360,30 @@ func InOrder(props []providers.Property, ids []int64) []providers.Property {
 	}
 	slices.SortFunc(props, func(a, b providers.Property) int { return cmp.Compare(at[a.ID], at[b.ID]) })
 	return props
+}
+
+// SearchNear finds the page of a search near a point (f.Near) and its
+// capped total, the same on both engines: for each circle NearRadius grows
+// towards f.Near, it runs the engine's query (SearchNear's text and
+// arguments) for each rectangle of the circle's bounding box, through
+// scan, which adds every row's hit; NearPage then keeps and orders them.
+// It returns the page's ids, for the engine to read, and scan's first
+// error as it is.
+func (q *Queries) SearchNear(f providers.SearchFilter,
+	scan func(sql string, args []any, add func(Hit)) error) (ids []int64, total int, err error) {
+	for c, last := NearRadius(f, nil, 0); !last; c, last = NearRadius(f, c, total) {
+		g := f
+		g.Near = c
+		var hits []Hit
+		add := func(h Hit) { hits = append(hits, h) }
+		b := rules.BoundingBox(c.Center, c.RadiusMeters)
+		for _, lr := range b.Lngs {
+			sql, args := q.SearchNearRect(g, b.South, b.North, lr.West, lr.East)
+			if err := scan(sql, args, add); err != nil {
+				return nil, 0, err
+			}
+		}
+		ids, total = NearPage(g, hits)
+	}
+	return ids, min(total, CountCap), nil
 }

@@ -165,7 +165,7 @@ func TestSearchBindsTheFactAndPlaceFilters(t *testing.T) {
 		t.Errorf("args = %#v, want %#v", args, want)
 	}
 	f.Box, f.Near = nil, &providers.Circle{Center: providers.Point{Lat: 32.3, Lng: -106.8}, RadiusMeters: 500}
-	near, nargs := Build(numbered).SearchNear(f, 32.2, 32.4, -106.9, -106.7)
+	near, nargs := Build(numbered).SearchNearRect(f, 32.2, 32.4, -106.9, -106.7)
 	checkNumbered(t, "near", near)
 	if !strings.HasPrefix(near, "SELECT id, latitude, longitude FROM properties WHERE county_upper = $1") ||
 		len(nargs) != 15 || nargs[11] != -106.9 {
