@@ -102,7 +102,8 @@ const (
 	// module is configured for.
 	CodeSectionNotConfigured = "section_not_configured"
 	// CodeDatabaseUnavailable (503) is a PostgreSQL server that cannot be
-	// reached.
+	// reached, or a SQLite file another process kept locked for the whole
+	// busy timeout.
 	CodeDatabaseUnavailable = "database_unavailable"
 	// CodeUpstreamTimeout (504, or a section's error) is an upstream that
 	// did not answer in time.

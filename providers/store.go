@@ -239,6 +239,11 @@ type FactLoad struct {
 	Failed       int64
 	FailuresSize int64
 	Resumed      bool
+	// InPlace asks PublishFacts to merge the records a few thousand a
+	// transaction even where the engine would rather rebuild its search
+	// indexes around one transaction (see the engine's documentation):
+	// slower, but the database's writer is never held for long.
+	InPlace bool
 }
 
 // FactSet is a dataset served: the load whose rows records take their

@@ -10,6 +10,13 @@ import (
 var dialect = sqlshared.Dialect{
 	Param: func(int) string { return "?" },
 
+	// A write that waited the whole busy timeout for another process's
+	// transaction (a data load rebuilding the search indexes, say) is
+	// database_unavailable, 503 with Retry-After, not an internal error:
+	// asking again later works.
+	Unreachable: isBusy,
+	RetryAfter:  busyRetryAfter,
+
 	// The R*Tree boxes that overlap the rectangle; the exact distance
 	// decides afterwards.
 	Nearest: "SELECT " + sqlshared.PropertyColumns + ` FROM properties_rtree r

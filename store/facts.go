@@ -26,6 +26,25 @@ var factDialect = &factsql.Dialect{
 			ON t.min_lat BETWEEN COALESCE(r.min_lat, r.latitude - ?3) AND COALESCE(r.max_lat, r.latitude + ?3)
 			AND t.min_lng BETWEEN COALESCE(r.min_lng, r.longitude - ?4) AND COALESCE(r.max_lng, r.longitude + ?4)
 		WHERE r.dataset = ?1 AND r.generation = ?2 AND r.facts_key IS NULL AND r.latitude IS NOT NULL`,
+	// The indexes of properties that hold a fact (0004 to 0006: the
+	// search indexes), rebuilt by a publish that merges many records; a
+	// reader in WAL mode keeps the former ones until the commit.
+	RebuiltIndexes: `SELECT m.name, m.sql FROM sqlite_master m
+		WHERE m.type = 'index' AND m.tbl_name = 'properties' AND m.sql IS NOT NULL
+			AND EXISTS (SELECT 1 FROM pragma_index_info(m.name) i WHERE i.name IN (` + factsql.FactColumnList + `))
+		ORDER BY m.name`,
+	// Dropping an index deletes its sqlite_stat1 row; ANALYZE of the
+	// schema table makes sqlite_stat1 where it is missing, at no cost.
+	SaveStats: []string{
+		`ANALYZE sqlite_master`,
+		`DROP TABLE IF EXISTS temp.rebuilt_stats`,
+		`CREATE TEMP TABLE rebuilt_stats AS SELECT tbl, idx, stat FROM sqlite_stat1 WHERE tbl = 'properties'`,
+	},
+	RestoreStats: []string{
+		`INSERT INTO sqlite_stat1 (tbl, idx, stat) SELECT tbl, idx, stat FROM temp.rebuilt_stats s
+			WHERE NOT EXISTS (SELECT 1 FROM sqlite_stat1 x WHERE x.tbl = s.tbl AND x.idx IS s.idx)`,
+		`DROP TABLE temp.rebuilt_stats`,
+	},
 	PointRowsMatched: `SELECT COUNT(*) FROM fact_rows r
 		WHERE r.dataset = ?1 AND r.generation = ?2 AND r.facts_key IS NULL AND r.latitude IS NOT NULL
 			AND EXISTS (SELECT 1 FROM properties_rtree t

@@ -181,6 +181,10 @@ func openingRetried(ctx context.Context, busy time.Duration, open func() error) 
 	}
 }
 
+// busyRetryAfter is what a client is told to wait (Retry-After) after a
+// write found the database locked for the whole busy timeout.
+const busyRetryAfter = 5 * time.Second
+
 // isBusy reports whether err is SQLite's SQLITE_BUSY or SQLITE_LOCKED.
 func isBusy(err error) bool {
 	var se sqlite3.Error

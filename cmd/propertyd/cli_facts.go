@@ -29,6 +29,7 @@ func (c *dataCommand) loadParcels(args []string) int {
 	asOf := fs.String("as-of", "", "`date` (YYYY-MM-DD) the data is as of; default the dataset's as_of, else today")
 	failuresPath := fs.String("failures", "", "`file` the rows that failed are written to, with the reason (default NAME.failures.csv)")
 	force := fs.Bool("force", false, "load the files even when the dataset is already loaded from them")
+	inPlace := fs.Bool("in-place", false, "merge the records a few thousand a transaction even when most records change, where SQLite would rebuild its search indexes around one transaction: slower, but the server's writes never wait long")
 	if code, ok := parseFlags(fs, args, c.stdout, c.stderr); !ok {
 		return code
 	}
@@ -88,7 +89,7 @@ func (c *dataCommand) loadParcels(args []string) int {
 	start := time.Now()
 	var startRows int64 = -1
 	res, err := assessor.Load(ctx, db, d, files, assessor.Options{
-		Priority: priority, Failures: *failuresPath, Force: *force,
+		Priority: priority, Failures: *failuresPath, Force: *force, InPlace: *inPlace,
 		Progress: func(rows int64, phase string, force bool) {
 			if startRows < 0 {
 				startRows = rows

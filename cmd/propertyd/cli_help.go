@@ -88,7 +88,7 @@ and, for each section loaded by state, the ACS states stored with their
 vintage.
 
 exit codes: 0 ok, 1 failure (database), 2 usage, 3 invalid config`},
-	"data load parcels": {"data load parcels -dataset NAME [-preset P] [-as-of DATE] [-failures FILE] [-force] [-config PATH] FILE...", `Load the files of an assessor dataset (CSV, or GeoJSON FeatureCollection,
+	"data load parcels": {"data load parcels -dataset NAME [-preset P] [-as-of DATE] [-failures FILE] [-force] [-in-place] [-config PATH] FILE...", `Load the files of an assessor dataset (CSV, or GeoJSON FeatureCollection,
 either gzipped) as property facts: bedrooms, bathrooms, areas, year built,
 stories, units and property type. The dataset is declared under
 facts.datasets in config.yaml (a preset, or its own column mapping), or
@@ -100,7 +100,10 @@ Rows stream in constant memory, 5,000 a transaction with a checkpoint:
 a killed load resumes where it stopped when run again with the same files,
 writing no row twice; the same files once loaded are not loaded again
 (-force does). Records see the new rows all at once when the load ends,
-and serving instances show them within facts.refresh. Rows that fail
+and serving instances show them within facts.refresh. On SQLite, a load
+that changes most records rebuilds the search indexes around one
+transaction: reads go on, writes wait for it; -in-place merges a few
+thousand records a transaction instead, slower. Rows that fail
 (no key, no usable address or point, no facts) and values dropped (out of
 bounds, unreadable, unknown codes) are written to the failures file with
 the reason and never stop the run. A column the mapping names that a

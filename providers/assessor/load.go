@@ -51,6 +51,10 @@ type Options struct {
 	Force bool
 	// BatchRows is how many rows a transaction writes; 0 means BatchRows.
 	BatchRows int
+	// InPlace merges the records a few thousand a transaction even where
+	// the store would rebuild its search indexes instead
+	// (providers.FactLoad.InPlace).
+	InPlace bool
 }
 
 // Result is what a Load did.
@@ -128,6 +132,7 @@ func Load(ctx context.Context, st providers.FactStore, d Dataset, files []string
 		source = d.Name
 	}
 	w.progress("merging records", true)
+	load.InPlace = opts.InPlace
 	res.Set, err = st.PublishFacts(ctx, load, providers.FactSet{Source: source, Priority: opts.Priority, AsOf: asOf},
 		func(done, total int) {
 			w.progress(fmt.Sprintf("merging records %d/%d", done, total), false)

@@ -30,6 +30,11 @@ const PointRadius = 30.0
 type Facts struct {
 	DB DB
 	S  *Statements
+	// RebuildAt decides whether a publish merging merged of records
+	// records rebuilds the search indexes (Dialect.RebuiltIndexes); nil
+	// means the measured rule (rebuildMin, rebuildShare). Tests set it to
+	// run every behaviour through both ways of merging.
+	RebuildAt func(merged, records int64) bool
 }
 
 // scanSource scans lead, then RowColumns into a SourcedFacts, the row's

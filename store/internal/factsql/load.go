@@ -18,6 +18,18 @@ import (
 // milliseconds for the writer, not seconds.
 const mergeBatch = 2000
 
+// A publish rebuilds the search indexes (Dialect.RebuiltIndexes) rather
+// than update them record by record when it merges at least rebuildMin
+// records and at least one in rebuildShare of all the records. Measured
+// on SQLite with 500,000 records, every one merged: record by record 80 s,
+// rebuilding 17 s (7.5 s of merging, 9 s of creating twelve indexes). A
+// rebuild holds the writer for the whole merge, so below these figures,
+// where it saves little, the short transactions win.
+const (
+	rebuildMin   = 50_000
+	rebuildShare = 4
+)
+
 // Begin starts a load of dataset, or resumes its unfinished load of the
 // same fingerprint. A load of other files is abandoned: its rows go. When
 // the dataset is served from the same fingerprint and no load is pending,
@@ -233,7 +245,7 @@ func (f *Facts) Publish(ctx context.Context, load providers.FactLoad, set provid
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	if err := f.mergeAll(ctx, ids, progress); err != nil {
+	if err := f.mergeAll(ctx, ids, load.InPlace, progress); err != nil {
 		return set, err
 	}
 	for _, g := range olds {
@@ -250,8 +262,19 @@ func (f *Facts) Publish(ctx context.Context, load providers.FactLoad, set provid
 	return set, nil
 }
 
-// mergeAll merges ids, mergeBatch a transaction.
-func (f *Facts) mergeAll(ctx context.Context, ids []int64, progress func(done, total int)) error {
+// mergeAll merges ids, mergeBatch a transaction, or all in one around a
+// rebuild of the search indexes where that is faster (rebuilds) and
+// inPlace does not forbid it.
+func (f *Facts) mergeAll(ctx context.Context, ids []int64, inPlace bool, progress func(done, total int)) error {
+	if !inPlace {
+		rebuild, err := f.rebuilds(ctx, len(ids))
+		if err != nil {
+			return err
+		}
+		if rebuild {
+			return f.mergeRebuilding(ctx, ids, progress)
+		}
+	}
 	for start := 0; start < len(ids); start += mergeBatch {
 		batch := ids[start:min(start+mergeBatch, len(ids))]
 		err := f.DB.Tx(ctx, func(c Conn) error {
@@ -266,6 +289,81 @@ func (f *Facts) mergeAll(ctx context.Context, ids []int64, progress func(done, t
 		}
 	}
 	return nil
+}
+
+// rebuilds reports whether merging n records goes faster around a
+// rebuild of the search indexes than through them.
+func (f *Facts) rebuilds(ctx context.Context, n int) (bool, error) {
+	at := f.RebuildAt
+	if at == nil {
+		at = func(merged, records int64) bool { return merged >= rebuildMin && merged*rebuildShare >= records }
+	}
+	if f.S.d.RebuiltIndexes == "" || n == 0 || (f.RebuildAt == nil && n < rebuildMin) {
+		return false, nil
+	}
+	var records int64
+	if _, err := queryRow(ctx, f.DB, f.S.countRecords, nil, &records); err != nil {
+		return false, f.DB.Err(ctx, err)
+	}
+	return at(int64(n), records), nil
+}
+
+// mergeRebuilding merges ids in one transaction that drops the indexes of
+// properties holding facts first and creates them again last, keeping
+// their statistics. Readers see the former records and indexes until it
+// commits; writers wait for it.
+func (f *Facts) mergeRebuilding(ctx context.Context, ids []int64, progress func(done, total int)) error {
+	err := f.DB.Tx(ctx, func(c Conn) error {
+		rows, err := c.Query(ctx, f.S.d.RebuiltIndexes)
+		if err != nil {
+			return err
+		}
+		var names, creates []string
+		for rows.Next() {
+			var name, create string
+			if err := rows.Scan(&name, &create); err != nil {
+				rows.Close()
+				return err
+			}
+			names, creates = append(names, name), append(creates, create)
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return err
+		}
+		for _, q := range f.S.d.SaveStats {
+			if _, err := c.Exec(ctx, q); err != nil {
+				return err
+			}
+		}
+		for _, name := range names {
+			if _, err := c.Exec(ctx, `DROP INDEX "`+strings.ReplaceAll(name, `"`, `""`)+`"`); err != nil {
+				return err
+			}
+		}
+		for start := 0; start < len(ids); start += mergeBatch {
+			batch := ids[start:min(start+mergeBatch, len(ids))]
+			if _, err := f.MergeMany(ctx, c, batch); err != nil {
+				return err
+			}
+			if progress != nil {
+				progress(start+len(batch), len(ids))
+			}
+		}
+		for _, q := range creates {
+			if _, err := c.Exec(ctx, q); err != nil {
+				return err
+			}
+		}
+		for _, q := range f.S.d.RestoreStats {
+			if _, err := c.Exec(ctx, q); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return f.DB.Err(ctx, err)
 }
 
 func (f *Facts) int64s(ctx context.Context, sql string, args ...any) ([]int64, error) {

@@ -1,6 +1,10 @@
 package factsql
 
-import "github.com/propertyd/propertyd/store/internal/sqlshared"
+import (
+	"strings"
+
+	"github.com/propertyd/propertyd/store/internal/sqlshared"
+)
 
 // Dialect is what the engines say differently about facts: the statements
 // that go through their spatial indexes. Each uses numbered placeholders
@@ -30,6 +34,21 @@ type Dialect struct {
 	// plans those joins for the empty table it last saw and loops over
 	// every record for each row.
 	Analyze string
+	// RebuiltIndexes, when set, lists the name and CREATE statement of
+	// every index of properties that holds a fact column. Set, a publish
+	// that merges a large share of the records (see Facts.rebuilds)
+	// drops them, merges in one transaction and creates them again:
+	// building an index from sorted rows costs a fraction of updating its
+	// entries record by record, and readers see the former state, indexes
+	// included, until the commit. Only an engine whose readers are not
+	// blocked by dropping an index in a transaction may set it (SQLite in
+	// WAL mode; PostgreSQL's DROP INDEX would lock every reader out).
+	RebuiltIndexes string
+	// SaveStats and RestoreStats, with RebuiltIndexes, keep the
+	// planner's statistics of the rebuilt indexes, which dropping them
+	// deletes: run before the drop and after the creates, in the same
+	// transaction.
+	SaveStats, RestoreStats []string
 	// PointRowsMatched counts the point rows of a load that have a record
 	// in such a rectangle: dataset, generation, dlat, dlng.
 	PointRowsMatched string
@@ -48,6 +67,11 @@ const ServedRows = `fact_rows r JOIN fact_sets s ON s.dataset = r.dataset AND s.
 // factColumns are the facts of a record or a row, in FactFields order.
 const factColumns = `property_type, bedrooms, bathrooms, living_area_sqft, lot_sqft, year_built, stories, units`
 
+// FactColumnList is the columns of properties a merge writes that an
+// index may hold (factColumns and the provenance), as SQL strings for an
+// IN list.
+var FactColumnList = "'" + strings.Join(strings.Split(factColumns+", facts", ", "), "', '") + "'"
+
 // Statements are the facts statements of one engine, bound once.
 type Statements struct {
 	d *Dialect
@@ -62,7 +86,7 @@ type Statements struct {
 	parcelsAt                                           string
 	exists, unkeyed, setKey                             string
 	recordsHead, rowsByRecordHead, rowsByKeyHead        string
-	rowsOrder, anyPointRows                             string
+	rowsOrder, anyPointRows, countRecords               string
 }
 
 // Build binds d's statements.
@@ -137,7 +161,8 @@ func Build(d *Dialect) *Statements {
 			AND (EXISTS (SELECT 1 FROM properties p WHERE p.facts_key = r.facts_key)
 				OR (r.facts_key LIKE '%|' AND EXISTS (SELECT 1 FROM properties p
 					WHERE p.facts_key > r.facts_key AND p.facts_key < r.facts_key || '~')))`),
-		countRows: b(`SELECT COUNT(*) FROM fact_rows WHERE dataset = ? AND generation = ?`),
+		countRows:    b(`SELECT COUNT(*) FROM fact_rows WHERE dataset = ? AND generation = ?`),
+		countRecords: `SELECT COUNT(*) FROM properties`,
 		publish: b(`INSERT INTO fact_sets (dataset, source, priority, generation, as_of, fingerprint, row_count, matched, failed, loaded_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (dataset) DO UPDATE SET source = excluded.source, priority = excluded.priority,
