@@ -21,6 +21,20 @@ var factDialect = &factsql.Dialect{
 			$8::float8[], $9::int[], $10::text[])
 			AS v(id, property_type, bedrooms, bathrooms, living_area_sqft, lot_sqft, year_built, stories, units, facts)
 		WHERE p.id = v.id`,
+	// A load's rows are copied (COPY, binary) into a temporary table of
+	// the session and written from it by one INSERT: a batch of 5,000
+	// rows one INSERT each cost 5,000 statements on the server.
+	Stage: &factsql.Stage{
+		Create: `CREATE TEMP TABLE IF NOT EXISTS fact_rows_stage (
+			seq int, dataset text, generation bigint, row_key text, rank bigint, join_key text, facts_key text,
+			latitude float8, longitude float8, shape bytea, min_lat float8, max_lat float8, min_lng float8,
+			max_lng float8, property_type text, bedrooms int, bathrooms float8, living_area_sqft int,
+			lot_sqft bigint, year_built int, stories float8, units int) ON COMMIT DELETE ROWS`,
+		Table: "fact_rows_stage",
+		Columns: []string{"seq", "dataset", "generation", "row_key", "rank", "join_key", "facts_key",
+			"latitude", "longitude", "shape", "min_lat", "max_lat", "min_lng", "max_lng", "property_type",
+			"bedrooms", "bathrooms", "living_area_sqft", "lot_sqft", "year_built", "stories", "units"},
+	},
 	RowsNear: `SELECT ` + factsql.RowColumns + ` FROM ` + factsql.ServedRows + `
 		WHERE point(r.longitude, r.latitude) <@ box(point($3, $1), point($4, $2))
 			AND r.latitude IS NOT NULL AND r.longitude IS NOT NULL AND r.facts_key IS NULL AND r.shape IS NULL`,
@@ -92,6 +106,12 @@ func (t factTx) ExecMany(ctx context.Context, q string, args [][]any) error {
 		b.Queue(q, a...)
 	}
 	return t.tx.SendBatch(ctx, &b).Close()
+}
+
+// CopyRows copies rows into table with COPY (factsql.Copier).
+func (t factTx) CopyRows(ctx context.Context, table string, columns []string, rows [][]any) error {
+	_, err := t.tx.CopyFrom(ctx, pgx.Identifier{table}, columns, pgx.CopyFromRows(rows))
+	return err
 }
 
 // pgRows is factsql.Rows on pgx.Rows.

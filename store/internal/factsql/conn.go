@@ -52,3 +52,8 @@ func queryRow(ctx context.Context, c Conn, sql string, args []any, dest ...any) 
 	}
 	return true, rows.Err()
 }
+
+// Copier is a Conn that bulk-copies rows into a table (PostgreSQL's COPY).
+type Copier interface {
+	CopyRows(ctx context.Context, table string, columns []string, rows [][]any) error
+}

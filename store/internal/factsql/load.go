@@ -157,7 +157,7 @@ func (f *Facts) Put(ctx context.Context, load *providers.FactLoad, keys []provid
 				args[i] = append([]any{load.Dataset, load.Generation, r.Key, r.Rank, NullIfEmpty(r.JoinKey),
 					NullIfEmpty(r.FactsKey), lat, lng, shape, south, north, west, east}, factArgs(r.Facts)...)
 			}
-			if err := c.ExecMany(ctx, f.S.putRow, args); err != nil {
+			if err := f.putRows(ctx, c, args); err != nil {
 				return err
 			}
 			if joins {
@@ -174,6 +174,28 @@ func (f *Facts) Put(ctx context.Context, load *providers.FactLoad, keys []provid
 	}
 	load.Done, load.Failed, load.FailuresSize = done, failed, failuresSize
 	return nil
+}
+
+// putRows writes rows (putColumns each): copied through the engine's
+// staging table where it has one, else one INSERT a row.
+func (f *Facts) putRows(ctx context.Context, c Conn, rows [][]any) error {
+	cp, ok := c.(Copier)
+	st := f.S.d.Stage
+	if !ok || st == nil {
+		return c.ExecMany(ctx, f.S.putRow, rows)
+	}
+	if _, err := c.Exec(ctx, st.Create); err != nil {
+		return err
+	}
+	staged := make([][]any, len(rows))
+	for i, r := range rows {
+		staged[i] = append([]any{i}, r...)
+	}
+	if err := cp.CopyRows(ctx, st.Table, st.Columns, staged); err != nil {
+		return err
+	}
+	_, err := c.Exec(ctx, f.S.stagedPut)
+	return err
 }
 
 func pointArgs(p *providers.Point) (lat, lng any) {

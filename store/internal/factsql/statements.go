@@ -49,6 +49,9 @@ type Dialect struct {
 	// deletes: run before the drop and after the creates, in the same
 	// transaction.
 	SaveStats, RestoreStats []string
+	// Stage, when set, puts a load's rows through a staging table the
+	// Conn copies into (Copier) rather than one INSERT a row.
+	Stage *Stage
 	// PointRowsMatched counts the point rows of a load that have a record
 	// in such a rectangle: dataset, generation, dlat, dlng.
 	PointRowsMatched string
@@ -72,6 +75,46 @@ const factColumns = `property_type, bedrooms, bathrooms, living_area_sqft, lot_s
 // IN list.
 var FactColumnList = "'" + strings.Join(strings.Split(factColumns+", facts", ", "), "', '") + "'"
 
+// putColumns are the columns of fact_rows a load writes, in the order of
+// a row's arguments (Facts.Put).
+const putColumns = `dataset, generation, row_key, rank, join_key, facts_key, latitude, longitude,
+	shape, min_lat, max_lat, min_lng, max_lng, ` + factColumns
+
+// putConflict is how a row meets one of the same key in the load: the
+// higher rank wins, the later of equal ranks; a row keeps the address and
+// point its join key gave it while the key stays the same.
+const putConflict = `
+	ON CONFLICT (dataset, generation, row_key) DO UPDATE SET rank = excluded.rank, join_key = excluded.join_key,
+		facts_key = CASE WHEN excluded.join_key = fact_rows.join_key THEN fact_rows.facts_key ELSE excluded.facts_key END,
+		latitude = CASE WHEN excluded.join_key = fact_rows.join_key THEN fact_rows.latitude ELSE excluded.latitude END,
+		longitude = CASE WHEN excluded.join_key = fact_rows.join_key THEN fact_rows.longitude ELSE excluded.longitude END,
+		shape = excluded.shape, min_lat = excluded.min_lat, max_lat = excluded.max_lat,
+		min_lng = excluded.min_lng, max_lng = excluded.max_lng,
+		property_type = excluded.property_type, bedrooms = excluded.bedrooms, bathrooms = excluded.bathrooms,
+		living_area_sqft = excluded.living_area_sqft, lot_sqft = excluded.lot_sqft,
+		year_built = excluded.year_built, stories = excluded.stories, units = excluded.units
+	WHERE excluded.rank >= fact_rows.rank`
+
+// Stage is an engine's bulk way into fact_rows: the rows copied into a
+// staging table (Copier), then written by one statement.
+type Stage struct {
+	// Create makes the session's staging table, if missing: a seq
+	// column, then putColumns, emptied at each commit.
+	Create string
+	// Table is its name and Columns its columns, for the copy.
+	Table   string
+	Columns []string
+}
+
+// StagedPut writes a staged batch into fact_rows: of the rows of one key,
+// the one putConflict would keep (highest rank, then the last), as the
+// batch's rows one by one would have.
+func StagedPut(table string) string {
+	return `INSERT INTO fact_rows (` + putColumns + `)
+	SELECT DISTINCT ON (row_key) ` + putColumns + ` FROM ` + table + `
+	ORDER BY row_key, rank DESC, seq DESC` + putConflict
+}
+
 // Statements are the facts statements of one engine, bound once.
 type Statements struct {
 	d *Dialect
@@ -83,7 +126,7 @@ type Statements struct {
 	keyRowsMatched, publish, endLoad, sets, version     string
 	putImportSet, putImportRow, oldRows, countRows      string
 	rowsNear, recordsNearRows, pointRowsMatched, maxRow string
-	parcelsAt                                           string
+	parcelsAt, stagedPut                                string
 	exists, unkeyed, setKey                             string
 	recordsHead, rowsByRecordHead, rowsByKeyHead        string
 	rowsOrder, anyPointRows, countRecords               string
@@ -92,7 +135,7 @@ type Statements struct {
 // Build binds d's statements.
 func Build(d *Dialect) *Statements {
 	b := func(s string) string { return sqlshared.Bind(s, d.Param) }
-	return &Statements{
+	s := &Statements{
 		d: d,
 		updateRecord: b(`UPDATE properties SET property_type = ?, bedrooms = ?, bathrooms = ?, living_area_sqft = ?,
 			lot_sqft = ?, year_built = ?, stories = ?, units = ?, facts = ?, updated_at = ? WHERE id = ?`),
@@ -109,19 +152,8 @@ func Build(d *Dialect) *Statements {
 		dropRows:   b(`DELETE FROM fact_rows WHERE id IN (SELECT id FROM fact_rows WHERE dataset = ? AND generation = ? LIMIT 5000)`),
 		dropKeys:   b(`DELETE FROM fact_keys WHERE dataset = ? AND generation = ?`),
 		checkpoint: b(`UPDATE fact_loads SET done = ?, failed = ?, failures_size = ? WHERE dataset = ? AND generation = ?`),
-		putRow: b(`INSERT INTO fact_rows (dataset, generation, row_key, rank, join_key, facts_key, latitude, longitude,
-				shape, min_lat, max_lat, min_lng, max_lng, ` + factColumns + `)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (dataset, generation, row_key) DO UPDATE SET rank = excluded.rank, join_key = excluded.join_key,
-				facts_key = CASE WHEN excluded.join_key = fact_rows.join_key THEN fact_rows.facts_key ELSE excluded.facts_key END,
-				latitude = CASE WHEN excluded.join_key = fact_rows.join_key THEN fact_rows.latitude ELSE excluded.latitude END,
-				longitude = CASE WHEN excluded.join_key = fact_rows.join_key THEN fact_rows.longitude ELSE excluded.longitude END,
-				shape = excluded.shape, min_lat = excluded.min_lat, max_lat = excluded.max_lat,
-				min_lng = excluded.min_lng, max_lng = excluded.max_lng,
-				property_type = excluded.property_type, bedrooms = excluded.bedrooms, bathrooms = excluded.bathrooms,
-				living_area_sqft = excluded.living_area_sqft, lot_sqft = excluded.lot_sqft,
-				year_built = excluded.year_built, stories = excluded.stories, units = excluded.units
-			WHERE excluded.rank >= fact_rows.rank`),
+		putRow: b(`INSERT INTO fact_rows (` + putColumns + `)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)` + putConflict),
 		putKey: b(`INSERT INTO fact_keys (dataset, generation, join_key, facts_key, latitude, longitude)
 			VALUES (?, ?, ?, ?, ?, ?)
 			ON CONFLICT (dataset, generation, join_key) DO UPDATE SET facts_key = excluded.facts_key,
@@ -194,4 +226,8 @@ func Build(d *Dialect) *Statements {
 		recordsNearRows:  d.RecordsNearRows,
 		pointRowsMatched: d.PointRowsMatched,
 	}
+	if d.Stage != nil {
+		s.stagedPut = StagedPut(d.Stage.Table)
+	}
+	return s
 }

@@ -389,13 +389,21 @@ func testFactsTwoFiles(t *testing.T, open Opener) {
 	db := open(t, nil)
 	ctx := context.Background()
 	a, _, _ := db.Save(ctx, NewAt("1 MAIN ST", 39.8, -89.65))
-	keys := []providers.FactKey{{JoinKey: "17051210010000", FactsKey: providers.FactsKey("1 MAIN ST", "62701", "")}}
+	b, _, _ := db.Save(ctx, NewAt("2 MAIN ST", 39.8, -89.64))
+	keys := []providers.FactKey{{JoinKey: "17051210010000", FactsKey: providers.FactsKey("1 MAIN ST", "62701", "")},
+		{JoinKey: "17051210020000", FactsKey: providers.FactsKey("2 MAIN ST", "62701", "")}}
+	// Rows of one key in one batch: the highest rank wins whatever the
+	// order, and of equal ranks the later, as one row after another would.
 	set := load(t, db, "cook", "f1", 1, "2026-09-30", keys,
 		providers.FactRow{Key: "17051210010000", Rank: 2025, JoinKey: "17051210010000", Facts: providers.Facts{Bedrooms: ptr(4)}},
 		providers.FactRow{Key: "17051210010000", Rank: 2023, JoinKey: "17051210010000", Facts: providers.Facts{Bedrooms: ptr(2)}},
+		providers.FactRow{Key: "17051210020000", Rank: 2023, JoinKey: "17051210020000", Facts: providers.Facts{Bedrooms: ptr(1)}},
+		providers.FactRow{Key: "17051210020000", Rank: 2025, JoinKey: "17051210020000", Facts: providers.Facts{Bedrooms: ptr(3)}},
+		providers.FactRow{Key: "17051210020000", Rank: 2025, JoinKey: "17051210020000", Facts: providers.Facts{Bedrooms: ptr(5)}},
 		providers.FactRow{Key: "99999999999999", Rank: 2025, JoinKey: "99999999999999", Facts: providers.Facts{Bedrooms: ptr(1)}})
-	if set.Rows != 2 || set.Matched != 1 {
-		t.Fatalf("published %+v, want 2 rows (one a key), 1 matched", set)
+	if set.Rows != 3 || set.Matched != 2 {
+		t.Fatalf("published %+v, want 3 rows (one a key), 2 matched", set)
 	}
 	wantInt(t, "bedrooms of the newest year", facts(t, db, a.ID).Bedrooms, 4)
+	wantInt(t, "bedrooms of the later row of the newest year", facts(t, db, b.ID).Bedrooms, 5)
 }
