@@ -19,6 +19,10 @@
 //	                         flight.go is the one way calls are coalesced
 //	providers/assessor       assessor files (CSV, GeoJSON) read into property facts, and the
 //	                         presets of the datasets whose columns are confirmed
+//	providers/osmextract     OpenStreetMap extracts (.osm.pbf) read into places, buildings and
+//	                         address points
+//	providers/amenity        the amenity categories' tag rules and how an answer is built: the
+//	                         one definition the overpass module and the extracts share
 //	providers/decorators     what wraps a module from outside: guard (breaker, retry),
 //	                         metrics (Prometheus)
 //	providers/modules        one package per upstream (census, censusacs, femanfhl,

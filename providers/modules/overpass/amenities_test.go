@@ -15,6 +15,7 @@ import (
 	"github.com/jarcoal/httpmock"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/amenity"
 	"github.com/propertyd/propertyd/providers/kits/providertest"
 	"github.com/propertyd/propertyd/providers/modules/overpass"
 )
@@ -221,7 +222,7 @@ func TestAmenitiesSendsOneQueryWithAroundAndCenters(t *testing.T) {
 			t.Errorf("query lacks %q:\n%s", want, form)
 		}
 	}
-	if got, want := strings.Count(form, "nwr(around:"), len(overpass.Rules); got != want {
+	if got, want := strings.Count(form, "nwr(around:"), len(amenity.Rules); got != want {
 		t.Errorf("query has %d statements, want one per rule (%d)", got, want)
 	}
 	if ua != overpass.DefaultUserAgent {

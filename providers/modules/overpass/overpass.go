@@ -39,10 +39,6 @@ const (
 	DefaultUserAgent = "propertyd (property enrichment proxy; OpenStreetMap amenities)"
 )
 
-// DedupeMeters is the distance under which two items of one category with
-// the same name are taken for the same place mapped twice.
-const DedupeMeters = 50
-
 // module is the package's entry in the registry. New states the defaults
 // of the options.
 var module = providers.Module{Name: Name, Roles: []providers.Role{providers.RoleAmenities},
