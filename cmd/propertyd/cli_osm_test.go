@@ -2,10 +2,17 @@ package main
 
 import (
 	"bytes"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jarcoal/httpmock"
+
+	"github.com/propertyd/propertyd/providers/kits/providertest"
+	"github.com/propertyd/propertyd/providers/modules/census"
+	"github.com/propertyd/propertyd/providers/modules/overpass"
 )
 
 // The extract fixture of the loader (providers/osmextract/testdata): OSM
@@ -63,4 +70,64 @@ func TestDataLoadOSMRefusesWhatIsNoExtract(t *testing.T) {
 			t.Errorf("data load osm %v: exit %d, stderr %q; want exit %d saying %q", tc.args, code, errb.String(), tc.code, tc.want)
 		}
 	}
+}
+
+// TestAmenitiesInsideALoadedExtractCallNoOverpass serves a record inside the
+// loaded fixture and one outside it: the first's amenities and walk score
+// come from the extract with no Overpass call and say so in their
+// provenance; the second's from Overpass as before.
+func TestAmenitiesInsideALoadedExtractCallNoOverpass(t *testing.T) {
+	eachEngine(t, func(t *testing.T, database string) {
+		var out, errb bytes.Buffer
+		c := &dataCommand{console{stdout: &out, stderr: &errb}}
+		if code := c.run([]string{"load", "osm", "-config", factsConfigFile(t, database), franklinPBF}); code != exitOK {
+			t.Fatalf("load: exit %d\n%s", code, errb.String())
+		}
+		mt := httpmock.NewMockTransport()
+		providertest.RegisterCensusGeocoder(mt, census.DefaultBaseURL, providertest.CensusPlace{
+			Street: "1203 K ST NW", City: "WASHINGTON", State: "DC", Zip: "20005", Lat: 38.9, Lng: -77.03,
+			CountyName: "District of Columbia", StateFIPS: "11", CountyFIPS: "001", Tract: "010100", Block: "1000",
+		}, providertest.CensusPlace{
+			Street: "2200 W BROAD ST", City: "RICHMOND", State: "VA", Zip: "23220", Lat: 37.5600, Lng: -77.4720,
+			CountyName: "Richmond city", StateFIPS: "51", CountyFIPS: "760", Tract: "041000", Block: "1003",
+		})
+		providertest.RegisterOverpass(mt, overpass.DefaultBaseURL, providertest.OSMElement{Type: "node", ID: 1, Lat: 37.5610,
+			Lng: -77.4720, Tags: map[string]string{"amenity": "school", "name": "Fox Elementary"}})
+		m := startMain(t, testConfig(t, database), mt)
+		overpassCalls := func() int { return mt.GetCallCountInfo()["POST "+overpass.DefaultBaseURL] }
+
+		q := url.Values{"street": {"1203 K Street NW"}, "city": {"Washington"}, "state": {"DC"}, "include": {"amenities,walkscore"}}
+		status, body, _ := getJSON(t, m, "/v1/properties/lookup?"+q.Encode())
+		if status != 200 {
+			t.Fatalf("lookup inside the extract: %d %v", status, body)
+		}
+		if n := overpassCalls(); n != 0 {
+			t.Errorf("a lookup inside the loaded extract made %d Overpass calls, want 0", n)
+		}
+		d := body["data"].(map[string]any)
+		am, ws := d["amenities"].(map[string]any), d["walkscore"].(map[string]any)
+		if am["source"] != "osm-extract" || am["vintage"] != "2026-11-20" || am["total_count"] != 10.0 ||
+			am["attribution"] == nil {
+			t.Errorf("amenities = %v; want the extract's 10 items of 2026-11-20 with the attribution", am)
+		}
+		if ws["source"] != "osm-walk" || ws["amenities_source"] != "osm-extract" || ws["vintage"] != "2026-11-20" {
+			t.Errorf("walkscore = %v; want osm-walk computed from the extract of 2026-11-20", ws)
+		}
+		sections := body["meta"].(map[string]any)["sections"].(map[string]any)
+		if s := sections["amenities"].(map[string]any); s["source"] != "osm-extract" || s["vintage"] != "2026-11-20" || s["status"] != "ok" {
+			t.Errorf("meta.sections.amenities = %v; want ok from osm-extract of 2026-11-20", s)
+		}
+		if s := sections["walkscore"].(map[string]any); s["source"] != "osm-walk" || s["vintage"] != "2026-11-20" {
+			t.Errorf("meta.sections.walkscore = %v; want osm-walk of 2026-11-20", s)
+		}
+
+		q = url.Values{"street": {"2200 West Broad Street"}, "city": {"Richmond"}, "state": {"VA"}, "include": {"amenities"}}
+		status, body, _ = getJSON(t, m, "/v1/properties/lookup?"+q.Encode())
+		if status != 200 {
+			t.Fatalf("lookup outside the extract: %d %v", status, body)
+		}
+		if am := body["data"].(map[string]any)["amenities"].(map[string]any); am["source"] != "overpass" || overpassCalls() != 1 {
+			t.Errorf("outside every extract: amenities %v after %d Overpass calls; want overpass's, 1 call", am, overpassCalls())
+		}
+	})
 }

@@ -13,11 +13,17 @@ const DedupeMeters = 50
 
 const metersPerMile = 1609.344
 
+// Attribution is the credit every answer built from OpenStreetMap data
+// carries, whichever path it came by: the Open Database License asks that
+// a work produced from the data say where it comes from.
+const Attribution = "© OpenStreetMap contributors, ODbL 1.0 (https://www.openstreetmap.org/copyright)"
+
 // Collect builds the answer around p from places, each already classified
 // (an element Rules rejects is no Place): placed, de-duplicated, sorted and
 // capped at maxResults per category (0 means no cap). A place listed twice
 // (same Key) counts once. radius and source are reported as they are; the
-// caller has chosen the places within the radius.
+// caller has chosen the places within the radius. The answer carries
+// Attribution.
 func Collect(p providers.Point, radius int, places []providers.OSMPlace, maxResults int, source string) *providers.Amenities {
 	seen := make(map[string]bool, len(places))
 	byCat := make(map[string][]candidate, len(providers.AmenityCategories))
@@ -46,6 +52,7 @@ func Collect(p providers.Point, radius int, places []providers.OSMPlace, maxResu
 		RadiusMeters: radius,
 		Categories:   make(map[string][]providers.Amenity, len(providers.AmenityCategories)),
 		Source:       source,
+		Attribution:  Attribution,
 	}
 	for _, cat := range providers.AmenityCategories {
 		items := dedupe(byCat[cat])

@@ -85,8 +85,9 @@ func TestAmenitiesDecodesNodesWaysAndRelations(t *testing.T) {
 			},
 			"banks": {a("Summit Bank", "bank", 0.06, 45.5147, -122.6795)}, // the ATM is not a bank
 		},
-		TotalCount: 11,
-		Source:     "overpass",
+		TotalCount:  11,
+		Source:      "overpass",
+		Attribution: amenity.Attribution,
 	}
 	if !reflect.DeepEqual(got, want) {
 		gj, _ := json.MarshalIndent(got, "", " ")
@@ -105,7 +106,7 @@ func TestAmenitiesEmptyResultHasEveryCategoryAsEmptyArray(t *testing.T) {
 		t.Fatalf("Amenities: %v", err)
 	}
 	b, _ := json.Marshal(got)
-	want := `{"radius_meters":2000,"categories":{"banks":[],"grocery":[],"hospitals":[],"parks":[],"restaurants":[],"schools":[],"transit":[]},"total_count":0,"source":"overpass"}`
+	want := `{"radius_meters":2000,"categories":{"banks":[],"grocery":[],"hospitals":[],"parks":[],"restaurants":[],"schools":[],"transit":[]},"total_count":0,"source":"overpass","attribution":"` + amenity.Attribution + `"}`
 	if string(b) != want {
 		t.Errorf("JSON = %s\nwant   %s", b, want)
 	}

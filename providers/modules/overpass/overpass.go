@@ -98,5 +98,10 @@ func inRange(name string, n, lo, hi int) error {
 	return nil
 }
 
+// ResultCap returns the max_results option: how many items of each
+// category an answer keeps (0: all), so that an answer read from a local
+// extract keeps as many.
+func (c *Client) ResultCap() int { return c.MaxResults }
+
 // TimeoutSeconds returns the server-side query budget the client sends.
 func (c *Client) TimeoutSeconds() int { return c.Options.TimeoutSeconds }
