@@ -89,7 +89,9 @@ state) into the database: the places of the seven amenity categories (by
 the same tag rules the overpass module queries), the buildings with their
 footprints, levels, flats and start dates, and the address points. The
 amenities and walk scores of a point whose 2,000 m circle lies inside a
-loaded extract are then answered from it, with no Overpass call.
+loaded extract are then answered from it, with no Overpass call, and the
+records inside a building take its facts (type, stories, units, year
+built) after the import and every assessor dataset.
 
 Each file is the extract named after it (-name names another); loading a
 file of a name loaded before replaces that extract in one step, and the

@@ -93,6 +93,10 @@ func (c *dataCommand) loadOSM(args []string) int {
 			service.Thousands(int(res.Elements)), service.Thousands(int(x.Places)), service.Thousands(int(x.Buildings)),
 			service.Thousands(int(x.Addresses)), service.Thousands(int(x.Skipped)), took.Round(time.Millisecond),
 			service.Thousands(int(float64(res.Elements)/max(took.Seconds(), 0.001))))
+		if f := res.Facts; f != nil {
+			fmt.Fprintf(c.stdout, "facts:          %s buildings give facts, %s matched records (dataset %s)\n",
+				service.Thousands(int(f.Rows)), service.Thousands(int(f.Matched)), f.Dataset)
+		}
 	}
 	return exitOK
 }

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jarcoal/httpmock"
 
@@ -128,6 +130,56 @@ func TestAmenitiesInsideALoadedExtractCallNoOverpass(t *testing.T) {
 		}
 		if am := body["data"].(map[string]any)["amenities"].(map[string]any); am["source"] != "overpass" || overpassCalls() != 1 {
 			t.Errorf("outside every extract: amenities %v after %d Overpass calls; want overpass's, 1 call", am, overpassCalls())
+		}
+	})
+}
+
+// TestABuildingGivesItsFactsToARecordMadeBeforeTheLoad serves a record
+// inside the fixture's house, then loads the extract through the command
+// line: the running instance shows the house's facts within facts.refresh,
+// with no restart.
+func TestABuildingGivesItsFactsToARecordMadeBeforeTheLoad(t *testing.T) {
+	eachEngine(t, func(t *testing.T, database string) {
+		path := factsConfigFile(t, database) // facts.refresh: 1s
+		t.Setenv("PROPERTYD_LISTEN", "127.0.0.1:0")
+		cfg, err := LoadConfig(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mt := httpmock.NewMockTransport()
+		providertest.RegisterCensusGeocoder(mt, census.DefaultBaseURL, providertest.CensusPlace{
+			Street: "1210 EXAMPLE ST NW", City: "WASHINGTON", State: "DC", Zip: "20005", Lat: 38.8991, Lng: -77.03035,
+			CountyName: "District of Columbia", StateFIPS: "11", CountyFIPS: "001", Tract: "010100", Block: "1000",
+		})
+		m := startMain(t, cfg, mt)
+		q := url.Values{"street": {"1210 Example Street NW"}, "city": {"Washington"}, "state": {"DC"}}
+		status, body, _ := getJSON(t, m, "/v1/properties/lookup?"+q.Encode())
+		if status != 200 || body["data"].(map[string]any)["property_type"] != nil {
+			t.Fatalf("before the load: %d %v", status, body)
+		}
+		id := body["data"].(map[string]any)["id"]
+
+		var out, errb bytes.Buffer
+		c := &dataCommand{console{stdout: &out, stderr: &errb}}
+		if code := c.run([]string{"load", "osm", "-config", path, franklinPBF}); code != exitOK ||
+			!strings.Contains(out.String(), "facts:          3 buildings give facts, 1 matched records") {
+			t.Fatalf("load: exit %d\n%s\n%s", code, out.String(), errb.String())
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			_, body, _ = getJSON(t, m, fmt.Sprintf("/v1/properties/%v", id))
+			d := body["data"].(map[string]any)
+			if d["property_type"] == "single_family" {
+				facts, _ := d["facts"].(map[string]any)
+				if d["stories"] != 2.0 || d["year_built"] != 1925.0 || facts["source"] != "openstreetmap" || facts["as_of"] != "2026-11-20" {
+					t.Fatalf("the house's record after the load: %v", d)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the instance still serves %v 5 s after the load (facts.refresh is 1s)", d)
+			}
+			time.Sleep(100 * time.Millisecond)
 		}
 	})
 }

@@ -55,6 +55,9 @@ type Result struct {
 	Resumed bool
 	// Elements counts the nodes, ways and relations of the file.
 	Elements int64
+	// Facts is the facts dataset of the buildings (FactsDataset), when the
+	// store keeps facts and the load published it.
+	Facts *providers.FactSet
 }
 
 // ErrFormat is the cause of the error Load returns for a file that is not
@@ -109,6 +112,18 @@ func Load(ctx context.Context, st providers.OSMStore, file string, opts Options)
 	}
 	l := &loader{st: st, src: src, opts: opts, load: load, bounds: hdr.bounds, timestamp: hdr.timestamp,
 		memberWays: map[int64]struct{}{}, memberGeo: map[int64]orb.Ring{}, memberBound: map[int64]orb.Bound{}}
+	if fs, ok := st.(providers.FactStore); ok {
+		// The buildings' facts are a facts dataset of their own, loaded
+		// beside the features with its own checkpoint and published
+		// first: an extract served has its facts published too.
+		fload, _, err := fs.BeginFacts(ctx, FactsDataset(opts.Name), fp)
+		if err != nil {
+			return Result{}, err
+		}
+		if fload.Generation != 0 {
+			l.facts, l.fload = fs, fload
+		}
+	}
 	if err := l.readRelations(ctx); err != nil {
 		return Result{}, err
 	}
@@ -121,6 +136,19 @@ func Load(ctx context.Context, st providers.OSMStore, file string, opts Options)
 	if l.bounds == nil {
 		return Result{}, fmt.Errorf("%s: %w: it holds no nodes", file, ErrFormat)
 	}
+	var facts *providers.FactSet
+	if l.facts != nil {
+		set, err := l.facts.PublishFacts(ctx, l.fload, providers.FactSet{Source: FactsSource, Priority: FactsPriority,
+			AsOf: l.timestamp.UTC().Format("2006-01-02")}, func(done, total int) {
+			if opts.Progress != nil {
+				opts.Progress(int64(done), "matching records", done == total)
+			}
+		})
+		if err != nil {
+			return Result{}, err
+		}
+		facts = &set
+	}
 	b := l.bounds
 	x, err := st.PublishOSM(ctx, l.load, providers.OSMExtract{
 		Coverage:  providers.BBox{West: b.MinLon, South: b.MinLat, East: b.MaxLon, North: b.MaxLat},
@@ -128,7 +156,7 @@ func Load(ctx context.Context, st providers.OSMStore, file string, opts Options)
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{Extract: x, Resumed: load.Resumed, Elements: l.elements}, nil
+	return Result{Extract: x, Resumed: load.Resumed, Elements: l.elements, Facts: facts}, nil
 }
 
 // fingerprint names a file: its base name, its size and the SHA-256 of its
@@ -217,6 +245,16 @@ type loader struct {
 	src  source
 	opts Options
 	load providers.OSMLoad
+
+	// facts, when the store keeps facts, takes the buildings' facts
+	// (BuildingFacts) as the dataset FactsDataset, under fload.
+	facts    providers.FactStore
+	fload    providers.FactLoad
+	factRows []providers.FactRow
+	now      time.Time
+	// emitOSM and emitFacts say whether the element being read is past
+	// the checkpoint of the features and of the facts.
+	emitOSM, emitFacts bool
 
 	// memberWays are the ways the kept relations are made of; memberNodes
 	// their nodes. memberGeo holds the closed rings of member ways and
@@ -356,11 +394,12 @@ func (l *loader) loadAll(ctx context.Context) error {
 	defer done()
 	l.grow = l.bounds == nil
 	order := 0 // 0 nodes, 1 ways, 2 relations: the file must keep this order
+	l.now = time.Now()
 	for sc.Scan() {
-		var (
-			rank int
-			emit = l.elements >= l.load.Done
-		)
+		var rank int
+		l.emitOSM = l.elements >= l.load.Done
+		l.emitFacts = l.facts != nil && l.elements >= l.fload.Done
+		emit := l.emitOSM || l.emitFacts
 		switch o := sc.Object().(type) {
 		case *osm.Bounds:
 			if l.grow && o.MinLat < o.MaxLat && o.MinLon < o.MaxLon {
@@ -369,7 +408,7 @@ func (l *loader) loadAll(ctx context.Context) error {
 			continue
 		case *osm.Node:
 			rank = 0
-			l.node(o, emit)
+			l.node(o, l.emitOSM)
 			l.seen(o.Timestamp)
 		case *osm.Way:
 			rank = 1
@@ -389,7 +428,7 @@ func (l *loader) loadAll(ctx context.Context) error {
 		order = rank
 		l.elements++
 		l.progress(l.elements, phase, false)
-		if l.batch.Len() >= l.opts.Batch {
+		if l.batch.Len()+len(l.factRows) >= l.opts.Batch {
 			if err := l.flush(ctx); err != nil {
 				return err
 			}
@@ -414,16 +453,22 @@ func (l *loader) seen(t time.Time) {
 	}
 }
 
-// flush writes the batch with the checkpoint of the elements read; a
-// batch of nothing still moves the checkpoint.
+// flush writes the batch with the checkpoint of the elements read, and
+// the buildings' facts with theirs; a batch of nothing still moves the
+// checkpoint.
 func (l *loader) flush(ctx context.Context) error {
-	if l.elements <= l.load.Done {
-		return nil
-	}
-	if err := l.st.PutOSM(ctx, &l.load, l.batch, l.elements); err != nil {
-		return err
+	if l.elements > l.load.Done {
+		if err := l.st.PutOSM(ctx, &l.load, l.batch, l.elements); err != nil {
+			return err
+		}
 	}
 	l.batch = providers.OSMBatch{}
+	if l.facts != nil && l.elements > l.fload.Done {
+		if err := l.facts.PutFacts(ctx, &l.fload, nil, l.factRows, l.elements, 0, 0); err != nil {
+			return err
+		}
+	}
+	l.factRows = l.factRows[:0]
 	return nil
 }
 
@@ -560,7 +605,7 @@ func (l *loader) relation(r *osm.Relation, emit bool) {
 func (l *loader) emit(r providers.OSMRef, k kinds, tags osm.Tags, bound orb.Bound, footprint orb.Geometry) {
 	c := bound.Center()
 	center := providers.Point{Lat: round7(c[1]), Lng: round7(c[0])}
-	if k.category != "" {
+	if k.category != "" && l.emitOSM {
 		l.batch.Places = append(l.batch.Places, place(r, k, tags, center))
 	}
 	at := center
@@ -571,11 +616,17 @@ func (l *loader) emit(r providers.OSMRef, k kinds, tags osm.Tags, bound orb.Boun
 				at = providers.Point{Lat: round7(cp[1]), Lng: round7(cp[0])}
 			}
 			fb := footprint.Bound()
-			l.batch.Buildings = append(l.batch.Buildings, building(r, k, tags,
-				&providers.Parcel{WKB: raw, South: fb.Min[1], North: fb.Max[1], West: fb.Min[0], East: fb.Max[0]}, at))
+			b := building(r, k, tags, &providers.Parcel{WKB: raw, South: fb.Min[1], North: fb.Max[1], West: fb.Min[0], East: fb.Max[0]}, at)
+			if l.emitOSM {
+				l.batch.Buildings = append(l.batch.Buildings, b)
+			}
+			if f, ok := BuildingFacts(b, l.now); ok && l.emitFacts {
+				pt := b.Point
+				l.factRows = append(l.factRows, providers.FactRow{Key: r.Key(), Point: &pt, Parcel: b.Footprint, Facts: f})
+			}
 		}
 	}
-	if k.address && k.building != "" {
+	if k.address && k.building != "" && l.emitOSM {
 		l.batch.Addresses = append(l.batch.Addresses, address(r, tags, at))
 	}
 }

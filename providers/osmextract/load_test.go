@@ -187,10 +187,10 @@ func openStore(t *testing.T) *store.DB {
 	return db
 }
 
-// failing makes a store's writes fail after a number of batches, as a
-// killed load stops.
+// failing makes a store's writes of features fail after a number of
+// batches, as a killed load stops (its facts went one batch further).
 type failing struct {
-	providers.OSMStore
+	*store.DB
 	after, puts int
 }
 
@@ -199,14 +199,14 @@ func (f *failing) PutOSM(ctx context.Context, load *providers.OSMLoad, b provide
 		return errors.New("killed")
 	}
 	f.puts++
-	return f.OSMStore.PutOSM(ctx, load, b, done)
+	return f.DB.PutOSM(ctx, load, b, done)
 }
 
 func TestAStoppedLoadResumesAndTheSameFileAgainChangesNothing(t *testing.T) {
 	ctx := context.Background()
 	db := openStore(t)
 	opts := osmextract.Options{Batch: 2}
-	if _, err := osmextract.Load(ctx, &failing{OSMStore: db, after: 2}, fixturePBF, opts); err == nil {
+	if _, err := osmextract.Load(ctx, &failing{DB: db, after: 2}, fixturePBF, opts); err == nil {
 		t.Fatal("a load whose third batch fails succeeded")
 	}
 	if xs, _ := db.OSMExtracts(ctx); len(xs) != 0 {
@@ -226,6 +226,10 @@ func TestAStoppedLoadResumesAndTheSameFileAgainChangesNothing(t *testing.T) {
 	x, places, err := db.OSMPlacesNear(ctx, providers.Circle{Center: providers.Point{Lat: 38.9, Lng: -77.03}, RadiusMeters: 2000})
 	if err != nil || x.Name != "franklin" || len(places) != 11 {
 		t.Errorf("places within 2 km = %d, %v; want 11 (all but the diner 2.6 km away)", len(places), err)
+	}
+	sets, err := db.FactSets(ctx)
+	if err != nil || len(sets) != 1 || sets[0].Dataset != "osm-franklin" || sets[0].Rows != 3 || sets[0].Priority != osmextract.FactsPriority {
+		t.Errorf("facts datasets after the resumed load = %+v, %v; want osm-franklin with the rows of the 3 buildings that give facts (the shop gives none), last in precedence", sets, err)
 	}
 }
 
