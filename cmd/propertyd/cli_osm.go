@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -44,6 +45,11 @@ func (c *dataCommand) loadOSM(args []string) int {
 	cfg, err := LoadConfig(*path)
 	if err != nil {
 		return fail(exitConfig, "%v", err)
+	}
+	if cfg.MemoryLimitMB > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		// The load's live memory is the node array and a batch; without
+		// a limit the collector lets garbage grow the heap to twice that.
+		debug.SetMemoryLimit(cfg.MemoryLimitMB << 20)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -354,7 +354,9 @@ func (l *loader) readWays(ctx context.Context) error {
 		return err
 	}
 	slices.Sort(needed)
-	l.needed = slices.Clip(slices.Compact(needed))
+	// A copy of exactly the ids kept, so the array the appends grew (up to
+	// twice as large, with every shared node repeated) can go.
+	l.needed = slices.Clone(slices.Compact(needed))
 	l.lat = make([]int32, len(l.needed))
 	l.lng = make([]int32, len(l.needed))
 	for i := range l.lat {
