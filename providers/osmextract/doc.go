@@ -44,6 +44,12 @@
 // about 20 MB; California's (some 11 million buildings) would need about
 // 1.4 GB, which a node store on disk would avoid (not done yet). Nodes
 // nobody keeps, and every element's tags, are dropped as they are read.
+// Measured on a generated extract of 1,000,000 features (800,000 buildings
+// of four nodes, 100,000 places, 100,000 address points): the passes read
+// it at some 285,000 features a second into a store that keeps nothing,
+// and the whole load into SQLite, building facts included, peaked at 244 MB
+// resident under the default memory_limit_mb; the writes set its pace
+// (about 20,000 features a second on a busy two-core machine).
 //
 // # Loads
 //
