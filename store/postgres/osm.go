@@ -8,7 +8,8 @@ import (
 // extracts, through the GiST index over point(longitude, latitude) of the
 // places.
 var osmDialect = &osmsql.Dialect{
-	Param: dialect.Param,
+	Param:   dialect.Param,
+	Analyze: "ANALYZE osm_places, osm_buildings, osm_addresses",
 	PlacesIn: `SELECT ` + osmsql.PlaceColumns + ` FROM osm_places p JOIN osm_extracts x ON x.generation = p.generation
 		WHERE x.name = $1 AND point(p.longitude, p.latitude) <@ box(point($4, $2), point($5, $3))`,
 }

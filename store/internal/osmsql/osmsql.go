@@ -25,6 +25,13 @@ type Dialect struct {
 	// PlacesIn selects PlaceColumns of the places of the extract served
 	// under a name inside a rectangle: name, south, north, west, east.
 	PlacesIn string
+	// Analyze, when set, refreshes the planner's statistics of the
+	// features before a load is published: PostgreSQL otherwise plans the
+	// reads of a freshly loaded extract for the table it last saw, and
+	// intersects the spatial index with the generation's (at a million
+	// features, reading the generation's index took 3.2 of a query's 8.5
+	// ms).
+	Analyze string
 }
 
 // PlaceColumns are a place's columns as scanPlace reads them, from
@@ -42,7 +49,7 @@ type Statements struct {
 	checkpoint, putPlace, putBuilding, putAddress, publish, endLoad   string
 	countPlaces, countBuildings, countAddresses, extracts, covering   string
 	dropPlaces, dropBuildings, dropAddresses, oldGenerations          string
-	placesIn                                                          string
+	placesIn, analyze                                                 string
 }
 
 const extractColumns = `name, generation, min_lat, max_lat, min_lng, max_lng, timestamp, fingerprint,
@@ -105,6 +112,7 @@ func Build(d *Dialect) *Statements {
 			WHERE NOT EXISTS (SELECT 1 FROM osm_extracts x WHERE x.generation = g.generation)
 			AND NOT EXISTS (SELECT 1 FROM osm_loads l WHERE l.generation = g.generation)`,
 		placesIn: d.PlacesIn,
+		analyze:  d.Analyze,
 	}
 }
 
@@ -213,6 +221,11 @@ func (e Extracts) PutOSM(ctx context.Context, load *providers.OSMLoad, b provide
 // next load.
 func (e Extracts) PublishOSM(ctx context.Context, load providers.OSMLoad, x providers.OSMExtract) (providers.OSMExtract, error) {
 	x.Name, x.Generation, x.Fingerprint = load.Name, load.Generation, load.Fingerprint
+	if e.S.analyze != "" {
+		if _, err := e.DB.Exec(ctx, e.S.analyze); err != nil {
+			return x, e.DB.Err(ctx, err)
+		}
+	}
 	for _, q := range []struct {
 		sql string
 		n   *int64
