@@ -318,7 +318,8 @@ func (l *loader) readRelations(ctx context.Context) error {
 }
 
 // keepRelation reports whether a relation of kinds k is kept: a place of
-// any shape, or a building or an address on a multipolygon.
+// any shape, or a building mapped as a multipolygon (with its address,
+// when it has one).
 func keepRelation(r *osm.Relation, k kinds) bool {
 	return k.category != "" || (r.Tags.Find("type") == "multipolygon" && k.building != "")
 }
