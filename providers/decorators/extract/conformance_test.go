@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/jarcoal/httpmock"
 	"github.com/paulmach/osm"
@@ -207,5 +208,27 @@ func TestTheCapOfTheModuleHoldsForTheExtract(t *testing.T) {
 		if len(items) > 1 {
 			t.Errorf("%s has %d items, want at most max_results=1", cat, len(items))
 		}
+	}
+}
+
+// TestAnAnswerOfAnExtractNoLongerServedIsSuperseded: the service refreshes
+// a stored answer whose extract was replaced, instead of serving it until
+// its TTL; answers from Overpass and from the extract served stay.
+func TestAnAnswerOfAnExtractNoLongerServedIsSuperseded(t *testing.T) {
+	a := extract.New(loadedStore(t), nil, nil)
+	clock := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	a.Now = func() time.Time { return clock }
+	if a.Supersedes("2026-10-01") {
+		t.Error("superseded before the extracts were listed; it cannot tell yet")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !a.Supersedes("2026-10-01") {
+		if time.Now().After(deadline) {
+			t.Fatal("an answer of 2026-10-01 is not superseded 5 s after the listing began; only 2026-11-20 is served")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if a.Supersedes("2026-11-20") || a.Supersedes("") {
+		t.Error("an answer of the extract served, or from Overpass (no vintage), is superseded")
 	}
 }

@@ -10,6 +10,9 @@ package extract
 
 import (
 	"context"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/amenity"
@@ -19,25 +22,43 @@ import (
 // section value and in meta.sections; its vintage is the extract's date.
 const Source = "osm-extract"
 
-// Places is what Amenities reads an extract through: the store's
-// providers.OSMStore.OSMPlacesNear.
+// Places is what Amenities reads the extracts through: the store's
+// providers.OSMStore.
 type Places interface {
 	OSMPlacesNear(ctx context.Context, c providers.Circle) (*providers.OSMExtract, []providers.OSMPlace, error)
+	OSMExtracts(ctx context.Context) ([]providers.OSMExtract, error)
 }
+
+// ListEvery is how often Supersedes looks again at which extracts are
+// served, in the background: a load through the command line (or another
+// instance) shows within it.
+const ListEvery = 10 * time.Second
 
 // Amenities is an amenities source answering from Local where an extract
 // covers the circle and from Next elsewhere, Next's calls run under Around
 // (its breaker: a local answer never counts for or against the upstream).
 // MaxResults caps each category as the module's own option does (0: no
-// cap). It is safe for concurrent use when Local and Next are.
+// cap). Build it with New; it is safe for concurrent use when Local and
+// Next are, and its fields must not change once it is in use.
 type Amenities struct {
 	Local      Places
 	Next       providers.AmenitiesProvider
 	Around     providers.Around
 	MaxResults int
+	// Now is the clock of Supersedes; nil means time.Now.
+	Now func() time.Time
+
+	// served holds the dates of the extracts served when last listed
+	// (nil before the first listing ends); due is when to list again.
+	served  atomic.Pointer[map[string]bool]
+	due     atomic.Int64
+	listing sync.Mutex
 }
 
-var _ providers.AmenitiesProvider = Amenities{}
+var (
+	_ providers.AmenitiesProvider = (*Amenities)(nil)
+	_ providers.Superseder        = (*Amenities)(nil)
+)
 
 // ResultCapper is implemented by an amenities module that keeps only the
 // nearest N items of each category (overpass's max_results option).
@@ -47,8 +68,8 @@ type ResultCapper interface {
 
 // New returns the extracts of local in front of next, next's calls run
 // under around, capped as next caps its own answers when it says how.
-func New(local Places, next providers.AmenitiesProvider, around providers.Around) Amenities {
-	a := Amenities{Local: local, Next: next, Around: around}
+func New(local Places, next providers.AmenitiesProvider, around providers.Around) *Amenities {
+	a := &Amenities{Local: local, Next: next, Around: around}
 	if c, ok := next.(ResultCapper); ok {
 		a.MaxResults = c.ResultCap()
 	}
@@ -60,7 +81,7 @@ func New(local Places, next providers.AmenitiesProvider, around providers.Around
 // Errors are Next's, and the store's when it fails (KindUnavailable
 // database_unavailable...): a database that does not answer is no reason
 // to spend Overpass's goodwill.
-func (a Amenities) Amenities(ctx context.Context, p providers.Point, radiusMeters int) (*providers.Amenities, error) {
+func (a *Amenities) Amenities(ctx context.Context, p providers.Point, radiusMeters int) (*providers.Amenities, error) {
 	if a.Local != nil && radiusMeters > 0 {
 		x, places, err := a.Local.OSMPlacesNear(ctx, providers.Circle{Center: p, RadiusMeters: float64(radiusMeters)})
 		switch {
@@ -83,4 +104,40 @@ func (a Amenities) Amenities(ctx context.Context, p providers.Point, radiusMeter
 	}
 	err := a.Around(ctx, call)
 	return out, err
+}
+
+// Supersedes reports whether an answer read from an extract of the date
+// vintage was read from an extract no longer served: the extract it came
+// from was replaced by a newer load, so the stored answer is refreshed
+// (from the new extract) rather than served until its TTL. Answers from
+// Overpass carry no vintage and are never superseded. It reads the dates
+// listed at most ListEvery ago, listing them again in the background, and
+// reports false until the first listing ends.
+func (a *Amenities) Supersedes(vintage string) bool {
+	if vintage == "" || a.Local == nil {
+		return false
+	}
+	now := time.Now
+	if a.Now != nil {
+		now = a.Now
+	}
+	if t := now(); t.UnixNano() >= a.due.Load() && a.listing.TryLock() {
+		a.due.Store(t.Add(ListEvery).UnixNano())
+		go func() {
+			defer a.listing.Unlock()
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			xs, err := a.Local.OSMExtracts(ctx)
+			if err != nil {
+				return // the dates listed before stand until the next try
+			}
+			dates := make(map[string]bool, len(xs))
+			for _, x := range xs {
+				dates[x.Date()] = true
+			}
+			a.served.Store(&dates)
+		}()
+	}
+	dates := a.served.Load()
+	return dates != nil && !(*dates)[vintage]
 }
