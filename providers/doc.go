@@ -19,8 +19,13 @@
 //	                         flight.go is the one way calls are coalesced
 //	providers/assessor       assessor files (CSV, GeoJSON) read into property facts, and the
 //	                         presets of the datasets whose columns are confirmed
+//	providers/osmextract     OpenStreetMap extracts (.osm.pbf) read into places, buildings and
+//	                         address points
+//	providers/amenity        the amenity categories' tag rules and how an answer is built: the
+//	                         one definition the overpass module and the extracts share
 //	providers/decorators     what wraps a module from outside: guard (breaker, retry),
-//	                         metrics (Prometheus)
+//	                         metrics (Prometheus), extract (a loaded OpenStreetMap extract
+//	                         answering amenities before the module)
 //	providers/modules        one package per upstream (census, censusacs, femanfhl,
 //	                         hudfmr, osmwalk, overpass, walkscore), upstream (their HTTP
 //	                         plumbing) and all (registers them)
@@ -30,8 +35,10 @@
 //	providers/internal       recordings: where conformance tests find real upstream bodies
 //
 // The service imports only the vocabulary and address; a module the
-// vocabulary and upstream; a decorator the vocabulary (guard also upstream,
-// for how a transport fails, and ratelimit, for outbound pacing); the kits
+// vocabulary and upstream (overpass also amenity, the categories it shares
+// with the extracts); a decorator the vocabulary (guard also upstream, for
+// how a transport fails, and ratelimit, for outbound pacing; extract also
+// amenity); the kits
 // their wire formats and the service's catalogue. Nothing but tests and
 // binaries imports a kit, and cmd/propertyd alone puts the kinds together.
 //

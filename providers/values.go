@@ -75,11 +75,17 @@ type Amenity struct {
 
 // Amenities are the points of interest within a radius, by category, each
 // category sorted by distance. Every key of AmenityCategories is present.
+// Source says where they were read: "overpass", or "osm-extract" (a loaded
+// OpenStreetMap extract, whose date Vintage gives); Attribution is the
+// credit OpenStreetMap's licence asks of an answer built from its data
+// (empty in values stored before it was added).
 type Amenities struct {
 	RadiusMeters int                  `json:"radius_meters"`
 	Categories   map[string][]Amenity `json:"categories"`
 	TotalCount   int                  `json:"total_count"`
 	Source       string               `json:"source"`
+	Vintage      string               `json:"vintage,omitempty"`
+	Attribution  string               `json:"attribution,omitempty"`
 }
 
 // WalkScoreCategory is one category's part of a computed walk score.
@@ -90,15 +96,19 @@ type WalkScoreCategory struct {
 	Points  float64  `json:"points"`
 }
 
-// WalkScore is a 0-100 walkability score with its band description.
+// WalkScore is a 0-100 walkability score with its band description. A
+// score computed from amenities (osm-walk) says where they were read
+// (AmenitiesSource, as Amenities.Source) and their Vintage.
 type WalkScore struct {
-	WalkScore    int                          `json:"walk_score"`
-	Description  string                       `json:"description"`
-	Method       string                       `json:"method"`
-	Source       string                       `json:"source"`
-	Breakdown    map[string]WalkScoreCategory `json:"breakdown,omitempty"`
-	TransitScore *int                         `json:"transit_score,omitempty"`
-	BikeScore    *int                         `json:"bike_score,omitempty"`
+	WalkScore       int                          `json:"walk_score"`
+	Description     string                       `json:"description"`
+	Method          string                       `json:"method"`
+	Source          string                       `json:"source"`
+	AmenitiesSource string                       `json:"amenities_source,omitempty"`
+	Vintage         string                       `json:"vintage,omitempty"`
+	Breakdown       map[string]WalkScoreCategory `json:"breakdown,omitempty"`
+	TransitScore    *int                         `json:"transit_score,omitempty"`
+	BikeScore       *int                         `json:"bike_score,omitempty"`
 }
 
 // Housing holds tract-level ACS 5-year housing figures. Shares are
@@ -167,11 +177,12 @@ func (f *Flood) Provenance() (string, string) { return f.Source, "" }
 // Provenance reports the value's source and ACS vintage.
 func (d *Demographics) Provenance() (string, string) { return d.Source, d.Vintage }
 
-// Provenance reports the value's source.
-func (a *Amenities) Provenance() (string, string) { return a.Source, "" }
+// Provenance reports the value's source and, from an extract, its date.
+func (a *Amenities) Provenance() (string, string) { return a.Source, a.Vintage }
 
-// Provenance reports the value's source.
-func (w *WalkScore) Provenance() (string, string) { return w.Source, "" }
+// Provenance reports the value's source and the vintage of the amenities
+// it was computed from.
+func (w *WalkScore) Provenance() (string, string) { return w.Source, w.Vintage }
 
 // Provenance reports the value's source and ACS vintage.
 func (h *Housing) Provenance() (string, string) { return h.Source, h.Vintage }

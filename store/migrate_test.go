@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"io/fs"
 	"path/filepath"
 	"reflect"
@@ -13,16 +14,38 @@ import (
 	"github.com/propertyd/propertyd/providers"
 )
 
+// Migrations are numbered from one, in order. Numbers may skip (work on
+// two branches takes the next numbers each; a migration is applied by its
+// number, whatever came before it), but none is used twice, which
+// loadMigrations refuses.
 func TestEmbeddedMigrationsAreNumberedFromOne(t *testing.T) {
 	ms, err := loadMigrations(migrationFS)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, m := range ms {
-		if m.Version != i+1 {
-			t.Fatalf("migration %s has version %d, want %d: versions must be contiguous", m.Name, m.Version, i+1)
+	if len(ms) == 0 || ms[0].Version != 1 {
+		t.Fatalf("the first migration is %v, want version 1", ms)
+	}
+	for i := 1; i < len(ms); i++ {
+		if ms[i].Version <= ms[i-1].Version {
+			t.Fatalf("migration %s has version %d after %d: versions must increase", ms[i].Name, ms[i].Version, ms[i-1].Version)
 		}
 	}
+}
+
+// embeddedVersions are the versions of the migrations this binary holds,
+// in order: what Open applies to a new database.
+func embeddedVersions(t *testing.T) []int {
+	t.Helper()
+	ms, err := loadMigrations(migrationFS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vs []int
+	for _, m := range ms {
+		vs = append(vs, m.Version)
+	}
+	return vs
 }
 
 func appliedVersions(t *testing.T, db *DB) []int {
@@ -69,20 +92,20 @@ func TestMigrationsApplyOnceAcrossReopens(t *testing.T) {
 func TestMigrationFailureLeavesNoTrace(t *testing.T) {
 	ctx := context.Background()
 	db := openInternal(t)
-	bad := fstest.MapFS{
-		"0001_init.sql":       &fstest.MapFile{Data: []byte("SELECT 1")}, // already applied; skipped
-		"0002_city_index.sql": &fstest.MapFile{Data: []byte("SELECT 1")}, // already applied; skipped
-		"0003_missing.sql":    &fstest.MapFile{Data: []byte("SELECT 1")}, // already applied; skipped
-		"0004_facts.sql":      &fstest.MapFile{Data: []byte("SELECT 1")}, // already applied; skipped
-		"0005_search.sql":     &fstest.MapFile{Data: []byte("SELECT 1")}, // already applied; skipped
-		"0006_state.sql":      &fstest.MapFile{Data: []byte("SELECT 1")}, // already applied; skipped
-		"0007_ok.sql":         &fstest.MapFile{Data: []byte("CREATE TABLE t3 (x)")},
-		"0008_bad.sql":        &fstest.MapFile{Data: []byte("CREATE TABLE t4 (x); INSERT INTO no_such_table VALUES (1)")},
+	// Every embedded migration is already applied (skipped whatever its
+	// text); the two after the newest are new, the second one failing.
+	done := embeddedVersions(t)
+	latest := done[len(done)-1]
+	bad := fstest.MapFS{}
+	for _, v := range done {
+		bad[fmt.Sprintf("%04d_done.sql", v)] = &fstest.MapFile{Data: []byte("SELECT 1")}
 	}
+	bad[fmt.Sprintf("%04d_ok.sql", latest+1)] = &fstest.MapFile{Data: []byte("CREATE TABLE t3 (x)")}
+	bad[fmt.Sprintf("%04d_bad.sql", latest+2)] = &fstest.MapFile{Data: []byte("CREATE TABLE t4 (x); INSERT INTO no_such_table VALUES (1)")}
 	err := migrate(ctx, db.writer, bad)
 	wantKind(t, err, providers.KindInternal, "internal_error")
-	if got := appliedVersions(t, db); !reflect.DeepEqual(got, []int{1, 2, 3, 4, 5, 6, 7}) {
-		t.Fatalf("applied %v after a failing migration 8, want [1 2 3 4 5 6 7]", got)
+	if got, want := appliedVersions(t, db), append(done, latest+1); !reflect.DeepEqual(got, want) {
+		t.Fatalf("applied %v after a failing migration %d, want %v", got, latest+2, want)
 	}
 	var n int
 	if err := db.readers.QueryRow("SELECT COUNT(*) FROM sqlite_master WHERE name = 't4'").Scan(&n); err != nil || n != 0 {
@@ -125,8 +148,8 @@ func TestADatabaseOfTheFirstSchemaIsUpgradedWithItsRecords(t *testing.T) {
 		t.Fatalf("opening a database of the first schema: %v", err)
 	}
 	defer db.Close()
-	if got := appliedVersions(t, db); !reflect.DeepEqual(got, []int{1, 2, 3, 4, 5, 6}) {
-		t.Fatalf("applied %v, want [1 2 3 4 5 6]", got)
+	if got, want := appliedVersions(t, db), embeddedVersions(t); !reflect.DeepEqual(got, want) {
+		t.Fatalf("applied %v, want %v", got, want)
 	}
 	// Attributes an import wrote before facts had sources are the
 	// import's, as of the day it wrote them, and a reload of any dataset

@@ -18,6 +18,7 @@ import (
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store/internal/factsql"
+	"github.com/propertyd/propertyd/store/internal/osmsql"
 	"github.com/propertyd/propertyd/store/internal/rules"
 )
 
@@ -48,6 +49,9 @@ type DB struct {
 	// Store is the facts: providers.FactStore, written once for both
 	// engines (store/internal/factsql).
 	factsql.Store
+	// Extracts are the OpenStreetMap extracts: providers.OSMStore,
+	// written once for both engines (store/internal/osmsql).
+	osmsql.Extracts
 
 	closeOnce sync.Once
 	closeErr  error
@@ -147,6 +151,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 
 	db := &DB{writer: writer, readers: rdb, now: now}
 	db.Store = factsql.Store{Facts: db.newFacts()}
+	db.Extracts = db.newExtracts()
 	if err := db.Ping(ctx); err != nil {
 		db.Close()
 		return nil, err

@@ -18,6 +18,7 @@ import (
 	"github.com/propertyd/propertyd/cache"
 	"github.com/propertyd/propertyd/gateway"
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/decorators/extract"
 	"github.com/propertyd/propertyd/providers/decorators/guard"
 	"github.com/propertyd/propertyd/providers/decorators/metrics"
 	"github.com/propertyd/propertyd/providers/service"
@@ -135,6 +136,12 @@ func (m *Main) wireModules(svcCfg *service.Config) error {
 	mods, err := m.buildModules(svcCfg.Amenities())
 	for _, b := range mods {
 		mod := service.Module{Name: b.pc.Module, Value: b.value, Around: b.breaker.Around, TTL: b.pc.TTL.D(), Refresh: b.pc.Refresh}
+		if next, ok := b.value.(providers.AmenitiesProvider); ok && b.role == providers.RoleAmenities && m.db != nil {
+			// A loaded OpenStreetMap extract answers before the module,
+			// outside its breaker: only the module's own calls count
+			// for or against the upstream.
+			mod.Value, mod.Around = extract.New(m.db, next, b.breaker.Around), nil
+		}
 		if aerr := svcCfg.Add(b.role, mod); aerr != nil {
 			err = errors.Join(err, fmt.Errorf("providers.%s: %w", b.role, aerr))
 		}

@@ -32,7 +32,7 @@ func (c *dataCommand) run(args []string) int {
 
 // load serves "propertyd data load <dataset>".
 func (c *dataCommand) load(args []string) int {
-	return group{"data load", "dataset", []subcommand{{"acs", c.loadACS}, {"parcels", c.loadParcels}}}.dispatch(args, c.stdout, c.stderr)
+	return group{"data load", "dataset", []subcommand{{"acs", c.loadACS}, {"parcels", c.loadParcels}, {"osm", c.loadOSM}}}.dispatch(args, c.stdout, c.stderr)
 }
 
 // acsStates returns the USPS codes of the states whose tracts the ACS

@@ -167,6 +167,24 @@ func (c *dataCommand) status(args []string) int {
 	}
 	tw.Flush()
 	fmt.Fprintln(c.stdout)
+	extracts, err := db.OSMExtracts(ctx)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "propertyd data status: %v\n", err)
+		return exitError
+	}
+	if len(extracts) == 0 {
+		fmt.Fprintln(c.stdout, "OpenStreetMap extracts loaded: none (propertyd data load osm)")
+	} else {
+		tw = tabwriter.NewWriter(c.stdout, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "EXTRACT\tDATA OF\tPLACES\tBUILDINGS\tADDRESSES\tSKIPPED\tLOADED")
+		for _, x := range extracts {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", x.Name, x.Date(), service.Thousands(int(x.Places)),
+				service.Thousands(int(x.Buildings)), service.Thousands(int(x.Addresses)), service.Thousands(int(x.Skipped)),
+				x.LoadedAt.Format(time.RFC3339))
+		}
+		tw.Flush()
+	}
+	fmt.Fprintln(c.stdout)
 	states, err := acsStatus(ctx, db)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "propertyd data status: %v\n", err)

@@ -67,24 +67,46 @@ be run again. Run it before the instances start writing to the destination.
 A progress bar is drawn on a terminal. No configuration file is read.
 
 exit codes: 0 ok, 1 failure (a database cannot be opened or written), 2 usage`},
-	"data": {"data load acs|parcels ... | data status [-config PATH]", `Manage the data propertyd keeps. Subcommands:
+	"data": {"data load acs|parcels|osm ... | data status [-config PATH]", `Manage the data propertyd keeps. Subcommands:
 
   load acs       store the ACS figures of every tract of some states ahead of
                  time, so that lookups there make no ACS call
   load parcels   load an assessor dataset's files as property facts
-  status         list the assessor datasets and ACS states loaded
+  load osm       load OpenStreetMap extracts: amenities without Overpass
+  status         list the datasets, extracts and ACS states loaded
 
-Run 'propertyd data load acs --help' (or parcels, status) for its flags.`},
-	"data load": {"data load acs|parcels ...", `Load a public dataset into the database ahead of the lookups that need it.
+Run 'propertyd data load acs --help' (or parcels, osm, status) for its flags.`},
+	"data load": {"data load acs|parcels|osm ...", `Load a public dataset into the database ahead of the lookups that need it.
 Datasets:
 
   acs       the ACS figures (demographics, housing) of every tract of some states
   parcels   an assessor dataset (CSV or GeoJSON files): property facts
+  osm       OpenStreetMap extracts (.osm.pbf): amenities, buildings, addresses
 
-Run 'propertyd data load acs --help' (or parcels) for its flags.`},
+Run 'propertyd data load acs --help' (or parcels, osm) for its flags.`},
+	"data load osm": {"data load osm [-name NAME] [-config PATH] FILE.osm.pbf...", `Load OpenStreetMap extracts (.osm.pbf, such as Geofabrik's one per US
+state) into the database: the places of the seven amenity categories (by
+the same tag rules the overpass module queries), the buildings with their
+footprints, levels, flats and start dates, and the address points. The
+amenities and walk scores of a point whose 2,000 m circle lies inside a
+loaded extract are then answered from it, with no Overpass call, and the
+records inside a building take its facts (type, stories, units, year
+built) after the import and every assessor dataset.
+
+Each file is the extract named after it (-name names another); loading a
+file of a name loaded before replaces that extract in one step, and the
+file already loaded is not loaded again. The file is read three times,
+streaming; features are written 5,000 a transaction with a checkpoint, so
+a killed load resumes where it stopped when run again with the same file.
+A file that is not a readable extract (not PBF, truncated, not sorted)
+stops the load and leaves the extract served before in place; a feature
+with a broken geometry is skipped and counted.
+
+exit codes: 0 ok, 1 failure (database, unreadable file), 2 usage, 3 invalid config`},
 	"data status": {"data status [-config PATH]", `List the assessor datasets loaded (their source, precedence, rows kept,
-rows matched to records when loaded, rows failed, as-of date and load time)
-and, for each section loaded by state, the ACS states stored with their
+rows matched to records when loaded, rows failed, as-of date and load time),
+the OpenStreetMap extracts loaded (their data date, places, buildings,
+addresses, features skipped and load time) and, for each section loaded by state, the ACS states stored with their
 vintage.
 
 exit codes: 0 ok, 1 failure (database), 2 usage, 3 invalid config`},

@@ -28,6 +28,8 @@ type Store interface {
 	SeedProperties(ctx context.Context, props []providers.Property) error
 	// The assessor datasets and the operator's own facts.
 	providers.FactStore
+	// The OpenStreetMap extracts.
+	providers.OSMStore
 
 	// Counts returns how many records and section values the database
 	// holds.

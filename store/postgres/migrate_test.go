@@ -3,7 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
-	"io/fs"
+	"fmt"
 	"os"
 	"reflect"
 	"sync"
@@ -12,6 +12,27 @@ import (
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store/internal/rules"
 )
+
+// embeddedVersions are the versions of the migrations this binary holds,
+// in order: what Open applies to a new database.
+func embeddedVersions(t *testing.T) []int {
+	t.Helper()
+	ms, err := rules.LoadMigrations(migrationFS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vs []int
+	for _, m := range ms {
+		vs = append(vs, m.Version)
+	}
+	return vs
+}
+
+// latestVersion is the newest embedded migration's version.
+func latestVersion(t *testing.T) int {
+	vs := embeddedVersions(t)
+	return vs[len(vs)-1]
+}
 
 // A schema version must mean the same on both engines: the PostgreSQL
 // migrations carry exactly the numbers and names of SQLite's.
@@ -61,13 +82,13 @@ func TestVersionAtReportsWhatOpenApplied(t *testing.T) {
 	}
 	for range 3 {
 		db := openURL(t, u, nil)
-		if got := appliedVersions(t, db); !reflect.DeepEqual(got, []int{1, 2, 3, 4, 5, 6}) {
-			t.Fatalf("schema_migrations holds %v, want [1 2 3 4 5 6] exactly once each", got)
+		if got, want := appliedVersions(t, db), embeddedVersions(t); !reflect.DeepEqual(got, want) {
+			t.Fatalf("schema_migrations holds %v, want %v exactly once each", got, want)
 		}
 		db.Close()
 	}
-	if v, err := VersionAt(ctx, u); err != nil || v != 6 {
-		t.Fatalf("VersionAt after Open = %d, %v; want 6", v, err)
+	if v, err := VersionAt(ctx, u); err != nil || v != latestVersion(t) {
+		t.Fatalf("VersionAt after Open = %d, %v; want %d", v, err, latestVersion(t))
 	}
 }
 
@@ -92,8 +113,8 @@ func TestConcurrentOpensMigrateOnce(t *testing.T) {
 		}
 	}
 	db := openURL(t, u, nil)
-	if got := appliedVersions(t, db); !reflect.DeepEqual(got, []int{1, 2, 3, 4, 5, 6}) {
-		t.Fatalf("schema_migrations holds %v after concurrent opens, want [1 2 3 4 5 6]", got)
+	if got, want := appliedVersions(t, db), embeddedVersions(t); !reflect.DeepEqual(got, want) {
+		t.Fatalf("schema_migrations holds %v after concurrent opens, want %v", got, want)
 	}
 }
 
@@ -114,20 +135,19 @@ func TestNewerSchemaIsRefused(t *testing.T) {
 func TestMigrationFailureLeavesNoTrace(t *testing.T) {
 	ctx := context.Background()
 	db, _ := openFresh(t)
-	bad := fs.FS(mapFS{
-		"0001_init.sql":       "SELECT 1", // already applied; skipped
-		"0002_city_index.sql": "SELECT 1",
-		"0003_ok.sql":         "SELECT 1",
-		"0004_ok.sql":         "SELECT 1",
-		"0005_ok.sql":         "SELECT 1",
-		"0006_ok.sql":         "SELECT 1",
-		"0007_ok.sql":         "CREATE TABLE t4 (x int)",
-		"0008_bad.sql":        "CREATE TABLE t5 (x int); INSERT INTO no_such_table VALUES (1)",
-	}.fs())
-	err := migrate(ctx, db.pool, bad)
+	// Every embedded migration is already applied (skipped whatever its
+	// text); the two after the newest are new, the second one failing.
+	latest := latestVersion(t)
+	files := mapFS{}
+	for _, v := range embeddedVersions(t) {
+		files[fmt.Sprintf("%04d_done.sql", v)] = "SELECT 1"
+	}
+	files[fmt.Sprintf("%04d_ok.sql", latest+1)] = "CREATE TABLE t4 (x int)"
+	files[fmt.Sprintf("%04d_bad.sql", latest+2)] = "CREATE TABLE t5 (x int); INSERT INTO no_such_table VALUES (1)"
+	err := migrate(ctx, db.pool, files.fs())
 	wantKind(t, err, providers.KindInternal, "internal_error")
-	if got := appliedVersions(t, db); !reflect.DeepEqual(got, []int{1, 2, 3, 4, 5, 6, 7}) {
-		t.Fatalf("applied %v after a failing migration 8, want [1 2 3 4 5 6 7]", got)
+	if got, want := appliedVersions(t, db), append(embeddedVersions(t), latest+1); !reflect.DeepEqual(got, want) {
+		t.Fatalf("applied %v after a failing migration %d, want %v", got, latest+2, want)
 	}
 	var t5 bool
 	if err := db.pool.QueryRow(ctx, "SELECT to_regclass('t5') IS NOT NULL").Scan(&t5); err != nil || t5 {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store/internal/factsql"
+	"github.com/propertyd/propertyd/store/internal/osmsql"
 	"github.com/propertyd/propertyd/store/internal/rules"
 )
 
@@ -36,6 +37,9 @@ type DB struct {
 	// Store is the facts: providers.FactStore, written once for both
 	// engines (store/internal/factsql).
 	factsql.Store
+	// Extracts are the OpenStreetMap extracts: providers.OSMStore,
+	// written once for both engines (store/internal/osmsql).
+	osmsql.Extracts
 
 	closeOnce sync.Once
 }
@@ -91,6 +95,7 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	}
 	db := &DB{pool: pool, now: now}
 	db.Store = factsql.Store{Facts: db.newFacts()}
+	db.Extracts = db.newExtracts()
 	if err := migrate(ctx, pool, migrationFS); err != nil {
 		db.Close()
 		return nil, err

@@ -95,6 +95,9 @@ func Score(a *providers.Amenities) *providers.WalkScore {
 		Source:    Source,
 		Breakdown: make(map[string]providers.WalkScoreCategory, len(Weights)),
 	}
+	if a != nil {
+		ws.AmenitiesSource, ws.Vintage = a.Source, a.Vintage
+	}
 	sum := 0.0
 	for _, w := range Weights {
 		var items []providers.Amenity

@@ -15,6 +15,7 @@ import (
 	"github.com/jarcoal/httpmock"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/amenity"
 	"github.com/propertyd/propertyd/providers/kits/providertest"
 	"github.com/propertyd/propertyd/providers/modules/overpass"
 )
@@ -84,8 +85,9 @@ func TestAmenitiesDecodesNodesWaysAndRelations(t *testing.T) {
 			},
 			"banks": {a("Summit Bank", "bank", 0.06, 45.5147, -122.6795)}, // the ATM is not a bank
 		},
-		TotalCount: 11,
-		Source:     "overpass",
+		TotalCount:  11,
+		Source:      "overpass",
+		Attribution: amenity.Attribution,
 	}
 	if !reflect.DeepEqual(got, want) {
 		gj, _ := json.MarshalIndent(got, "", " ")
@@ -104,7 +106,7 @@ func TestAmenitiesEmptyResultHasEveryCategoryAsEmptyArray(t *testing.T) {
 		t.Fatalf("Amenities: %v", err)
 	}
 	b, _ := json.Marshal(got)
-	want := `{"radius_meters":2000,"categories":{"banks":[],"grocery":[],"hospitals":[],"parks":[],"restaurants":[],"schools":[],"transit":[]},"total_count":0,"source":"overpass"}`
+	want := `{"radius_meters":2000,"categories":{"banks":[],"grocery":[],"hospitals":[],"parks":[],"restaurants":[],"schools":[],"transit":[]},"total_count":0,"source":"overpass","attribution":"` + amenity.Attribution + `"}`
 	if string(b) != want {
 		t.Errorf("JSON = %s\nwant   %s", b, want)
 	}
@@ -221,7 +223,7 @@ func TestAmenitiesSendsOneQueryWithAroundAndCenters(t *testing.T) {
 			t.Errorf("query lacks %q:\n%s", want, form)
 		}
 	}
-	if got, want := strings.Count(form, "nwr(around:"), len(overpass.Rules); got != want {
+	if got, want := strings.Count(form, "nwr(around:"), len(amenity.Rules); got != want {
 		t.Errorf("query has %d statements, want one per rule (%d)", got, want)
 	}
 	if ua != overpass.DefaultUserAgent {

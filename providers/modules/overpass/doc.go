@@ -12,7 +12,7 @@
 //	[out:json][timeout:25];
 //	(
 //	  nwr(around:2000,38.8977,-77.0365)["amenity"~"^(school|kindergarten|college|university)$"];
-//	  ... one statement per row of Rules ...
+//	  ... one statement per row of amenity.Rules ...
 //	);
 //	out center tags;
 //
@@ -21,41 +21,15 @@
 // lists or members, which keeps the answer small. The [timeout:N] budget is
 // the timeout_seconds option.
 //
-// # Categories
+// # Categories and answer
 //
-// Rules is the tag table (the package's single source of truth, also used to
-// build the query). An element belongs to the category of the first rule it
-// matches, so it is listed once; its type is the value of the matching tag:
-//
-//	schools      amenity=school|kindergarten|college|university
-//	hospitals    amenity=hospital|clinic|doctors, healthcare=hospital|clinic
-//	grocery      shop=supermarket|grocery|greengrocer|convenience
-//	parks        leisure=park|playground
-//	transit      railway=station|halt|tram_stop|subway_entrance, highway=bus_stop,
-//	             amenity=bus_station, public_transport=station|platform
-//	restaurants  amenity=restaurant|fast_food|cafe|food_court|pub|bar
-//	banks        amenity=bank
-//
-// Left out on purpose: amenity=pharmacy (not a hospital), amenity=atm (not a
-// bank, and usually unnamed), leisure=garden (often private) and
-// leisure=nature_reserve (its center can be miles from its edge),
-// public_transport=stop_position (the same stop as its platform, on the
-// road). Bars and pubs count as restaurants, as in Walk Score's own
-// "restaurants and bars" category.
-//
-// # Answer
-//
-// Every key of providers.AmenityCategories is present, each an array (never
-// null) sorted by distance and then name. An item's name is its name tag,
-// else its brand tag, else its type in words ("Bus stop"). Distances are
-// great-circle miles from the point, rounded to two decimals; ways and
-// relations are placed at their center, and elements without coordinates
-// (the server can send a way with an empty "center": {}) are skipped.
-// Items are de-duplicated: an element seen twice (same type and id) counts
-// once, and within a category two items with the same name less than
-// DedupeMeters apart (a shop mapped as a node and as its building, the two
-// platforms of one bus stop) count once, as the one nearer the point. The
-// max_results option keeps only the nearest N items of each category.
+// The categories, their tag rules and how the answer is built (names,
+// distances, order, de-duplication) are package providers/amenity's, the
+// one definition the local OpenStreetMap extract uses too, so an answer
+// does not depend on which of the two a point was served from. The query
+// asks for exactly amenity.Rules; elements without coordinates (the server
+// can send a way with an empty "center": {}) are skipped. The max_results
+// option keeps only the nearest N items of each category.
 //
 // # Quirks and failures
 //

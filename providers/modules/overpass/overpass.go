@@ -39,10 +39,6 @@ const (
 	DefaultUserAgent = "propertyd (property enrichment proxy; OpenStreetMap amenities)"
 )
 
-// DedupeMeters is the distance under which two items of one category with
-// the same name are taken for the same place mapped twice.
-const DedupeMeters = 50
-
 // module is the package's entry in the registry. New states the defaults
 // of the options.
 var module = providers.Module{Name: Name, Roles: []providers.Role{providers.RoleAmenities},
@@ -101,6 +97,11 @@ func inRange(name string, n, lo, hi int) error {
 	}
 	return nil
 }
+
+// ResultCap returns the max_results option: how many items of each
+// category an answer keeps (0: all), so that an answer read from a local
+// extract keeps as many.
+func (c *Client) ResultCap() int { return c.MaxResults }
 
 // TimeoutSeconds returns the server-side query budget the client sends.
 func (c *Client) TimeoutSeconds() int { return c.Options.TimeoutSeconds }

@@ -27,6 +27,7 @@ type Store interface {
 	providers.SectionCopier
 	SeedProperties(ctx context.Context, props []providers.Property) error
 	providers.FactStore
+	providers.OSMStore
 }
 
 // Opener opens a handle on one test database, with now as its clock (nil

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/amenity"
 	"github.com/propertyd/propertyd/providers/kits/providertest"
 	"github.com/propertyd/propertyd/providers/kits/providertest/sandbox"
 	"github.com/propertyd/propertyd/providers/modules/census"
@@ -277,7 +278,7 @@ func TestOverpassAnswersEveryPlace(t *testing.T) {
 				want := map[string][]string{}
 				total := 0
 				for _, e := range p.OSM {
-					cat, _, ok := overpass.Classify(e.Tags)
+					cat, _, ok := amenity.Classify(e.Tags)
 					d := p.Point().DistanceMeters(providers.Point{Lat: e.Lat, Lng: e.Lng})
 					if ok && d <= float64(radius) {
 						want[cat] = append(want[cat], e.Tags["name"])

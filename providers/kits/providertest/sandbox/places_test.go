@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/propertyd/propertyd/providers/amenity"
 	"github.com/propertyd/propertyd/providers/kits/providertest/sandbox"
 	"github.com/propertyd/propertyd/providers/modules/censusacs"
-	"github.com/propertyd/propertyd/providers/modules/overpass"
 )
 
 // The places file is one file: the one embedded here, which the sandbox
@@ -59,7 +59,7 @@ func TestDefaultPlacesCoverEveryUpstream(t *testing.T) {
 		kinds, categories := map[string]bool{}, map[string]bool{}
 		for _, e := range p.OSM {
 			kinds[e.Type] = true
-			if cat, _, ok := overpass.Classify(e.Tags); ok {
+			if cat, _, ok := amenity.Classify(e.Tags); ok {
 				categories[cat] = true
 			}
 		}

@@ -1,11 +1,11 @@
-package overpass_test
+package amenity_test
 
 import (
 	"slices"
 	"testing"
 
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/providers/modules/overpass"
+	"github.com/propertyd/propertyd/providers/amenity"
 )
 
 func TestClassify(t *testing.T) {
@@ -55,7 +55,7 @@ func TestClassify(t *testing.T) {
 		{nil, "", ""},
 	}
 	for _, tt := range tests {
-		cat, typ, ok := overpass.Classify(tt.tags)
+		cat, typ, ok := amenity.Classify(tt.tags)
 		if cat != tt.category || typ != tt.typ || ok != (tt.category != "") {
 			t.Errorf("Classify(%v) = %q, %q, %v; want %q, %q", tt.tags, cat, typ, ok, tt.category, tt.typ)
 		}
@@ -64,7 +64,7 @@ func TestClassify(t *testing.T) {
 
 func TestRulesCoverEveryCategory(t *testing.T) {
 	seen := map[string]bool{}
-	for _, r := range overpass.Rules {
+	for _, r := range amenity.Rules {
 		if !slices.Contains(providers.AmenityCategories, r.Category) {
 			t.Errorf("rule %v names unknown category %q", r, r.Category)
 		}

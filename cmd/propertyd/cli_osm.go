@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	"github.com/propertyd/propertyd/providers/osmextract"
+	"github.com/propertyd/propertyd/providers/service"
+	"github.com/propertyd/propertyd/store/engine"
+)
+
+// loadOSM serves "propertyd data load osm FILE.osm.pbf...": it streams
+// each OpenStreetMap extract into the database (see
+// providers/osmextract.Load), one after the other, resumable after a kill
+// by running it again.
+func (c *dataCommand) loadOSM(args []string) int {
+	fs := newFlags("data load osm")
+	path := configFlag(fs)
+	name := fs.String("name", "", "`name` the extract is loaded under (default the file's name without .osm.pbf); one file only")
+	if code, ok := parseFlags(fs, args, c.stdout, c.stderr); !ok {
+		return code
+	}
+	files := fs.Args()
+	if len(files) == 0 {
+		return usageError(fs, c.stderr, "give the extract file(s): .osm.pbf, such as Geofabrik's per-state extracts")
+	}
+	if *name != "" && len(files) > 1 {
+		return usageError(fs, c.stderr, "-name names one extract; give one file with it, not %d", len(files))
+	}
+	for _, f := range files {
+		if st, err := os.Stat(f); err != nil || st.IsDir() {
+			return usageError(fs, c.stderr, "%s is no file", f)
+		}
+	}
+	fail := func(code int, format string, args ...any) int {
+		fmt.Fprintf(c.stderr, "propertyd data load osm: "+format+"\n", args...)
+		return code
+	}
+	cfg, err := LoadConfig(*path)
+	if err != nil {
+		return fail(exitConfig, "%v", err)
+	}
+	if cfg.MemoryLimitMB > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		// The load's live memory is the node array and a batch; without
+		// a limit the collector lets garbage grow the heap to twice that.
+		debug.SetMemoryLimit(cfg.MemoryLimitMB << 20)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	db, err := engine.Open(ctx, cfg.Database, engine.Options{})
+	if err != nil {
+		return fail(exitError, "opening database %s: %v", engine.Describe(cfg.Database), err)
+	}
+	defer db.Close()
+
+	for i, file := range files {
+		if i > 0 {
+			fmt.Fprintln(c.stdout)
+		}
+		bar := c.progress(0)
+		if bar != nil {
+			bar.unit = "elements"
+		}
+		start := time.Now()
+		phaseStart, lastPhase := time.Now(), ""
+		res, err := osmextract.Load(ctx, db, file, osmextract.Options{Name: *name,
+			Progress: func(n int64, phase string, force bool) {
+				if phase != lastPhase {
+					phaseStart, lastPhase = time.Now(), phase
+				}
+				rate := float64(n) / max(time.Since(phaseStart).Seconds(), 0.001)
+				bar.update(int(n), fmt.Sprintf("%s  %s elements/s", phase, service.Thousands(int(rate))), force)
+			}})
+		bar.finish()
+		if errors.Is(err, osmextract.ErrFormat) {
+			return fail(exitError, "%v (the extract served before stays)", err)
+		}
+		if err != nil {
+			return fail(exitError, "%s: %v (what was written stays; run the same command again to resume)", file, err)
+		}
+		x := res.Extract
+		if res.AlreadyLoaded {
+			fmt.Fprintf(c.stdout, "extract %s is already loaded from %s (data of %s)\n", x.Name, file, x.Date())
+			continue
+		}
+		resumed := ""
+		if res.Resumed {
+			resumed = " (resumed)"
+		}
+		took := time.Since(start)
+		fmt.Fprintf(c.stdout, "extract:        %s%s\ndata of:        %s\ncoverage:       %.4f,%.4f,%.4f,%.4f (west,south,east,north)\nelements read:  %s\nplaces:         %s\nbuildings:      %s\naddresses:      %s\nskipped:        %s (broken geometry)\ntook:           %s (%s elements/s)\n",
+			x.Name, resumed, x.Timestamp.UTC().Format(time.RFC3339), x.Coverage.West, x.Coverage.South, x.Coverage.East, x.Coverage.North,
+			service.Thousands(int(res.Elements)), service.Thousands(int(x.Places)), service.Thousands(int(x.Buildings)),
+			service.Thousands(int(x.Addresses)), service.Thousands(int(x.Skipped)), took.Round(time.Millisecond),
+			service.Thousands(int(float64(res.Elements)/max(took.Seconds(), 0.001))))
+		if f := res.Facts; f != nil {
+			fmt.Fprintf(c.stdout, "facts:          %s buildings give facts, %s matched records (dataset %s)\n",
+				service.Thousands(int(f.Rows)), service.Thousands(int(f.Matched)), f.Dataset)
+		}
+	}
+	return exitOK
+}

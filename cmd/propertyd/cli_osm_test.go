@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jarcoal/httpmock"
+
+	"github.com/propertyd/propertyd/providers/kits/providertest"
+	"github.com/propertyd/propertyd/providers/modules/census"
+	"github.com/propertyd/propertyd/providers/modules/overpass"
+)
+
+// The extract fixture of the loader (providers/osmextract/testdata): OSM
+// XML written by hand, converted to PBF with osmium (its README has the
+// command).
+var franklinPBF = filepath.Join("..", "..", "providers", "osmextract", "testdata", "franklin.osm.pbf")
+
+func TestDataLoadOSMLoadsAnExtractOnceAndStatusListsIt(t *testing.T) {
+	eachEngine(t, func(t *testing.T, database string) {
+		path := factsConfigFile(t, database)
+		var out, errb bytes.Buffer
+		c := &dataCommand{console{stdout: &out, stderr: &errb}}
+		if code := c.run([]string{"load", "osm", "-config", path, franklinPBF}); code != exitOK {
+			t.Fatalf("load: exit %d\n%s\n%s", code, out.String(), errb.String())
+		}
+		for _, want := range []string{"extract:        franklin\n", "data of:        2026-11-20T21:21:02Z\n",
+			"places:         12\n", "buildings:      4\n", "addresses:      3\n", "skipped:        2 (broken geometry)\n"} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("the load's summary lacks %q:\n%s", want, out.String())
+			}
+		}
+		out.Reset()
+		if code := c.run([]string{"load", "osm", "-config", path, franklinPBF}); code != exitOK ||
+			out.String() != "extract franklin is already loaded from "+franklinPBF+" (data of 2026-11-20)\n" {
+			t.Errorf("the same file again: exit %d, %q; want nothing done", code, out.String())
+		}
+		out.Reset()
+		if code := c.run([]string{"status", "-config", path}); code != exitOK ||
+			!strings.Contains(out.String(), "EXTRACT") || !strings.Contains(out.String(), "franklin  2026-11-20  12") {
+			t.Errorf("status: exit %d\n%s", code, out.String())
+		}
+	})
+}
+
+func TestDataLoadOSMRefusesWhatIsNoExtract(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "notes.osm.pbf")
+	if err := os.WriteFile(bad, []byte("no extract here\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := factsConfigFile(t, filepath.Join(dir, "p.db"))
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"-config", path}, exitUsage, "give the extract file(s)"},
+		{[]string{"-config", path, filepath.Join(dir, "missing.osm.pbf")}, exitUsage, "is no file"},
+		{[]string{"-config", path, "-name", "x", franklinPBF, franklinPBF}, exitUsage, "give one file with it"},
+		{[]string{"-config", path, bad}, exitError, "not a readable OpenStreetMap extract"},
+	} {
+		var out, errb bytes.Buffer
+		c := &dataCommand{console{stdout: &out, stderr: &errb}}
+		if code := c.run(append([]string{"load", "osm"}, tc.args...)); code != tc.code || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("data load osm %v: exit %d, stderr %q; want exit %d saying %q", tc.args, code, errb.String(), tc.code, tc.want)
+		}
+	}
+}
+
+// TestAmenitiesInsideALoadedExtractCallNoOverpass serves a record inside the
+// loaded fixture and one outside it: the first's amenities and walk score
+// come from the extract with no Overpass call and say so in their
+// provenance; the second's from Overpass as before.
+func TestAmenitiesInsideALoadedExtractCallNoOverpass(t *testing.T) {
+	eachEngine(t, func(t *testing.T, database string) {
+		var out, errb bytes.Buffer
+		c := &dataCommand{console{stdout: &out, stderr: &errb}}
+		if code := c.run([]string{"load", "osm", "-config", factsConfigFile(t, database), franklinPBF}); code != exitOK {
+			t.Fatalf("load: exit %d\n%s", code, errb.String())
+		}
+		mt := httpmock.NewMockTransport()
+		providertest.RegisterCensusGeocoder(mt, census.DefaultBaseURL, providertest.CensusPlace{
+			Street: "1203 K ST NW", City: "WASHINGTON", State: "DC", Zip: "20005", Lat: 38.9, Lng: -77.03,
+			CountyName: "District of Columbia", StateFIPS: "11", CountyFIPS: "001", Tract: "010100", Block: "1000",
+		}, providertest.CensusPlace{
+			Street: "2200 W BROAD ST", City: "RICHMOND", State: "VA", Zip: "23220", Lat: 37.5600, Lng: -77.4720,
+			CountyName: "Richmond city", StateFIPS: "51", CountyFIPS: "760", Tract: "041000", Block: "1003",
+		})
+		providertest.RegisterOverpass(mt, overpass.DefaultBaseURL, providertest.OSMElement{Type: "node", ID: 1, Lat: 37.5610,
+			Lng: -77.4720, Tags: map[string]string{"amenity": "school", "name": "Fox Elementary"}})
+		m := startMain(t, testConfig(t, database), mt)
+		overpassCalls := func() int { return mt.GetCallCountInfo()["POST "+overpass.DefaultBaseURL] }
+
+		q := url.Values{"street": {"1203 K Street NW"}, "city": {"Washington"}, "state": {"DC"}, "include": {"amenities,walkscore"}}
+		status, body, _ := getJSON(t, m, "/v1/properties/lookup?"+q.Encode())
+		if status != 200 {
+			t.Fatalf("lookup inside the extract: %d %v", status, body)
+		}
+		if n := overpassCalls(); n != 0 {
+			t.Errorf("a lookup inside the loaded extract made %d Overpass calls, want 0", n)
+		}
+		d := body["data"].(map[string]any)
+		am, ws := d["amenities"].(map[string]any), d["walkscore"].(map[string]any)
+		if am["source"] != "osm-extract" || am["vintage"] != "2026-11-20" || am["total_count"] != 10.0 ||
+			am["attribution"] == nil {
+			t.Errorf("amenities = %v; want the extract's 10 items of 2026-11-20 with the attribution", am)
+		}
+		if ws["source"] != "osm-walk" || ws["amenities_source"] != "osm-extract" || ws["vintage"] != "2026-11-20" {
+			t.Errorf("walkscore = %v; want osm-walk computed from the extract of 2026-11-20", ws)
+		}
+		sections := body["meta"].(map[string]any)["sections"].(map[string]any)
+		if s := sections["amenities"].(map[string]any); s["source"] != "osm-extract" || s["vintage"] != "2026-11-20" || s["status"] != "ok" {
+			t.Errorf("meta.sections.amenities = %v; want ok from osm-extract of 2026-11-20", s)
+		}
+		if s := sections["walkscore"].(map[string]any); s["source"] != "osm-walk" || s["vintage"] != "2026-11-20" {
+			t.Errorf("meta.sections.walkscore = %v; want osm-walk of 2026-11-20", s)
+		}
+
+		q = url.Values{"street": {"2200 West Broad Street"}, "city": {"Richmond"}, "state": {"VA"}, "include": {"amenities"}}
+		status, body, _ = getJSON(t, m, "/v1/properties/lookup?"+q.Encode())
+		if status != 200 {
+			t.Fatalf("lookup outside the extract: %d %v", status, body)
+		}
+		if am := body["data"].(map[string]any)["amenities"].(map[string]any); am["source"] != "overpass" || overpassCalls() != 1 {
+			t.Errorf("outside every extract: amenities %v after %d Overpass calls; want overpass's, 1 call", am, overpassCalls())
+		}
+	})
+}
+
+// TestABuildingGivesItsFactsToARecordMadeBeforeTheLoad serves a record
+// inside the fixture's house, then loads the extract through the command
+// line: the running instance shows the house's facts within facts.refresh,
+// with no restart.
+func TestABuildingGivesItsFactsToARecordMadeBeforeTheLoad(t *testing.T) {
+	eachEngine(t, func(t *testing.T, database string) {
+		path := factsConfigFile(t, database) // facts.refresh: 1s
+		t.Setenv("PROPERTYD_LISTEN", "127.0.0.1:0")
+		cfg, err := LoadConfig(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mt := httpmock.NewMockTransport()
+		providertest.RegisterCensusGeocoder(mt, census.DefaultBaseURL, providertest.CensusPlace{
+			Street: "1210 EXAMPLE ST NW", City: "WASHINGTON", State: "DC", Zip: "20005", Lat: 38.8991, Lng: -77.03035,
+			CountyName: "District of Columbia", StateFIPS: "11", CountyFIPS: "001", Tract: "010100", Block: "1000",
+		})
+		m := startMain(t, cfg, mt)
+		q := url.Values{"street": {"1210 Example Street NW"}, "city": {"Washington"}, "state": {"DC"}}
+		status, body, _ := getJSON(t, m, "/v1/properties/lookup?"+q.Encode())
+		if status != 200 || body["data"].(map[string]any)["property_type"] != nil {
+			t.Fatalf("before the load: %d %v", status, body)
+		}
+		id := body["data"].(map[string]any)["id"]
+
+		var out, errb bytes.Buffer
+		c := &dataCommand{console{stdout: &out, stderr: &errb}}
+		if code := c.run([]string{"load", "osm", "-config", path, franklinPBF}); code != exitOK ||
+			!strings.Contains(out.String(), "facts:          3 buildings give facts, 1 matched records") {
+			t.Fatalf("load: exit %d\n%s\n%s", code, out.String(), errb.String())
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			_, body, _ = getJSON(t, m, fmt.Sprintf("/v1/properties/%v", id))
+			d := body["data"].(map[string]any)
+			if d["property_type"] == "single_family" {
+				facts, _ := d["facts"].(map[string]any)
+				if d["stories"] != 2.0 || d["year_built"] != 1925.0 || facts["source"] != "openstreetmap" || facts["as_of"] != "2026-11-20" {
+					t.Fatalf("the house's record after the load: %v", d)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the instance still serves %v 5 s after the load (facts.refresh is 1s)", d)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+}

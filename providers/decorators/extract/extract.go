@@ -1,0 +1,143 @@
+// Package extract puts the OpenStreetMap extracts loaded in the database
+// (propertyd data load osm) in front of the amenities module: a circle that
+// lies inside a loaded extract is answered from it, with no call upstream;
+// any other goes to the module (Overpass) as before. It wraps the module
+// from outside, as the breaker does, and knows neither the upstream nor the
+// database: the extract's places come through providers.OSMStore and the
+// answer is built by package amenity, the definition the overpass module
+// builds its own answers with, so both paths answer alike.
+package extract
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/amenity"
+)
+
+// Source is the source of an answer read from a loaded extract, in the
+// section value and in meta.sections; its vintage is the extract's date.
+const Source = "osm-extract"
+
+// Places is what Amenities reads the extracts through: the store's
+// providers.OSMStore.
+type Places interface {
+	OSMPlacesNear(ctx context.Context, c providers.Circle) (*providers.OSMExtract, []providers.OSMPlace, error)
+	OSMExtracts(ctx context.Context) ([]providers.OSMExtract, error)
+}
+
+// ListEvery is how often Supersedes looks again at which extracts are
+// served, in the background: a load through the command line (or another
+// instance) shows within it.
+const ListEvery = 10 * time.Second
+
+// Amenities is an amenities source answering from Local where an extract
+// covers the circle and from Next elsewhere, Next's calls run under Around
+// (its breaker: a local answer never counts for or against the upstream).
+// MaxResults caps each category as the module's own option does (0: no
+// cap). Build it with New; it is safe for concurrent use when Local and
+// Next are, and its fields must not change once it is in use.
+type Amenities struct {
+	Local      Places
+	Next       providers.AmenitiesProvider
+	Around     providers.Around
+	MaxResults int
+	// Now is the clock of Supersedes; nil means time.Now.
+	Now func() time.Time
+
+	// served holds the dates of the extracts served when last listed
+	// (nil before the first listing ends); due is when to list again.
+	served  atomic.Pointer[map[string]bool]
+	due     atomic.Int64
+	listing sync.Mutex
+}
+
+var (
+	_ providers.AmenitiesProvider = (*Amenities)(nil)
+	_ providers.Superseder        = (*Amenities)(nil)
+)
+
+// ResultCapper is implemented by an amenities module that keeps only the
+// nearest N items of each category (overpass's max_results option).
+type ResultCapper interface {
+	ResultCap() int
+}
+
+// New returns the extracts of local in front of next, next's calls run
+// under around, capped as next caps its own answers when it says how.
+func New(local Places, next providers.AmenitiesProvider, around providers.Around) *Amenities {
+	a := &Amenities{Local: local, Next: next, Around: around}
+	if c, ok := next.(ResultCapper); ok {
+		a.MaxResults = c.ResultCap()
+	}
+	return a
+}
+
+// Amenities answers the amenities within radiusMeters of p: from the
+// extract that holds the whole circle when one does, else from Next.
+// Errors are Next's, and the store's when it fails (KindUnavailable
+// database_unavailable...): a database that does not answer is no reason
+// to spend Overpass's goodwill.
+func (a *Amenities) Amenities(ctx context.Context, p providers.Point, radiusMeters int) (*providers.Amenities, error) {
+	if a.Local != nil && radiusMeters > 0 {
+		x, places, err := a.Local.OSMPlacesNear(ctx, providers.Circle{Center: p, RadiusMeters: float64(radiusMeters)})
+		switch {
+		case err == nil:
+			out := amenity.Collect(p, radiusMeters, places, a.MaxResults, Source)
+			out.Vintage = x.Date()
+			return out, nil
+		case providers.KindOf(err) != providers.KindNotFound && providers.KindOf(err) != providers.KindInvalid:
+			return nil, err
+		}
+	}
+	var out *providers.Amenities
+	call := func(ctx context.Context) error {
+		var err error
+		out, err = a.Next.Amenities(ctx, p, radiusMeters)
+		return err
+	}
+	if a.Around == nil {
+		return out, call(ctx)
+	}
+	err := a.Around(ctx, call)
+	return out, err
+}
+
+// Supersedes reports whether an answer read from an extract of the date
+// vintage was read from an extract no longer served: the extract it came
+// from was replaced by a newer load, so the stored answer is refreshed
+// (from the new extract) rather than served until its TTL. Answers from
+// Overpass carry no vintage and are never superseded. It reads the dates
+// listed at most ListEvery ago, listing them again in the background, and
+// reports false until the first listing ends.
+func (a *Amenities) Supersedes(vintage string) bool {
+	if vintage == "" || a.Local == nil {
+		return false
+	}
+	now := time.Now
+	if a.Now != nil {
+		now = a.Now
+	}
+	if t := now(); t.UnixNano() >= a.due.Load() && a.listing.TryLock() {
+		a.due.Store(t.Add(ListEvery).UnixNano())
+		go func() {
+			defer a.listing.Unlock()
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			xs, err := a.Local.OSMExtracts(ctx)
+			if err != nil {
+				return // the dates listed before stand until the next try
+			}
+			dates := make(map[string]bool, len(xs))
+			for _, x := range xs {
+				dates[x.Date()] = true
+			}
+			a.served.Store(&dates)
+		}()
+	}
+	dates := a.served.Load()
+	return dates != nil && !(*dates)[vintage]
+}

@@ -1,0 +1,122 @@
+package providers
+
+import (
+	"context"
+	"strconv"
+	"time"
+)
+
+// OSMRef names one OpenStreetMap element: its type ("node", "way" or
+// "relation", as Overpass and the OSM API spell it), its id and the version
+// the extract holds.
+type OSMRef struct {
+	Type    string
+	ID      int64
+	Version int
+}
+
+// Key is the element's identity as "type/id", the same element whichever
+// path (an extract, Overpass) it came by.
+func (r OSMRef) Key() string { return r.Type + "/" + strconv.FormatInt(r.ID, 10) }
+
+// OSMPlace is an element in one of the amenity categories (package
+// providers/amenity chose it): a node where it is, a way or a relation at
+// its centroid.
+type OSMPlace struct {
+	OSMRef
+	Category string // a key of AmenityCategories
+	Type     string // the value of the matching tag, e.g. "school"
+	Name     string // the name shown: name, else brand, else the type in words
+	NameKey  string // the name tag compared when de-duplicating; "" when unnamed
+	Point    Point
+}
+
+// OSMBuilding is a building of an extract: a closed way or a multipolygon
+// relation tagged building=*, with what its tags say of the property.
+type OSMBuilding struct {
+	OSMRef
+	Building  string   // the building tag's value: house, detached, apartments, yes...
+	Levels    *float64 // building:levels, floors above ground
+	Flats     *int     // building:flats, dwellings in the building
+	StartDate string   // start_date as tagged
+	// Footprint is the outline as WKB with its box; Point is its centroid.
+	Footprint *Parcel
+	Point     Point
+}
+
+// OSMAddress is an address point of an extract: a node, or a building,
+// tagged addr:housenumber and addr:street (a building's at its centroid).
+type OSMAddress struct {
+	OSMRef
+	HouseNumber, Street, Unit, City, Postcode string
+	Point                                     Point
+}
+
+// OSMBatch is what one transaction of a load writes.
+type OSMBatch struct {
+	Places    []OSMPlace
+	Buildings []OSMBuilding
+	Addresses []OSMAddress
+}
+
+// Len is the number of features in b.
+func (b OSMBatch) Len() int { return len(b.Places) + len(b.Buildings) + len(b.Addresses) }
+
+// OSMExtract is an OpenStreetMap extract served from the database: the
+// generation of its features that lookups read.
+type OSMExtract struct {
+	// Name is the area the extract covers, by default the file's name
+	// without .osm.pbf ("district-of-columbia-latest"): a later load of
+	// the same name replaces this one.
+	Name        string
+	Generation  int64
+	Coverage    BBox      // the file header's bounding box, else that of its nodes
+	Timestamp   time.Time // when the data was taken from OpenStreetMap
+	Fingerprint string
+	Places      int64
+	Buildings   int64
+	Addresses   int64
+	Skipped     int64 // features with a broken geometry, left out
+	LoadedAt    time.Time
+}
+
+// Date is the extract's data date, YYYY-MM-DD: the vintage of what is
+// answered from it.
+func (x OSMExtract) Date() string { return x.Timestamp.UTC().Format("2006-01-02") }
+
+// OSMLoad is a load of one extract in progress: its features are invisible
+// until PublishOSM. Done counts the input elements committed (a resumed
+// load skips them).
+type OSMLoad struct {
+	Name        string
+	Generation  int64
+	Fingerprint string
+	Done        int64
+	Resumed     bool
+}
+
+// OSMStore keeps OpenStreetMap extracts. Both database engines implement
+// it; its methods are safe for concurrent use.
+type OSMStore interface {
+	// BeginOSM starts a load of the extract name from the file named by
+	// fingerprint, or resumes the unfinished load of the same fingerprint
+	// (a load of another file is abandoned, its features dropped). When
+	// the extract is served from the same fingerprint and no load is
+	// pending it returns the zero OSMLoad and the served extract: nothing
+	// to do.
+	BeginOSM(ctx context.Context, name, fingerprint string) (load OSMLoad, served *OSMExtract, err error)
+	// PutOSM writes a batch of the load and its checkpoint, done, in one
+	// transaction. A feature written twice (same element) is kept once.
+	PutOSM(ctx context.Context, load *OSMLoad, b OSMBatch, done int64) error
+	// PublishOSM serves the load in place of the extract's former
+	// generation, in one step (a reader sees the old extract or the new,
+	// never a mix), then drops the former features. x gives the coverage,
+	// timestamp and skipped count; the counts of features are the store's.
+	PublishOSM(ctx context.Context, load OSMLoad, x OSMExtract) (OSMExtract, error)
+	// OSMExtracts lists the extracts served, by name.
+	OSMExtracts(ctx context.Context) ([]OSMExtract, error)
+	// OSMPlacesNear returns the served extract whose coverage holds the
+	// whole of c, and its places within c (great-circle distance to the
+	// place's point). It returns KindNotFound when no extract covers c.
+	OSMPlacesNear(ctx context.Context, c Circle) (*OSMExtract, []OSMPlace, error)
+}

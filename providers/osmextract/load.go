@@ -1,0 +1,648 @@
+package osmextract
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/paulmach/orb"
+	"github.com/paulmach/orb/encoding/wkb"
+	"github.com/paulmach/orb/planar"
+	"github.com/paulmach/osm"
+	"github.com/paulmach/osm/osmpbf"
+	"github.com/paulmach/osm/osmxml"
+
+	"github.com/propertyd/propertyd/providers"
+)
+
+// DefaultBatch is how many features one transaction writes, with its
+// checkpoint.
+const DefaultBatch = 5000
+
+// Options tunes Load. The zero value loads the file under its own name.
+type Options struct {
+	// Name is the extract's name; "" means NameOf the file.
+	Name string
+	// Procs is how many goroutines decode the file; 0 means GOMAXPROCS.
+	Procs int
+	// Batch is how many features a transaction writes; 0 means
+	// DefaultBatch.
+	Batch int
+	// Progress, when set, is told the elements read so far in the
+	// current phase and what the phase is; force is true at a phase's end.
+	Progress func(elements int64, phase string, force bool)
+}
+
+// Result is what a load did.
+type Result struct {
+	// Extract is the extract served once the load is published (the one
+	// already served when AlreadyLoaded).
+	Extract providers.OSMExtract
+	// AlreadyLoaded is true when the file was the extract served: nothing
+	// was read or written.
+	AlreadyLoaded bool
+	// Resumed is true when the load went on from a checkpoint.
+	Resumed bool
+	// Elements counts the nodes, ways and relations of the file.
+	Elements int64
+	// Facts is the facts dataset of the buildings (FactsDataset), when the
+	// store keeps facts and the load published it.
+	Facts *providers.FactSet
+}
+
+// ErrFormat is the cause of the error Load returns for a file that is not
+// a readable extract: not PBF (or OSM XML), truncated, or not sorted.
+// Nothing of the extract served changes.
+var ErrFormat = errors.New("not a readable OpenStreetMap extract")
+
+// NameOf is the name an extract is loaded under by default: the file's
+// base name without .osm.pbf, .pbf or .osm.
+func NameOf(file string) string {
+	base := filepath.Base(file)
+	for _, ext := range []string{".osm.pbf", ".pbf", ".osm"} {
+		if strings.HasSuffix(base, ext) {
+			return strings.TrimSuffix(base, ext)
+		}
+	}
+	return base
+}
+
+// Load loads the extract file into st, or resumes its killed load, and
+// publishes it in place of the extract of the same name (see the package
+// doc). A file already served is not read again. It returns an error
+// wrapping ErrFormat for a file it cannot read, and the store's errors
+// (KindUnavailable, KindInternal...); features written before an error stay
+// under the pending load, and running Load again with the same file
+// resumes it.
+func Load(ctx context.Context, st providers.OSMStore, file string, opts Options) (Result, error) {
+	if opts.Name == "" {
+		opts.Name = NameOf(file)
+	}
+	if opts.Procs <= 0 {
+		opts.Procs = runtime.GOMAXPROCS(0)
+	}
+	if opts.Batch <= 0 {
+		opts.Batch = DefaultBatch
+	}
+	src := source{path: file, xml: strings.HasSuffix(file, ".osm"), procs: opts.Procs}
+	hdr, err := src.header(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	fp, err := fingerprint(file)
+	if err != nil {
+		return Result{}, err
+	}
+	load, served, err := st.BeginOSM(ctx, opts.Name, fp)
+	if err != nil {
+		return Result{}, err
+	}
+	if load.Generation == 0 && served != nil {
+		return Result{Extract: *served, AlreadyLoaded: true}, nil
+	}
+	l := &loader{st: st, src: src, opts: opts, load: load, bounds: hdr.bounds, timestamp: hdr.timestamp,
+		memberWays: map[int64]struct{}{}, memberGeo: map[int64]orb.Ring{}, memberBound: map[int64]orb.Bound{}}
+	if fs, ok := st.(providers.FactStore); ok {
+		// The buildings' facts are a facts dataset of their own, loaded
+		// beside the features with its own checkpoint and published
+		// first: an extract served has its facts published too.
+		fload, _, err := fs.BeginFacts(ctx, FactsDataset(opts.Name), fp)
+		if err != nil {
+			return Result{}, err
+		}
+		if fload.Generation != 0 {
+			l.facts, l.fload = fs, fload
+		}
+	}
+	if err := l.readRelations(ctx); err != nil {
+		return Result{}, err
+	}
+	if err := l.readWays(ctx); err != nil {
+		return Result{}, err
+	}
+	if err := l.loadAll(ctx); err != nil {
+		return Result{}, err
+	}
+	if l.bounds == nil {
+		return Result{}, fmt.Errorf("%s: %w: it holds no nodes", file, ErrFormat)
+	}
+	var facts *providers.FactSet
+	if l.facts != nil {
+		set, err := l.facts.PublishFacts(ctx, l.fload, providers.FactSet{Source: FactsSource, Priority: FactsPriority,
+			AsOf: l.timestamp.UTC().Format("2006-01-02")}, func(done, total int) {
+			if opts.Progress != nil {
+				opts.Progress(int64(done), "matching records", done == total)
+			}
+		})
+		if err != nil {
+			return Result{}, err
+		}
+		facts = &set
+	}
+	b := l.bounds
+	x, err := st.PublishOSM(ctx, l.load, providers.OSMExtract{
+		Coverage:  providers.BBox{West: b.MinLon, South: b.MinLat, East: b.MaxLon, North: b.MaxLat},
+		Timestamp: l.timestamp, Skipped: l.skipped})
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Extract: x, Resumed: load.Resumed, Elements: l.elements, Facts: facts}, nil
+}
+
+// fingerprint names a file: its base name, its size and the SHA-256 of its
+// first and last MiB (a newer extract differs in its header's timestamp
+// and its length).
+func fingerprint(file string) (string, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%d\x00", filepath.Base(file), st.Size())
+	if _, err := io.CopyN(h, f, 1<<20); err != nil && err != io.EOF {
+		return "", err
+	}
+	if st.Size() > 2<<20 {
+		if _, err := io.Copy(h, io.NewSectionReader(f, st.Size()-1<<20, 1<<20)); err != nil {
+			return "", err
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32], nil
+}
+
+// source is the file, read once per pass.
+type source struct {
+	path  string
+	xml   bool
+	procs int
+}
+
+// header is what the file says of itself before its elements.
+type header struct {
+	bounds    *osm.Bounds
+	timestamp time.Time
+}
+
+func (s source) header(ctx context.Context) (header, error) {
+	if s.xml {
+		return header{}, nil
+	}
+	f, err := os.Open(s.path)
+	if err != nil {
+		return header{}, err
+	}
+	defer f.Close()
+	sc := osmpbf.New(ctx, f, 1)
+	defer sc.Close()
+	h, err := sc.Header()
+	if err != nil {
+		return header{}, fmt.Errorf("%s: %w: %v", s.path, ErrFormat, err)
+	}
+	out := header{timestamp: h.ReplicationTimestamp}
+	if b := h.Bounds; b != nil && b.MinLat < b.MaxLat && b.MinLon < b.MaxLon {
+		out.bounds = &osm.Bounds{MinLat: round7(b.MinLat), MaxLat: round7(b.MaxLat), MinLon: round7(b.MinLon), MaxLon: round7(b.MaxLon)}
+	}
+	return out, nil
+}
+
+// scan reads the file from its start, skipping what the pass does not
+// need (PBF only: an XML file is read whole, the caller ignores the rest).
+func (s source) scan(ctx context.Context, nodes, ways, relations bool) (osm.Scanner, func(), error) {
+	f, err := os.Open(s.path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if s.xml {
+		sc := osmxml.New(ctx, f)
+		return sc, func() { sc.Close(); f.Close() }, nil
+	}
+	sc := osmpbf.New(ctx, f, s.procs)
+	sc.SkipNodes, sc.SkipWays, sc.SkipRelations = !nodes, !ways, !relations
+	return sc, func() { sc.Close(); f.Close() }, nil
+}
+
+// unknown marks a node coordinate not seen (yet).
+const unknown = math.MinInt32
+
+// loader is one load's state across its passes.
+type loader struct {
+	st   providers.OSMStore
+	src  source
+	opts Options
+	load providers.OSMLoad
+
+	// facts, when the store keeps facts, takes the buildings' facts
+	// (BuildingFacts) as the dataset FactsDataset, under fload.
+	facts    providers.FactStore
+	fload    providers.FactLoad
+	factRows []providers.FactRow
+	now      time.Time
+	// emitOSM and emitFacts say whether the element being read is past
+	// the checkpoint of the features and of the facts.
+	emitOSM, emitFacts bool
+
+	// memberWays are the ways the kept relations are made of; memberNodes
+	// their nodes. memberGeo holds the closed rings of member ways and
+	// memberBound the bounding box of every member way, once read.
+	memberWays  map[int64]struct{}
+	memberNodes []int64
+	memberGeo   map[int64]orb.Ring
+	memberBound map[int64]orb.Bound
+
+	// needed are the ids of the nodes kept ways and relations reference,
+	// sorted; lat and lng their coordinates in 1e-7 degrees (unknown
+	// until read).
+	needed   []int64
+	lat, lng []int32
+
+	bounds    *osm.Bounds // the header's, else grown over the nodes
+	grow      bool
+	timestamp time.Time
+	newest    time.Time
+	elements  int64
+	skipped   int64
+	batch     providers.OSMBatch
+}
+
+func (l *loader) progress(n int64, phase string, force bool) {
+	if l.opts.Progress != nil && (force || n%50_000 == 0) {
+		l.opts.Progress(n, phase, force)
+	}
+}
+
+// readRelations is the first pass: the members of the relations kept.
+func (l *loader) readRelations(ctx context.Context) error {
+	const phase = "reading relations"
+	sc, done, err := l.src.scan(ctx, false, false, true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	var n int64
+	for sc.Scan() {
+		r, ok := sc.Object().(*osm.Relation)
+		if !ok {
+			continue
+		}
+		n++
+		l.progress(n, phase, false)
+		if !keepRelation(r, classify(r.Tags)) {
+			continue
+		}
+		for _, m := range r.Members {
+			switch m.Type {
+			case osm.TypeWay:
+				l.memberWays[m.Ref] = struct{}{}
+			case osm.TypeNode:
+				l.memberNodes = append(l.memberNodes, m.Ref)
+			}
+		}
+	}
+	l.progress(n, phase, true)
+	return l.scanErr(sc)
+}
+
+// keepRelation reports whether a relation of kinds k is kept: a place of
+// any shape, or a building mapped as a multipolygon (with its address,
+// when it has one).
+func keepRelation(r *osm.Relation, k kinds) bool {
+	return k.category != "" || (r.Tags.Find("type") == "multipolygon" && k.building != "")
+}
+
+// readWays is the second pass: the nodes of the ways kept, sorted into
+// needed.
+func (l *loader) readWays(ctx context.Context) error {
+	const phase = "reading ways"
+	sc, done, err := l.src.scan(ctx, false, true, false)
+	if err != nil {
+		return err
+	}
+	defer done()
+	needed := l.memberNodes
+	l.memberNodes = nil
+	var n int64
+	for sc.Scan() {
+		w, ok := sc.Object().(*osm.Way)
+		if !ok {
+			continue
+		}
+		n++
+		l.progress(n, phase, false)
+		if _, member := l.memberWays[int64(w.ID)]; !member && !classify(w.Tags).any() {
+			continue
+		}
+		for _, wn := range w.Nodes {
+			needed = append(needed, int64(wn.ID))
+		}
+	}
+	l.progress(n, phase, true)
+	if err := l.scanErr(sc); err != nil {
+		return err
+	}
+	slices.Sort(needed)
+	// A copy of exactly the ids kept, so the array the appends grew (up to
+	// twice as large, with every shared node repeated) can go.
+	l.needed = slices.Clone(slices.Compact(needed))
+	l.lat = make([]int32, len(l.needed))
+	l.lng = make([]int32, len(l.needed))
+	for i := range l.lat {
+		l.lat[i], l.lng[i] = unknown, unknown
+	}
+	return nil
+}
+
+func (l *loader) scanErr(sc osm.Scanner) error {
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		return fmt.Errorf("%s: %w: %v", l.src.path, ErrFormat, err)
+	}
+	return nil
+}
+
+// coord returns node id's coordinates, if a kept way needs them and they
+// were read.
+func (l *loader) coord(id int64) (orb.Point, bool) {
+	i, found := slices.BinarySearch(l.needed, id)
+	if !found || l.lat[i] == unknown {
+		return orb.Point{}, false
+	}
+	return orb.Point{float64(l.lng[i]) / 1e7, float64(l.lat[i]) / 1e7}, true
+}
+
+// loadAll is the third pass: every element in file order, nodes first,
+// features written from the checkpoint on.
+func (l *loader) loadAll(ctx context.Context) error {
+	const phase = "loading"
+	sc, done, err := l.src.scan(ctx, true, true, true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	l.grow = l.bounds == nil
+	order := 0 // 0 nodes, 1 ways, 2 relations: the file must keep this order
+	l.now = time.Now()
+	for sc.Scan() {
+		var rank int
+		l.emitOSM = l.elements >= l.load.Done
+		l.emitFacts = l.facts != nil && l.elements >= l.fload.Done
+		emit := l.emitOSM || l.emitFacts
+		switch o := sc.Object().(type) {
+		case *osm.Bounds:
+			if l.grow && o.MinLat < o.MaxLat && o.MinLon < o.MaxLon {
+				l.bounds, l.grow = o, false
+			}
+			continue
+		case *osm.Node:
+			rank = 0
+			l.node(o, l.emitOSM)
+			l.seen(o.Timestamp)
+		case *osm.Way:
+			rank = 1
+			l.way(o, emit)
+			l.seen(o.Timestamp)
+		case *osm.Relation:
+			rank = 2
+			l.relation(o, emit)
+			l.seen(o.Timestamp)
+		default:
+			continue
+		}
+		if rank < order {
+			return fmt.Errorf("%s: %w: its elements are not sorted nodes, then ways, then relations (osmium sort puts them in order)",
+				l.src.path, ErrFormat)
+		}
+		order = rank
+		l.elements++
+		l.progress(l.elements, phase, false)
+		if l.batch.Len()+len(l.factRows) >= l.opts.Batch {
+			if err := l.flush(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	if err := l.scanErr(sc); err != nil {
+		return err
+	}
+	if err := l.flush(ctx); err != nil {
+		return err
+	}
+	l.progress(l.elements, phase, true)
+	if l.timestamp.IsZero() {
+		l.timestamp = l.newest
+	}
+	return nil
+}
+
+func (l *loader) seen(t time.Time) {
+	if t.After(l.newest) {
+		l.newest = t
+	}
+}
+
+// flush writes the batch with the checkpoint of the elements read, and
+// the buildings' facts with theirs; a batch of nothing still moves the
+// checkpoint.
+func (l *loader) flush(ctx context.Context) error {
+	if l.elements > l.load.Done {
+		if err := l.st.PutOSM(ctx, &l.load, l.batch, l.elements); err != nil {
+			return err
+		}
+	}
+	l.batch = providers.OSMBatch{}
+	if l.facts != nil && l.elements > l.fload.Done {
+		if err := l.facts.PutFacts(ctx, &l.fload, nil, l.factRows, l.elements, 0, 0); err != nil {
+			return err
+		}
+	}
+	l.factRows = l.factRows[:0]
+	return nil
+}
+
+func ref(typ string, id int64, version int) providers.OSMRef {
+	return providers.OSMRef{Type: typ, ID: id, Version: version}
+}
+
+func (l *loader) node(n *osm.Node, emit bool) {
+	lat, lon := round7(n.Lat), round7(n.Lon)
+	if i, found := slices.BinarySearch(l.needed, int64(n.ID)); found {
+		l.lat[i], l.lng[i] = int32(math.Round(lat*1e7)), int32(math.Round(lon*1e7))
+	}
+	if l.grow {
+		if l.bounds == nil {
+			l.bounds = &osm.Bounds{MinLat: lat, MaxLat: lat, MinLon: lon, MaxLon: lon}
+		}
+		b := l.bounds
+		b.MinLat, b.MaxLat = min(b.MinLat, lat), max(b.MaxLat, lat)
+		b.MinLon, b.MaxLon = min(b.MinLon, lon), max(b.MaxLon, lon)
+	}
+	k := classify(n.Tags)
+	if !emit || (k.category == "" && !k.address) {
+		return
+	}
+	r, at := ref("node", int64(n.ID), n.Version), providers.Point{Lat: lat, Lng: lon}
+	if k.category != "" {
+		l.batch.Places = append(l.batch.Places, place(r, k, n.Tags, at))
+	}
+	if k.address {
+		l.batch.Addresses = append(l.batch.Addresses, address(r, n.Tags, at))
+	}
+}
+
+func (l *loader) way(w *osm.Way, emit bool) {
+	_, member := l.memberWays[int64(w.ID)]
+	k := classify(w.Tags)
+	if !member && !k.any() {
+		return
+	}
+	ring := make(orb.Ring, 0, len(w.Nodes))
+	broken := len(w.Nodes) == 0
+	for _, wn := range w.Nodes {
+		p, ok := l.coord(int64(wn.ID))
+		if !ok {
+			broken = true
+			break
+		}
+		ring = append(ring, p)
+	}
+	closed := !broken && len(w.Nodes) >= 4 && w.Nodes[0].ID == w.Nodes[len(w.Nodes)-1].ID
+	if member && !broken {
+		l.memberBound[int64(w.ID)] = ring.Bound()
+		if closed {
+			l.memberGeo[int64(w.ID)] = ring
+		}
+	}
+	if !k.any() {
+		return
+	}
+	if broken {
+		l.skipped++
+		return
+	}
+	var footprint orb.Polygon
+	if k.building != "" {
+		if closed {
+			footprint = orb.Polygon{ring}
+		} else {
+			l.skipped++ // a building that is no area
+		}
+	}
+	if emit {
+		l.emit(ref("way", int64(w.ID), w.Version), k, w.Tags, ring.Bound(), footprint)
+	}
+}
+
+func (l *loader) relation(r *osm.Relation, emit bool) {
+	k := classify(r.Tags)
+	if !keepRelation(r, k) {
+		return
+	}
+	var (
+		bound orb.Bound
+		any   bool
+		poly  orb.MultiPolygon
+	)
+	add := func(b orb.Bound) {
+		if !any {
+			bound, any = b, true
+			return
+		}
+		bound = bound.Union(b)
+	}
+	for _, m := range r.Members {
+		switch m.Type {
+		case osm.TypeNode:
+			if p, ok := l.coord(m.Ref); ok {
+				add(p.Bound())
+			}
+		case osm.TypeWay:
+			if b, ok := l.memberBound[m.Ref]; ok {
+				add(b)
+			}
+			if ring, ok := l.memberGeo[m.Ref]; ok && m.Role != "inner" {
+				poly = append(poly, orb.Polygon{ring})
+			}
+		}
+	}
+	if !any {
+		l.skipped++
+		return
+	}
+	var footprint orb.Geometry
+	if k.building != "" {
+		if len(poly) > 0 && r.Tags.Find("type") == "multipolygon" {
+			footprint = poly
+		} else {
+			l.skipped++
+			k.building = ""
+		}
+	}
+	if !k.any() || !emit {
+		return
+	}
+	if footprint == nil {
+		k.building = ""
+	}
+	l.emit(ref("relation", int64(r.ID), r.Version), k, r.Tags, bound, footprint)
+}
+
+// emit adds the features of one way or relation: its place at its box's
+// center, its building with its footprint, its address at the footprint's
+// centroid (else the box's center). An address counts only on a building.
+func (l *loader) emit(r providers.OSMRef, k kinds, tags osm.Tags, bound orb.Bound, footprint orb.Geometry) {
+	c := bound.Center()
+	center := providers.Point{Lat: round7(c[1]), Lng: round7(c[0])}
+	if k.category != "" && l.emitOSM {
+		l.batch.Places = append(l.batch.Places, place(r, k, tags, center))
+	}
+	at := center
+	if footprint != nil && !isNilPolygon(footprint) {
+		raw, err := wkb.Marshal(footprint)
+		if err == nil {
+			if cp, area := planar.CentroidArea(footprint); area > 0 {
+				at = providers.Point{Lat: round7(cp[1]), Lng: round7(cp[0])}
+			}
+			fb := footprint.Bound()
+			b := building(r, k, tags, &providers.Parcel{WKB: raw, South: fb.Min[1], North: fb.Max[1], West: fb.Min[0], East: fb.Max[0]}, at)
+			if l.emitOSM {
+				l.batch.Buildings = append(l.batch.Buildings, b)
+			}
+			if f, ok := BuildingFacts(b, l.now); ok && l.emitFacts {
+				pt := b.Point
+				l.factRows = append(l.factRows, providers.FactRow{Key: r.Key(), Point: &pt, Parcel: b.Footprint, Facts: f})
+			}
+		}
+	}
+	if k.address && k.building != "" && l.emitOSM {
+		l.batch.Addresses = append(l.batch.Addresses, address(r, tags, at))
+	}
+}
+
+// round7 rounds a coordinate to 1e-7 degrees, the precision of OSM data:
+// a node read from PBF (integers of 100 nanodegrees by default) and from
+// XML (decimals) is then the same float, and a way's center is the one
+// Overpass gives (it prints seven decimals).
+func round7(v float64) float64 { return math.Round(v*1e7) / 1e7 }
+
+// isNilPolygon reports whether g is a nil polygon held in the interface
+// (a way that is no building passes one).
+func isNilPolygon(g orb.Geometry) bool {
+	p, ok := g.(orb.Polygon)
+	return ok && p == nil
+}

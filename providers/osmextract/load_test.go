@@ -1,0 +1,264 @@
+package osmextract_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/osmextract"
+	"github.com/propertyd/propertyd/store"
+)
+
+// The fixtures are testdata/franklin.osm, written by hand in the OSM wiki's
+// "OSM XML" format, and testdata/franklin.osm.pbf, the same data converted
+// to the wiki's "PBF Format" with osmium (testdata/README.md has the
+// command).
+const (
+	fixturePBF = "testdata/franklin.osm.pbf"
+	fixtureXML = "testdata/franklin.osm"
+)
+
+// memStore is a providers.OSMStore keeping what a load wrote, by element,
+// for tests that look at the features themselves.
+type memStore struct {
+	places    map[string]providers.OSMPlace
+	buildings map[string]providers.OSMBuilding
+	addresses map[string]providers.OSMAddress
+	load      providers.OSMLoad
+	served    *providers.OSMExtract
+	// failAfter makes PutOSM fail once it has written that many batches
+	// (0: never), as a kill would stop the load.
+	failAfter, puts int
+}
+
+var _ providers.OSMStore = (*memStore)(nil)
+
+func newMemStore() *memStore {
+	return &memStore{places: map[string]providers.OSMPlace{}, buildings: map[string]providers.OSMBuilding{},
+		addresses: map[string]providers.OSMAddress{}}
+}
+
+func (m *memStore) BeginOSM(_ context.Context, name, fp string) (providers.OSMLoad, *providers.OSMExtract, error) {
+	if m.load.Fingerprint == fp {
+		m.load.Resumed = true
+		return m.load, m.served, nil
+	}
+	if m.served != nil && m.served.Fingerprint == fp {
+		return providers.OSMLoad{}, m.served, nil
+	}
+	m.load = providers.OSMLoad{Name: name, Generation: 1, Fingerprint: fp}
+	return m.load, m.served, nil
+}
+
+func (m *memStore) PutOSM(_ context.Context, load *providers.OSMLoad, b providers.OSMBatch, done int64) error {
+	if m.failAfter > 0 && m.puts >= m.failAfter {
+		return errors.New("killed")
+	}
+	m.puts++
+	for _, p := range b.Places {
+		m.places[p.Key()] = p
+	}
+	for _, x := range b.Buildings {
+		m.buildings[x.Key()] = x
+	}
+	for _, a := range b.Addresses {
+		m.addresses[a.Key()] = a
+	}
+	load.Done, m.load.Done = done, done
+	return nil
+}
+
+func (m *memStore) PublishOSM(_ context.Context, load providers.OSMLoad, x providers.OSMExtract) (providers.OSMExtract, error) {
+	x.Name, x.Generation, x.Fingerprint = load.Name, load.Generation, load.Fingerprint
+	x.Places, x.Buildings, x.Addresses = int64(len(m.places)), int64(len(m.buildings)), int64(len(m.addresses))
+	m.served, m.load = &x, providers.OSMLoad{}
+	return x, nil
+}
+
+func (m *memStore) OSMExtracts(context.Context) ([]providers.OSMExtract, error) { return nil, nil }
+
+func (m *memStore) OSMPlacesNear(context.Context, providers.Circle) (*providers.OSMExtract, []providers.OSMPlace, error) {
+	return nil, nil, nil
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestThePBFFixtureLoadsPlacesBuildingsAndAddresses(t *testing.T) {
+	st := newMemStore()
+	res, err := osmextract.Load(context.Background(), st, fixturePBF, osmextract.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := res.Extract
+	if x.Name != "franklin" || x.Date() != "2026-11-20" || !x.Timestamp.Equal(time.Date(2026, 11, 20, 21, 21, 2, 0, time.UTC)) {
+		t.Errorf("extract %q dated %s, want franklin of the header's 2026-11-20T21:21:02Z", x.Name, x.Timestamp)
+	}
+	if want := (providers.BBox{West: -77.07, South: 38.87, East: -76.99, North: 38.93}); x.Coverage != want {
+		t.Errorf("coverage %+v, want the header's bounding box %+v", x.Coverage, want)
+	}
+	// The ATM and the pharmacy are no amenity; the second Bean Counter is
+	// kept here and de-duplicated when answering.
+	wantPlaces := map[string]string{
+		"node/101": "schools/school/Garfield Elementary School", "node/102": "restaurants/cafe/Bean Counter",
+		"node/103": "restaurants/cafe/Bean Counter", "node/104": "transit/bus_stop/Bus stop",
+		"node/105": "grocery/supermarket/Giant", "node/106": "banks/bank/First Federal",
+		"node/109": "restaurants/restaurant/Far Away Diner", "node/111": "transit/subway_entrance/McPherson Square",
+		"way/201": "parks/park/Franklin Square", "way/204": "grocery/supermarket/Corner Market",
+		"relation/301": "parks/park/Rock Creek Meadow", "relation/302": "hospitals/hospital/Example Hospital",
+	}
+	got := map[string]string{}
+	for k, p := range st.places {
+		got[k] = p.Category + "/" + p.Type + "/" + p.Name
+	}
+	if !reflect.DeepEqual(got, wantPlaces) {
+		t.Errorf("places = %v\nwant %v", got, wantPlaces)
+	}
+	if p := st.places["way/201"]; p.Point != (providers.Point{Lat: 38.9015, Lng: -77.028}) || p.Version != 2 {
+		t.Errorf("the park way is at %+v (version %d), want its box's center 38.9015,-77.028, version 2", p.Point, p.Version)
+	}
+	if p := st.places["relation/301"]; p.Point != (providers.Point{Lat: 38.89525, Lng: -77.039}) {
+		t.Errorf("the park relation is at %+v, want its members' box's center 38.89525,-77.039", p.Point)
+	}
+	if b := st.buildings["way/203"]; b.Building != "apartments" || b.Levels == nil || *b.Levels != 8 ||
+		b.Flats == nil || *b.Flats != 120 || b.StartDate != "1962-05" || b.Footprint == nil || len(b.Footprint.WKB) == 0 {
+		t.Errorf("the apartments = %+v, want apartments of 8 levels, 120 flats, from 1962-05, with a footprint", b)
+	}
+	if b := st.buildings["relation/302"]; b.Building != "hospital" || b.Levels == nil || *b.Levels != 5 || b.Footprint == nil {
+		t.Errorf("the hospital multipolygon = %+v, want a building of 5 levels with a footprint", b)
+	}
+	if ks := keys(st.buildings); !reflect.DeepEqual(ks, []string{"relation/302", "way/202", "way/203", "way/204"}) {
+		t.Errorf("buildings %v; want the house, the apartments, the shop and the hospital (the broken and the open way skipped)", ks)
+	}
+	if x.Skipped != 2 {
+		t.Errorf("skipped %d, want 2: the way whose node is missing and the building that is not closed", x.Skipped)
+	}
+	if a := st.addresses["node/110"]; a.HouseNumber != "1203" || a.Street != "Example Street Northwest" || a.Unit != "2B" ||
+		a.City != "Washington" || a.Postcode != "20005" {
+		t.Errorf("the address node = %+v", a)
+	}
+	if ks := keys(st.addresses); !reflect.DeepEqual(ks, []string{"node/106", "node/110", "way/202"}) {
+		t.Errorf("addresses %v; want the bank's, the address node's and the house's", ks)
+	}
+	if a := st.addresses["way/202"]; a.Point.Lat < 38.8990 || a.Point.Lat > 38.8992 {
+		t.Errorf("the house's address is at %+v, want inside its footprint", a.Point)
+	}
+}
+
+func TestTheXMLAndThePBFLoadTheSameFeatures(t *testing.T) {
+	fromPBF, fromXML := newMemStore(), newMemStore()
+	if _, err := osmextract.Load(context.Background(), fromPBF, fixturePBF, osmextract.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := osmextract.Load(context.Background(), fromXML, fixtureXML, osmextract.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fromPBF.places, fromXML.places) || !reflect.DeepEqual(fromPBF.buildings, fromXML.buildings) ||
+		!reflect.DeepEqual(fromPBF.addresses, fromXML.addresses) {
+		t.Errorf("the XML and the PBF of one extract load different features:\nPBF %v %v %v\nXML %v %v %v",
+			keys(fromPBF.places), keys(fromPBF.buildings), keys(fromPBF.addresses),
+			keys(fromXML.places), keys(fromXML.buildings), keys(fromXML.addresses))
+	}
+	if res.Extract.Coverage != fromPBF.served.Coverage {
+		t.Errorf("coverage from the XML's bounds %+v, from the PBF's header %+v", res.Extract.Coverage, fromPBF.served.Coverage)
+	}
+}
+
+func openStore(t *testing.T) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "p.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// failing makes a store's writes of features fail after a number of
+// batches, as a killed load stops (its facts went one batch further).
+type failing struct {
+	*store.DB
+	after, puts int
+}
+
+func (f *failing) PutOSM(ctx context.Context, load *providers.OSMLoad, b providers.OSMBatch, done int64) error {
+	if f.puts >= f.after {
+		return errors.New("killed")
+	}
+	f.puts++
+	return f.DB.PutOSM(ctx, load, b, done)
+}
+
+func TestAStoppedLoadResumesAndTheSameFileAgainChangesNothing(t *testing.T) {
+	ctx := context.Background()
+	db := openStore(t)
+	opts := osmextract.Options{Batch: 2}
+	if _, err := osmextract.Load(ctx, &failing{DB: db, after: 2}, fixturePBF, opts); err == nil {
+		t.Fatal("a load whose third batch fails succeeded")
+	}
+	if xs, _ := db.OSMExtracts(ctx); len(xs) != 0 {
+		t.Fatalf("a stopped load is served: %+v", xs)
+	}
+	res, err := osmextract.Load(ctx, db, fixturePBF, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Resumed || res.Extract.Places != 12 || res.Extract.Buildings != 4 || res.Extract.Addresses != 3 || res.Extract.Skipped != 2 {
+		t.Errorf("resumed load = %+v, want resumed with 12 places, 4 buildings, 3 addresses, 2 skipped", res)
+	}
+	again, err := osmextract.Load(ctx, db, fixturePBF, opts)
+	if err != nil || !again.AlreadyLoaded || again.Extract.Generation != res.Extract.Generation {
+		t.Errorf("the same file again = %+v, %v; want already loaded, generation %d", again, err, res.Extract.Generation)
+	}
+	x, places, err := db.OSMPlacesNear(ctx, providers.Circle{Center: providers.Point{Lat: 38.9, Lng: -77.03}, RadiusMeters: 2000})
+	if err != nil || x.Name != "franklin" || len(places) != 11 {
+		t.Errorf("places within 2 km = %d, %v; want 11 (all but the diner 2.6 km away)", len(places), err)
+	}
+	sets, err := db.FactSets(ctx)
+	if err != nil || len(sets) != 1 || sets[0].Dataset != "osm-franklin" || sets[0].Rows != 3 || sets[0].Priority != osmextract.FactsPriority {
+		t.Errorf("facts datasets after the resumed load = %+v, %v; want osm-franklin with the rows of the 3 buildings that give facts (the shop gives none), last in precedence", sets, err)
+	}
+}
+
+func TestABadFileStopsWithAClearErrorAndLeavesTheExtractServed(t *testing.T) {
+	ctx := context.Background()
+	db := openStore(t)
+	if _, err := osmextract.Load(ctx, db, fixturePBF, osmextract.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(fixturePBF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for name, body := range map[string][]byte{
+		"truncated.osm.pbf": raw[:len(raw)*2/3],
+		"text.osm.pbf":      []byte("this is no extract\n"),
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := osmextract.Load(ctx, db, path, osmextract.Options{Name: "franklin"})
+		if !errors.Is(err, osmextract.ErrFormat) {
+			t.Errorf("%s: err = %v, want ErrFormat", name, err)
+		}
+		x, places, err := db.OSMPlacesNear(ctx, providers.Circle{Center: providers.Point{Lat: 38.9, Lng: -77.03}, RadiusMeters: 2000})
+		if err != nil || len(places) != 11 || x.Date() != "2026-11-20" {
+			t.Errorf("after %s: %d places, %v; want the extract served before, whole", name, len(places), err)
+		}
+	}
+}

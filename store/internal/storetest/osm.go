@@ -1,0 +1,173 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/propertyd/propertyd/providers"
+)
+
+func init() {
+	register("OSMExtractServesPlacesInsideItsCoverage", testOSMPlaces)
+	register("OSMExtractInvisibleUntilPublishedAndReplacedWhole", testOSMReplace)
+	register("OSMExtractLoadResumesAndSkipsSameFile", testOSMResume)
+}
+
+// dc is a small extract's coverage around the White House.
+var dc = providers.BBox{West: -77.12, South: 38.79, East: -76.90, North: 38.99}
+
+var whiteHouse = providers.Point{Lat: 38.8977, Lng: -77.0365}
+
+func place(id int64, cat, typ, name string, lat, lng float64) providers.OSMPlace {
+	return providers.OSMPlace{OSMRef: providers.OSMRef{Type: "node", ID: id, Version: 1},
+		Category: cat, Type: typ, Name: name, NameKey: name, Point: providers.Point{Lat: lat, Lng: lng}}
+}
+
+// loadOSM loads one extract of places and publishes it.
+func loadOSM(t *testing.T, db Store, name, fingerprint string, ts time.Time, places ...providers.OSMPlace) providers.OSMExtract {
+	t.Helper()
+	ctx := context.Background()
+	load, _, err := db.BeginOSM(ctx, name, fingerprint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutOSM(ctx, &load, providers.OSMBatch{Places: places}, int64(len(places))); err != nil {
+		t.Fatal(err)
+	}
+	x, err := db.PublishOSM(ctx, load, providers.OSMExtract{Coverage: dc, Timestamp: ts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+func placeNames(ps []providers.OSMPlace) map[string]bool {
+	out := map[string]bool{}
+	for _, p := range ps {
+		out[p.Name] = true
+	}
+	return out
+}
+
+func testOSMPlaces(t *testing.T, open Opener) {
+	db := open(t, nil)
+	ctx := context.Background()
+	ts := time.Date(2026, 11, 20, 21, 0, 0, 0, time.UTC)
+	school := place(1, "schools", "school", "Near School", 38.9000, -77.0365) // about 255 m north
+	far := place(2, "parks", "park", "Far Park", 38.9300, -77.0365)           // about 3.6 km north
+	building := providers.OSMBuilding{OSMRef: providers.OSMRef{Type: "way", ID: 10, Version: 3}, Building: "house",
+		Footprint: square(38.8976, -77.0366, 38.8978, -77.0364), Point: whiteHouse, Levels: ptr(2.0), Flats: ptr(1), StartDate: "1925"}
+	addr := providers.OSMAddress{OSMRef: providers.OSMRef{Type: "node", ID: 3, Version: 2}, HouseNumber: "1600",
+		Street: "Pennsylvania Avenue Northwest", City: "Washington", Postcode: "20500", Point: whiteHouse}
+	load, served, err := db.BeginOSM(ctx, "dc", "f1")
+	if err != nil || served != nil || load.Generation == 0 {
+		t.Fatalf("BeginOSM of a new extract = %+v, %+v, %v", load, served, err)
+	}
+	if err := db.PutOSM(ctx, &load, providers.OSMBatch{Places: []providers.OSMPlace{school, far},
+		Buildings: []providers.OSMBuilding{building}, Addresses: []providers.OSMAddress{addr}}, 5); err != nil {
+		t.Fatal(err)
+	}
+	x, err := db.PublishOSM(ctx, load, providers.OSMExtract{Coverage: dc, Timestamp: ts, Skipped: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.Places != 2 || x.Buildings != 1 || x.Addresses != 1 || x.Skipped != 1 || x.Date() != "2026-11-20" {
+		t.Errorf("published extract = %+v, want 2 places, 1 building, 1 address, 1 skipped, dated 2026-11-20", x)
+	}
+	got, places, err := db.OSMPlacesNear(ctx, providers.Circle{Center: whiteHouse, RadiusMeters: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != "dc" || !got.Timestamp.Equal(ts) || got.Coverage != dc {
+		t.Errorf("the covering extract = %+v, want dc of %s covering %+v", got, ts, dc)
+	}
+	if names := placeNames(places); len(places) != 1 || !names["Near School"] {
+		t.Errorf("places within 2 km = %+v, want only the school (the park is 3.6 km away)", places)
+	} else if p := places[0]; p.OSMRef != school.OSMRef || p.Category != "schools" || p.Type != "school" || p.Point != school.Point {
+		t.Errorf("the school came back as %+v, want %+v", p, school)
+	}
+	// A circle reaching past the coverage is not the extract's to answer.
+	edge := providers.Point{Lat: 38.985, Lng: -77.0365}
+	if _, _, err := db.OSMPlacesNear(ctx, providers.Circle{Center: edge, RadiusMeters: 2000}); providers.KindOf(err) != providers.KindNotFound {
+		t.Errorf("a circle crossing the coverage's edge: err = %v, want KindNotFound", err)
+	}
+	if _, _, err := db.OSMPlacesNear(ctx, providers.Circle{Center: providers.Point{Lat: 40.7, Lng: -74}, RadiusMeters: 500}); providers.KindOf(err) != providers.KindNotFound {
+		t.Errorf("a point outside every extract: err = %v, want KindNotFound", err)
+	}
+	xs, err := db.OSMExtracts(ctx)
+	if err != nil || len(xs) != 1 || xs[0].Name != "dc" || xs[0].Places != 2 {
+		t.Errorf("OSMExtracts = %+v, %v; want dc with 2 places", xs, err)
+	}
+}
+
+func testOSMReplace(t *testing.T, open Opener) {
+	db := open(t, nil)
+	ctx := context.Background()
+	old := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
+	loadOSM(t, db, "dc", "f1", old, place(1, "schools", "school", "Old School", 38.9000, -77.0365),
+		place(2, "banks", "bank", "Old Bank", 38.8990, -77.0365))
+
+	// The newer extract, written but not published, is not read.
+	newer := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	load, served, err := db.BeginOSM(ctx, "dc", "f2")
+	if err != nil || served == nil || served.Fingerprint != "f1" {
+		t.Fatalf("BeginOSM of a newer file = %+v, %+v, %v; want a new load beside f1", load, served, err)
+	}
+	if err := db.PutOSM(ctx, &load, providers.OSMBatch{Places: []providers.OSMPlace{
+		place(3, "schools", "school", "New School", 38.9000, -77.0360)}}, 1); err != nil {
+		t.Fatal(err)
+	}
+	x, places, err := db.OSMPlacesNear(ctx, providers.Circle{Center: whiteHouse, RadiusMeters: 1000})
+	if err != nil || !x.Timestamp.Equal(old) || len(places) != 2 || !placeNames(places)["Old Bank"] {
+		t.Fatalf("during the load: %+v, %+v, %v; want the old extract whole", x, places, err)
+	}
+	if _, err := db.PublishOSM(ctx, load, providers.OSMExtract{Coverage: dc, Timestamp: newer}); err != nil {
+		t.Fatal(err)
+	}
+	x, places, err = db.OSMPlacesNear(ctx, providers.Circle{Center: whiteHouse, RadiusMeters: 1000})
+	if err != nil || !x.Timestamp.Equal(newer) || len(places) != 1 || !placeNames(places)["New School"] {
+		t.Fatalf("after the publish: %+v, %+v, %v; want the new extract alone", x, places, err)
+	}
+	xs, err := db.OSMExtracts(ctx)
+	if err != nil || len(xs) != 1 || xs[0].Places != 1 || xs[0].Fingerprint != "f2" {
+		t.Errorf("OSMExtracts = %+v, %v; want dc from f2 with 1 place", xs, err)
+	}
+}
+
+func testOSMResume(t *testing.T, open Opener) {
+	db := open(t, nil)
+	ctx := context.Background()
+	load, _, err := db.BeginOSM(ctx, "dc", "f1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := providers.OSMBatch{}
+	for i := range 10 {
+		batch.Places = append(batch.Places, place(int64(i+1), "restaurants", "cafe", fmt.Sprint("Cafe ", i), 38.8980, -77.0365+float64(i)*1e-4))
+	}
+	if err := db.PutOSM(ctx, &load, batch, 10); err != nil {
+		t.Fatal(err)
+	}
+	// Killed here; the same file again resumes after the checkpoint.
+	again, _, err := open(t, nil).BeginOSM(ctx, "dc", "f1")
+	if err != nil || !again.Resumed || again.Done != 10 || again.Generation != load.Generation {
+		t.Fatalf("BeginOSM after a kill = %+v, %v; want the load resumed at 10", again, err)
+	}
+	// A batch written again (a kill between the write and the checkpoint
+	// cannot happen, but a resumed reader may offer an element twice)
+	// keeps each element once.
+	if err := db.PutOSM(ctx, &again, batch, 10); err != nil {
+		t.Fatal(err)
+	}
+	x, err := db.PublishOSM(ctx, again, providers.OSMExtract{Coverage: dc, Timestamp: time.Now()})
+	if err != nil || x.Places != 10 {
+		t.Fatalf("published %+v, %v; want 10 places", x, err)
+	}
+	// The same file once published is nothing to do.
+	none, served, err := db.BeginOSM(ctx, "dc", "f1")
+	if err != nil || none.Generation != 0 || served == nil || served.Places != 10 {
+		t.Errorf("BeginOSM of the file served = %+v, %+v, %v; want nothing to do", none, served, err)
+	}
+}

@@ -1,0 +1,19 @@
+package store
+
+import (
+	"github.com/propertyd/propertyd/store/internal/osmsql"
+)
+
+// osmDialect is SQLite's spatial statements for OpenStreetMap extracts,
+// through the places' R*Tree.
+var osmDialect = &osmsql.Dialect{
+	Param: factDialect.Param,
+	PlacesIn: `SELECT ` + osmsql.PlaceColumns + ` FROM osm_places_rtree t
+		JOIN osm_places p ON p.id = t.id JOIN osm_extracts x ON x.generation = p.generation
+		WHERE x.name = ?1 AND t.min_lat >= ?2 AND t.max_lat <= ?3 AND t.min_lng >= ?4 AND t.max_lng <= ?5`,
+}
+
+var osmStatements = osmsql.Build(osmDialect)
+
+// newExtracts returns the extract logic over db, built once by Open.
+func (db *DB) newExtracts() osmsql.Extracts { return osmsql.Extracts{DB: factDB{db}, S: osmStatements} }
