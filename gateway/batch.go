@@ -289,17 +289,24 @@ func (g *Gateway) costOfBatch(c *fiber.Ctx) (int, error) {
 }
 
 type batchError struct {
-	Index    int                    `json:"index"`
-	ClientID *string                `json:"client_id"`
-	Code     string                 `json:"code"`
-	Message  string                 `json:"message"`
-	Errors   []providers.ParamError `json:"errors,omitempty"`
-	Input    json.RawMessage        `json:"input,omitempty"`
+	Index      int                    `json:"index"`
+	ClientID   *string                `json:"client_id"`
+	Code       string                 `json:"code"`
+	Message    string                 `json:"message"`
+	Errors     []providers.ParamError `json:"errors,omitempty"`
+	Candidates []providers.Candidate  `json:"candidates,omitempty"`
+	Input      json.RawMessage        `json:"input,omitempty"`
 }
 
-// batch: POST /v1/properties/batch {"addresses":[{id?, street, unit?, city, state, zip}...]}
+// batch: POST /v1/properties/batch?match=&include= {"addresses":[{id?, street, unit?, city, state, zip}...]}
+// match= applies to every item as lookup's does to its address.
 func (g *Gateway) batch(c *fiber.Ctx) error {
-	if _, err := queryParams(c, "include"); err != nil {
+	q, err := queryParams(c, "include", "match")
+	if err != nil {
+		return err
+	}
+	mode, err := matchParam(q)
+	if err != nil {
 		return err
 	}
 	inc, _ := g.includes(c)
@@ -326,7 +333,8 @@ func (g *Gateway) batch(c *fiber.Ctx) error {
 			continue
 		}
 		clientIDs[i] = a.ID
-		items[i] = service.BatchItem{Address: providers.Address{Street: a.Street, Unit: a.Unit, City: a.City, State: a.State, Zip: a.Zip}}
+		items[i] = service.BatchItem{Address: providers.Address{Street: a.Street, Unit: a.Unit, City: a.City, State: a.State, Zip: a.Zip},
+			Mode: mode}
 	}
 	// Look up only the well-formed items, keeping their positions.
 	var idx []int
@@ -352,7 +360,7 @@ func (g *Gateway) batch(c *fiber.Ctx) error {
 				pe = &providers.Error{Code: providers.CodeInternalError, Message: "an internal error occurred"}
 			}
 			errs = append(errs, batchError{Index: i, ClientID: clientIDs[i], Code: pe.Code, Message: pe.Message,
-				Errors: pe.Params, Input: r.items[i]})
+				Errors: pe.Params, Candidates: pe.Candidates, Input: r.items[i]})
 			continue
 		}
 		st.obs.Served(providers.ReadRecord, o.Tier)
@@ -370,7 +378,8 @@ func (g *Gateway) batch(c *fiber.Ctx) error {
 		if o.FromDatabase {
 			src = "database"
 		}
-		extra := []field{{name: "index", value: i}, {name: "client_id", value: clientIDs[i]}, {name: "source", value: src}}
+		extra := []field{{name: "index", value: i}, {name: "client_id", value: clientIDs[i]}, {name: "source", value: src},
+			{name: "match", value: o.Match}}
 		if len(inc) > 0 {
 			extra = append(extra, sectionFields(inc, secs[j])...)
 			extra = append(extra, field{name: "sections", value: sectionMetas(inc, secs[j])})

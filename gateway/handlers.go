@@ -24,6 +24,9 @@ func (g *Gateway) respondRecord(c *fiber.Ctx, st *requestState, p *providers.Pro
 	if created {
 		meta.Created = &src.Created
 	}
+	if src.Match.Type != "" {
+		meta.Match = &src.Match
+	}
 	render := func(b []byte) ([]byte, error) {
 		b, err := appendRecordWith(b, p, sectionFields(inc, secs)...)
 		if err != nil {
@@ -64,9 +67,12 @@ func failedCost(inc []string, secs []service.SectionResult) int {
 	return n
 }
 
-// lookup: GET /v1/properties/lookup?street=&unit=&city=&state=&zip=&include=
+// lookup: GET /v1/properties/lookup?street=&unit=&city=&state=&zip=&match=&include=
 // The unit may be given on the street or apart from it, as an import's
-// unit column is: both name the same record (address.Normalize).
+// unit column is: both name the same record (address.Normalize). match=
+// is best or strict (service.MatchMode); without it an address the
+// geocoder matched to several different addresses is a 409
+// ambiguous_address listing them.
 func (g *Gateway) lookup(c *fiber.Ctx) error {
 	// A query string kept ready passed every check below when its answer
 	// was made, and would again: its ready answer is looked for first.
@@ -74,18 +80,32 @@ func (g *Gateway) lookup(c *fiber.Ctx) error {
 	if g.lookupReady(c, st) {
 		return nil
 	}
-	q, err := queryParams(c, "street", "unit", "city", "state", "zip", "include")
+	q, err := queryParams(c, "street", "unit", "city", "state", "zip", "match", "include")
 	if err != nil {
 		return err
 	}
-	p, src, err := g.cfg.Service.Lookup(c.UserContext(), providers.Address{
+	mode, err := matchParam(q)
+	if err != nil {
+		return err
+	}
+	p, src, err := g.cfg.Service.LookupMatching(c.UserContext(), providers.Address{
 		Street: q["street"], Unit: q["unit"], City: q["city"], State: q["state"], Zip: q["zip"],
-	})
+	}, mode)
 	if err != nil {
 		st.obs.AddUpstreamCalls(src.Calls)
 		return err
 	}
 	return g.respondRecord(c, st, p, src, true, true)
+}
+
+// matchParam reads match= (best or strict; absent is the default).
+func matchParam(q map[string]string) (service.MatchMode, error) {
+	v, given := q["match"]
+	mode, ok := service.ParseMatchMode(v)
+	if !ok || (given && mode == service.MatchAuto) {
+		return "", invalid(providers.ParamError{Parameter: "match", Message: "must be best or strict"})
+	}
+	return mode, nil
 }
 
 // reverse: GET /v1/properties/reverse?lat=&lng=&include=

@@ -133,8 +133,8 @@ func (c *importCommand) run(args []string) int {
 	if err := errors.Join(failures.Error(), out.Close()); err != nil && runErr == nil {
 		runErr = fmt.Errorf("writing %s: %w", *failuresPath, err)
 	}
-	fmt.Fprintf(c.stdout, "rows read:   %d\nmatched:     %d\n  created:   %d\n  updated:   %d\n  unchanged: %d\nfailed:      %d\nfailures:    %s\n",
-		sum.Read, sum.Matched, sum.Created, sum.Updated, sum.Unchanged, sum.Failed, *failuresPath)
+	fmt.Fprintf(c.stdout, "rows read:   %d\nmatched:     %d\n  created:   %d\n  updated:   %d\n  unchanged: %d\nfailed:      %d\nfailures:    %s\nmatches:     %s\n",
+		sum.Read, sum.Matched, sum.Created, sum.Updated, sum.Unchanged, sum.Failed, *failuresPath, sum.MatchCounts())
 	if err := db.Close(); err != nil && runErr == nil {
 		runErr = err
 	}

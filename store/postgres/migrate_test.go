@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"reflect"
@@ -35,6 +36,21 @@ func TestMigrationsAreNumberedAsSQLites(t *testing.T) {
 	}
 }
 
+// embeddedVersions are the versions of the embedded migrations, in order:
+// what a database holds once Open migrated it (gaps allowed, as SQLite's).
+func embeddedVersions(t *testing.T) []int {
+	t.Helper()
+	ms, err := rules.LoadMigrations(migrationFS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vs []int
+	for _, m := range ms {
+		vs = append(vs, m.Version)
+	}
+	return vs
+}
+
 func appliedVersions(t *testing.T, db *DB) []int {
 	t.Helper()
 	rows, err := db.pool.Query(context.Background(), "SELECT version FROM schema_migrations ORDER BY version")
@@ -59,15 +75,16 @@ func TestVersionAtReportsWhatOpenApplied(t *testing.T) {
 	if v, err := VersionAt(ctx, u); err != nil || v != 0 {
 		t.Fatalf("VersionAt of an empty schema = %d, %v; want 0", v, err)
 	}
+	want := embeddedVersions(t)
 	for range 3 {
 		db := openURL(t, u, nil)
-		if got := appliedVersions(t, db); !reflect.DeepEqual(got, []int{1, 2, 3, 4, 5, 6}) {
-			t.Fatalf("schema_migrations holds %v, want [1 2 3 4 5 6] exactly once each", got)
+		if got := appliedVersions(t, db); !reflect.DeepEqual(got, want) {
+			t.Fatalf("schema_migrations holds %v, want %v exactly once each", got, want)
 		}
 		db.Close()
 	}
-	if v, err := VersionAt(ctx, u); err != nil || v != 6 {
-		t.Fatalf("VersionAt after Open = %d, %v; want 6", v, err)
+	if v, err := VersionAt(ctx, u); err != nil || v != want[len(want)-1] {
+		t.Fatalf("VersionAt after Open = %d, %v; want %d", v, err, want[len(want)-1])
 	}
 }
 
@@ -92,8 +109,8 @@ func TestConcurrentOpensMigrateOnce(t *testing.T) {
 		}
 	}
 	db := openURL(t, u, nil)
-	if got := appliedVersions(t, db); !reflect.DeepEqual(got, []int{1, 2, 3, 4, 5, 6}) {
-		t.Fatalf("schema_migrations holds %v after concurrent opens, want [1 2 3 4 5 6]", got)
+	if got, want := appliedVersions(t, db), embeddedVersions(t); !reflect.DeepEqual(got, want) {
+		t.Fatalf("schema_migrations holds %v after concurrent opens, want %v", got, want)
 	}
 }
 
@@ -114,20 +131,21 @@ func TestNewerSchemaIsRefused(t *testing.T) {
 func TestMigrationFailureLeavesNoTrace(t *testing.T) {
 	ctx := context.Background()
 	db, _ := openFresh(t)
-	bad := fs.FS(mapFS{
-		"0001_init.sql":       "SELECT 1", // already applied; skipped
-		"0002_city_index.sql": "SELECT 1",
-		"0003_ok.sql":         "SELECT 1",
-		"0004_ok.sql":         "SELECT 1",
-		"0005_ok.sql":         "SELECT 1",
-		"0006_ok.sql":         "SELECT 1",
-		"0007_ok.sql":         "CREATE TABLE t4 (x int)",
-		"0008_bad.sql":        "CREATE TABLE t5 (x int); INSERT INTO no_such_table VALUES (1)",
-	}.fs())
-	err := migrate(ctx, db.pool, bad)
+	// The embedded migrations as applied already ("SELECT 1", skipped),
+	// then a good one and a failing one past them.
+	files := mapFS{}
+	want := embeddedVersions(t)
+	for _, v := range want {
+		files[fmt.Sprintf("%04d_done.sql", v)] = "SELECT 1"
+	}
+	next := want[len(want)-1] + 1
+	files[fmt.Sprintf("%04d_ok.sql", next)] = "CREATE TABLE t4 (x int)"
+	files[fmt.Sprintf("%04d_bad.sql", next+1)] = "CREATE TABLE t5 (x int); INSERT INTO no_such_table VALUES (1)"
+	want = append(want, next)
+	err := migrate(ctx, db.pool, fs.FS(files.fs()))
 	wantKind(t, err, providers.KindInternal, "internal_error")
-	if got := appliedVersions(t, db); !reflect.DeepEqual(got, []int{1, 2, 3, 4, 5, 6, 7}) {
-		t.Fatalf("applied %v after a failing migration 8, want [1 2 3 4 5 6 7]", got)
+	if got := appliedVersions(t, db); !reflect.DeepEqual(got, want) {
+		t.Fatalf("applied %v after a failing migration, want %v", got, want)
 	}
 	var t5 bool
 	if err := db.pool.QueryRow(ctx, "SELECT to_regclass('t5') IS NOT NULL").Scan(&t5); err != nil || t5 {

@@ -15,7 +15,10 @@ import (
 
 // Geocode matches a postal address and returns its canonical form, its
 // coordinates and, when the answer carries them, its county, FIPS code and
-// census tract. The first of several matches is taken.
+// census tract. When the upstream matched several, the first is returned
+// with the others in its Others, in the upstream's order: whether they are
+// one address (two TIGER edges) or different ones is for the caller to
+// decide.
 //
 // It returns KindInvalid when a.Street is empty, providers.ErrNoMatch
 // (KindNotFound, address_not_found) when the upstream matched nothing,
@@ -42,7 +45,18 @@ func (c *Client) Geocode(ctx context.Context, a providers.Address) (providers.Lo
 	if len(res.AddressMatches) == 0 {
 		return providers.Location{}, providers.ErrNoMatch
 	}
-	return matchLocation(res.AddressMatches[0])
+	first, err := matchLocation(res.AddressMatches[0])
+	if err != nil {
+		return providers.Location{}, err
+	}
+	for _, m := range res.AddressMatches[1:] {
+		other, err := matchLocation(m)
+		if err != nil {
+			return providers.Location{}, err
+		}
+		first.Others = append(first.Others, other)
+	}
+	return first, nil
 }
 
 // Reverse returns the county, FIPS code and census tract at p, with Point set
