@@ -117,6 +117,3 @@ func Matched(loc providers.Location) (n Normalized, ok bool) {
 func SameAddress(a, b providers.Location) bool {
 	return Canonical(a.MatchedAddress) == Canonical(b.MatchedAddress)
 }
-
-// NormalizeAny normalizes a client address as Normalize does.
-func NormalizeAny(a providers.Address) (Normalized, error) { return Normalize(a) }

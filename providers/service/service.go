@@ -280,6 +280,11 @@ func (s *Service) lookupNormalized(ctx context.Context, n address.Normalized, mo
 // misses (text both engines take: PostgreSQL refuses a NUL in text) and in
 // a batch's grouping of its items.
 func spelling(a providers.Address) string {
+	if a.Line != "" {
+		// One element, so a line never reads as an address in fields.
+		b, _ := json.Marshal([1]string{a.Line})
+		return string(b)
+	}
 	b, _ := json.Marshal([4]string{a.Street, a.City, a.State, a.Zip})
 	return string(b)
 }

@@ -8,6 +8,8 @@
 //
 //   - GET geographies/address?street=&city=&state=&zip=&benchmark=&vintage=&format=json
 //     for Geocode (empty city, state and zip are left out);
+//   - GET geographies/onelineaddress?address=&benchmark=&vintage=&format=json
+//     for Geocode of an address given in one line (Address.Line);
 //   - GET geographies/coordinates?x=<longitude>&y=<latitude>&benchmark=&vintage=&format=json
 //     for Reverse;
 //   - POST geographies/addressbatch (multipart/form-data: addressFile, benchmark,
