@@ -605,3 +605,32 @@ func TestBadAddressInputIsAClearProblem(t *testing.T) {
 		t.Errorf("%v records after bad input, want none", total)
 	}
 }
+
+// TestReverseSaysHowItMatched: a point near a stored record is a
+// nearest_record match with its distance; a point with none near is a
+// record of the reverse geocoder, which a GET by id still says.
+func TestReverseSaysHowItMatched(t *testing.T) {
+	mt := matchUpstream()
+	m := startMain(t, testConfig(t, filepath.Join(t.TempDir(), "p.db")), mt)
+	if status, body, _ := getJSON(t, m, "/v1/properties/lookup?street=4600+Silver+Hill+Rd&city=Washington&state=DC&zip=20233"); status != 200 {
+		t.Fatalf("lookup: %d %v", status, body)
+	}
+	// About 11 m north of the record.
+	status, body, _ := getJSON(t, m, "/v1/properties/reverse?lat=38.846087&lng=-76.927436")
+	match, _ := body["meta"].(map[string]any)["match"].(map[string]any)
+	if d, _ := match["distance_m"].(float64); status != 200 || match["type"] != "nearest_record" || d < 10 || d > 12 ||
+		match["matched_address"] != "4600 SILVER HILL RD, WASHINGTON, DC, 20233" {
+		t.Fatalf("reverse near a record: %d %v", status, body)
+	}
+	// A kilometre away: a new record from the reverse geocoder.
+	status, body, _ = getJSON(t, m, "/v1/properties/reverse?lat=38.855&lng=-76.927436")
+	match, _ = body["meta"].(map[string]any)["match"].(map[string]any)
+	if status != 200 || match["type"] != "reverse_geocode" || body["meta"].(map[string]any)["created"] != true {
+		t.Fatalf("reverse with no record near: %d %v", status, body)
+	}
+	id := body["data"].(map[string]any)["id"].(float64)
+	_, body, _ = getJSON(t, m, fmt.Sprintf("/v1/properties/%d", int64(id)))
+	if match, _ := body["meta"].(map[string]any)["match"].(map[string]any); match["type"] != "reverse_geocode" {
+		t.Fatalf("GET of the reverse-geocoded record: %v", body)
+	}
+}
