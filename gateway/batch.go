@@ -370,8 +370,13 @@ func (g *Gateway) batch(c *fiber.Ctx) error {
 		st.obs.AddUpstreamCalls(o.Calls)
 		if o.Err != nil {
 			pe := providers.As(o.Err)
-			if pe.Kind.Failure() || rejectedInput(pe) {
+			switch {
+			case pe.Kind.Failure() || rejectedInput(pe):
 				st.undelivered += itemCost
+			case pe.Kind == providers.KindConflict:
+				// Candidates or a refused match cost the item's lookup,
+				// not its sections, as a lookup's 409 does.
+				st.undelivered += st.includeCost
 			}
 			if pe.Kind == providers.KindInternal {
 				pe = &providers.Error{Code: providers.CodeInternalError, Message: "an internal error occurred"}

@@ -634,3 +634,36 @@ func TestReverseSaysHowItMatched(t *testing.T) {
 		t.Fatalf("GET of the reverse-geocoded record: %v", body)
 	}
 }
+
+// TestImportMatchFlag: -match best imports an ambiguous row as the first
+// candidate, -match strict fails a corrected ZIP, and any other value is a
+// usage error that changes nothing.
+func TestImportMatchFlag(t *testing.T) {
+	rows := "street,city,state,zip\n100 Main St,,IL,\n2525 Buckelew Dr,Falls Church,VA,22044\n"
+
+	e := newImportEnv(t, matchPlaces...)
+	if r := e.run("-match", "loose", e.file("a.csv", rows)); r.code != exitUsage || r.batchCalls != 0 || !strings.Contains(r.stderr, "-match must be best or strict") {
+		t.Fatalf("-match loose: exit %d, %d calls, stderr %q", r.code, r.batchCalls, r.stderr)
+	}
+
+	r := e.run("-match", "best", e.file("b.csv", rows))
+	if r.code != exitOK || !strings.Contains(r.stdout, "matches:     2 non_exact\n") {
+		t.Fatalf("-match best: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	recs := e.records()
+	if len(recs) != 2 || recs[0].City != "SPRINGFIELD" {
+		t.Fatalf("-match best stored %+v, want Springfield (the first candidate) and Buckelew", recs)
+	}
+	if m, ok := providers.ParseMatch(recs[0].Match); !ok || m.Type != "non_exact" || len(m.Candidates) != 1 ||
+		m.Candidates[0].MatchedAddress != "100 MAIN ST, PEORIA, IL, 61602" {
+		t.Fatalf("-match best recorded %q, want non_exact with Peoria as a candidate", recs[0].Match)
+	}
+
+	e2 := newImportEnv(t, matchPlaces...)
+	r = e2.run("-match", "strict", e2.file("c.csv", rows))
+	fails := readCSV(t, filepath.Join(e2.dir, "c.failures.csv"))
+	if r.code != exitRowsFailed || len(fails) != 3 || !strings.HasPrefix(fails[1][4], "ambiguous_address: ") ||
+		!strings.HasPrefix(fails[2][4], "inexact_match: ") || len(e2.records()) != 0 {
+		t.Fatalf("-match strict: exit %d, failures %q\n%s", r.code, fails, r.stdout)
+	}
+}
