@@ -84,3 +84,29 @@ func TestNormalizeAnyRefusesBothForms(t *testing.T) {
 		t.Fatalf("NormalizeAny(line and fields) = %v %+v, want invalid_parameter naming q, street and state", err, pe)
 	}
 }
+
+// FuzzNormalizeLine: any line is an address or an error naming q, never a
+// panic, and an address read from a line is written with the key of its
+// parts.
+func FuzzNormalizeLine(f *testing.F) {
+	for _, s := range []string{"350 5th Ave, New York, NY 10118", "2525 buckelew dr falls church va 22046", ",,,",
+		"NY", "10118", "1 A St, , , DC", "PO Box 1, DC", "1 Main St N Springfield IL 62701-1234", "x, Washington DC"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		n, err := address.NormalizeLine(line)
+		if err != nil {
+			if pe := providers.As(err); len(pe.Params) == 0 || pe.Params[0].Parameter != "q" {
+				t.Fatalf("NormalizeLine(%q) = %v, an error that does not name q", line, err)
+			}
+			return
+		}
+		again, err := address.Normalize(providers.Address{Street: n.Street, Unit: n.Unit, City: n.City, State: n.State, Zip: n.Zip})
+		if err != nil && n.Unit == "" {
+			t.Fatalf("NormalizeLine(%q) = %+v, whose parts Normalize refuses: %v", line, n, err)
+		}
+		if err == nil && n.Unit == "" && again.Key() != n.Key() {
+			t.Fatalf("NormalizeLine(%q) key %q, its parts' key %q", line, n.Key(), again.Key())
+		}
+	})
+}
