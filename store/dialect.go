@@ -1,9 +1,6 @@
 package store
 
 import (
-	"strconv"
-	"strings"
-
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store/internal/sqlshared"
 )
@@ -62,36 +59,11 @@ var dialect = sqlshared.Dialect{
 	// the exact coordinates and the state and ZIP filters. The band
 	// expression is the index's, written the same way.
 	InBox: func(arg func(float64) string, south, north, west, east float64) string {
-		var b strings.Builder
-		b.WriteString("CAST(latitude * " + bandsPerDegree + " AS INTEGER) IN (")
-		for i, band := range areaBands(south, north) {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(strconv.FormatInt(band, 10))
-		}
-		b.WriteString(") AND longitude BETWEEN " + arg(west) + " AND " + arg(east) +
-			" AND latitude BETWEEN " + arg(south) + " AND " + arg(north))
-		return b.String()
+		return "CAST(latitude * 200 AS INTEGER) IN (" + sqlshared.AreaBandList(south, north) + ")" +
+			" AND longitude BETWEEN " + arg(west) + " AND " + arg(east) +
+			" AND latitude BETWEEN " + arg(south) + " AND " + arg(north)
 	},
 }
 
 // queries are the statements this engine sends, built once.
 var queries = sqlshared.Build(&dialect)
-
-// bandsPerDegree is how many latitude bands properties_area_band (0007)
-// cuts a degree into, as its expression writes it.
-const bandsPerDegree = "200"
-
-// areaBands returns the bands of properties_area_band that latitudes from
-// south to north fall in: CAST(latitude * 200 AS INTEGER), which truncates
-// toward zero as Go's conversion does, computed on the same doubles. An
-// area is at most a degree tall (rules.CheckSearch), so about 200 bands.
-func areaBands(south, north float64) []int64 {
-	lo, hi := int64(south*200), int64(north*200)
-	bands := make([]int64, 0, hi-lo+1)
-	for b := lo; b <= hi; b++ {
-		bands = append(bands, b)
-	}
-	return bands
-}
