@@ -12,8 +12,9 @@ import (
 // GiST indexes over point(longitude, latitude) of the rows and the
 // properties.
 var factDialect = &factsql.Dialect{
-	Param:   dialect.Param,
-	Analyze: "ANALYZE fact_rows, properties",
+	Param:        dialect.Param,
+	Analyze:      "ANALYZE fact_rows, properties",
+	MergeWorkers: 2,
 	UpdateMany: `UPDATE properties p SET property_type = v.property_type, bedrooms = v.bedrooms,
 			bathrooms = v.bathrooms, living_area_sqft = v.living_area_sqft, lot_sqft = v.lot_sqft,
 			year_built = v.year_built, stories = v.stories, units = v.units, facts = v.facts, updated_at = $11

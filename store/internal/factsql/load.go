@@ -7,10 +7,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store/internal/rules"
+	"golang.org/x/sync/errgroup"
 )
 
 // mergeBatch is how many records one transaction of PublishFacts merges:
@@ -297,20 +299,30 @@ func (f *Facts) mergeAll(ctx context.Context, ids []int64, inPlace bool, progres
 			return f.mergeRebuilding(ctx, ids, progress)
 		}
 	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(f.S.d.MergeWorkers, 1))
+	var mu sync.Mutex
+	done := 0
 	for start := 0; start < len(ids); start += mergeBatch {
 		batch := ids[start:min(start+mergeBatch, len(ids))]
-		err := f.DB.Tx(ctx, func(c Conn) error {
-			_, err := f.MergeMany(ctx, c, batch)
-			return err
+		g.Go(func() error {
+			err := f.DB.Tx(gctx, func(c Conn) error {
+				_, err := f.MergeMany(gctx, c, batch)
+				return err
+			})
+			if err != nil {
+				return f.DB.Err(gctx, err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			done += len(batch)
+			if progress != nil {
+				progress(done, len(ids))
+			}
+			return nil
 		})
-		if err != nil {
-			return f.DB.Err(ctx, err)
-		}
-		if progress != nil {
-			progress(start+len(batch), len(ids))
-		}
 	}
-	return nil
+	return g.Wait()
 }
 
 // rebuilds reports whether merging n records goes faster around a

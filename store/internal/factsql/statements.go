@@ -49,6 +49,13 @@ type Dialect struct {
 	// deletes: run before the drop and after the creates, in the same
 	// transaction.
 	SaveStats, RestoreStats []string
+	// MergeWorkers is how many transactions merge records at once in
+	// place (0 or 1: one after another, as a single writer must). Each
+	// takes its own batch of records, so they never wait on each other's
+	// rows; on PostgreSQL a merge is the server inserting an entry in
+	// every index of each updated row, which two backends do side by
+	// side.
+	MergeWorkers int
 	// Stage, when set, puts a load's rows through a staging table the
 	// Conn copies into (Copier) rather than one INSERT a row.
 	Stage *Stage

@@ -2,7 +2,9 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +25,63 @@ func init() {
 	register("FactsJoinByCoordinatesWithinRadius", testFactsPoint)
 	register("FactsTwoFilesJoinOnKeyHigherRankWins", testFactsTwoFiles)
 	register("FactsJoinInsideTheirParcel", testFactsParcel)
+	register("FactsPublishMergesEveryBatch", testFactsManyBatches)
+}
+
+// testFactsManyBatches publishes rows for more records than one merge
+// transaction holds (2,000), which an engine may merge side by side: every
+// record gets its own row's facts and the progress ends at the total.
+func testFactsManyBatches(t *testing.T, open Opener) {
+	ctx := context.Background()
+	const n = 4100
+	props := make([]providers.Property, n)
+	rows := make([]providers.FactRow, n)
+	for i := range props {
+		street := fmt.Sprintf("%d MAIN ST", i+1)
+		props[i] = NewAt(street, 39.8+float64(i)*1e-5, -89.65).Property
+		rows[i] = row(street, providers.FactsKey(street, "62701", ""), providers.Facts{Bedrooms: ptr(i % 7), YearBuilt: ptr(1900 + i%120)})
+	}
+	if err := open(t, nil).SeedProperties(ctx, props); err != nil {
+		t.Fatal(err)
+	}
+	db := open(t, nil) // a new handle keys the seeded records
+	l, _, err := db.BeginFacts(ctx, "allegheny", "f1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutFacts(ctx, &l, nil, rows, n, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var last, total int
+	set, err := db.PublishFacts(ctx, l, providers.FactSet{Priority: 1, AsOf: "2026-09-30"}, func(done, all int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if done < last {
+			t.Errorf("progress went back from %d to %d", last, done)
+		}
+		last, total = done, all
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set.Matched != n || last != n || total != n {
+		t.Fatalf("published %+v with progress %d/%d, want %d rows matched and merged", set, last, total, n)
+	}
+	if _, count, err := db.Search(ctx, providers.SearchFilter{Zip: "62701", MinYearBuilt: ptr(1900), Page: 1, PerPage: 1}); err != nil || count != n {
+		t.Fatalf("%d records have a year built after the publish (%v), want all %d", count, err, n)
+	}
+	for _, i := range []int{0, 1999, 2000, 4099} {
+		ps, _, err := db.Search(ctx, providers.SearchFilter{Zip: "62701", Page: 1 + i, PerPage: 1})
+		if err != nil || len(ps) != 1 {
+			t.Fatalf("record %d: %v", i, err)
+		}
+		p := ps[0]
+		var k int
+		fmt.Sscanf(p.StreetAddress, "%d", &k)
+		wantInt(t, p.StreetAddress+" bedrooms", p.Bedrooms, (k-1)%7)
+		wantInt(t, p.StreetAddress+" year built", p.YearBuilt, 1900+(k-1)%120)
+	}
 }
 
 // square is a parcel: the WKB of the polygon from (west, south) to (east,
