@@ -36,9 +36,10 @@ type DB interface {
 	Now() any
 }
 
-// queryRow runs a query expected to return at most one row and scans it;
-// found is false when it returned none.
-func queryRow(ctx context.Context, c Conn, sql string, args []any, dest ...any) (found bool, err error) {
+// QueryRow runs a query expected to return at most one row and scans it;
+// found is false when it returned none. (database/sql's QueryRow is not
+// on Conn: pgx and database/sql differ there.)
+func QueryRow(ctx context.Context, c Conn, sql string, args []any, dest ...any) (found bool, err error) {
 	rows, err := c.Query(ctx, sql, args...)
 	if err != nil {
 		return false, err

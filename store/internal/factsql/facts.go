@@ -275,7 +275,7 @@ func (f *Facts) MergeMany(ctx context.Context, c Conn, ids []int64) (int, error)
 
 	// Rows by coordinates, when any dataset served has some.
 	var pointRows int64
-	if _, err := queryRow(ctx, c, f.S.anyPointRows, nil, &pointRows); err != nil {
+	if _, err := QueryRow(ctx, c, f.S.anyPointRows, nil, &pointRows); err != nil {
 		return 0, err
 	}
 	if pointRows > 0 {

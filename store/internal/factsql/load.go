@@ -43,7 +43,7 @@ func (f *Facts) Begin(ctx context.Context, dataset, fingerprint string) (provide
 	}
 	load := providers.FactLoad{Dataset: dataset}
 	var pendingFP string
-	found, err := queryRow(ctx, f.DB, f.S.loadOf, []any{dataset},
+	found, err := QueryRow(ctx, f.DB, f.S.loadOf, []any{dataset},
 		&load.Generation, &pendingFP, &load.Done, &load.Failed, &load.FailuresSize)
 	if err != nil {
 		return providers.FactLoad{}, nil, f.DB.Err(ctx, err)
@@ -67,7 +67,7 @@ func (f *Facts) Begin(ctx context.Context, dataset, fingerprint string) (provide
 	}
 	load = providers.FactLoad{Dataset: dataset, Fingerprint: fingerprint}
 	err = f.DB.Tx(ctx, func(c Conn) error {
-		if _, err := queryRow(ctx, c, f.S.newGeneration, []any{dataset, dataset}, &load.Generation); err != nil {
+		if _, err := QueryRow(ctx, c, f.S.newGeneration, []any{dataset, dataset}, &load.Generation); err != nil {
 			return err
 		}
 		_, err := c.Exec(ctx, f.S.startLoad, dataset, load.Generation, fingerprint, f.DB.Now())
@@ -144,7 +144,7 @@ func (f *Facts) Put(ctx context.Context, load *providers.FactLoad, keys []provid
 		}
 		if len(rows) > 0 {
 			var before int64
-			if _, err := queryRow(ctx, c, f.S.maxRow, nil, &before); err != nil {
+			if _, err := QueryRow(ctx, c, f.S.maxRow, nil, &before); err != nil {
 				return err
 			}
 			joins := false
@@ -228,13 +228,13 @@ func (f *Facts) Publish(ctx context.Context, load providers.FactLoad, set provid
 		}
 	}
 	var keyMatched, pointMatched int64
-	if _, err := queryRow(ctx, f.DB, f.S.countRows, []any{ds, gen}, &set.Rows); err != nil {
+	if _, err := QueryRow(ctx, f.DB, f.S.countRows, []any{ds, gen}, &set.Rows); err != nil {
 		return set, f.DB.Err(ctx, err)
 	}
-	if _, err := queryRow(ctx, f.DB, f.S.keyRowsMatched, []any{ds, gen}, &keyMatched); err != nil {
+	if _, err := QueryRow(ctx, f.DB, f.S.keyRowsMatched, []any{ds, gen}, &keyMatched); err != nil {
 		return set, f.DB.Err(ctx, err)
 	}
-	if _, err := queryRow(ctx, f.DB, f.S.pointRowsMatched, []any{ds, gen, dlat, dlng}, &pointMatched); err != nil {
+	if _, err := QueryRow(ctx, f.DB, f.S.pointRowsMatched, []any{ds, gen, dlat, dlng}, &pointMatched); err != nil {
 		return set, f.DB.Err(ctx, err)
 	}
 	set.Matched = keyMatched + pointMatched
@@ -336,7 +336,7 @@ func (f *Facts) rebuilds(ctx context.Context, n int) (bool, error) {
 		return false, nil
 	}
 	var records int64
-	if _, err := queryRow(ctx, f.DB, f.S.countRecords, nil, &records); err != nil {
+	if _, err := QueryRow(ctx, f.DB, f.S.countRecords, nil, &records); err != nil {
 		return false, f.DB.Err(ctx, err)
 	}
 	return at(int64(n), records), nil
@@ -448,7 +448,7 @@ func (f *Facts) PutImport(ctx context.Context, id int64, facts providers.Facts, 
 	}
 	err := f.DB.Tx(ctx, func(c Conn) error {
 		var one int64
-		if found, err := queryRow(ctx, c, f.S.exists, []any{id}, &one); err != nil || !found {
+		if found, err := QueryRow(ctx, c, f.S.exists, []any{id}, &one); err != nil || !found {
 			if err == nil {
 				err = rules.ErrPropertyNotFound()
 			}
@@ -474,7 +474,7 @@ func (f *Facts) Version(ctx context.Context) (string, error) {
 		n      int64
 		latest sql.NullString
 	)
-	if _, err := queryRow(ctx, f.DB, f.S.version, nil, &n, &latest); err != nil {
+	if _, err := QueryRow(ctx, f.DB, f.S.version, nil, &n, &latest); err != nil {
 		return "", f.DB.Err(ctx, err)
 	}
 	return strconv.FormatInt(n, 10) + "@" + latest.String, nil

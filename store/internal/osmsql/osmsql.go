@@ -134,7 +134,7 @@ func (e Extracts) BeginOSM(ctx context.Context, name, fingerprint string) (provi
 	}
 	load := providers.OSMLoad{Name: name}
 	var pendingFP string
-	found, err := queryRow(ctx, e.DB, e.S.loadOf, []any{name}, &load.Generation, &pendingFP, &load.Done)
+	found, err := factsql.QueryRow(ctx, e.DB, e.S.loadOf, []any{name}, &load.Generation, &pendingFP, &load.Done)
 	if err != nil {
 		return providers.OSMLoad{}, nil, e.DB.Err(ctx, err)
 	}
@@ -155,7 +155,7 @@ func (e Extracts) BeginOSM(ctx context.Context, name, fingerprint string) (provi
 	}
 	load = providers.OSMLoad{Name: name, Fingerprint: fingerprint}
 	err = e.DB.Tx(ctx, func(c factsql.Conn) error {
-		if _, err := queryRow(ctx, c, e.S.newGeneration, nil, &load.Generation); err != nil {
+		if _, err := factsql.QueryRow(ctx, c, e.S.newGeneration, nil, &load.Generation); err != nil {
 			return err
 		}
 		if _, err := c.Exec(ctx, e.S.addGeneration, load.Generation); err != nil {
@@ -230,7 +230,7 @@ func (e Extracts) PublishOSM(ctx context.Context, load providers.OSMLoad, x prov
 		sql string
 		n   *int64
 	}{{e.S.countPlaces, &x.Places}, {e.S.countBuildings, &x.Buildings}, {e.S.countAddresses, &x.Addresses}} {
-		if _, err := queryRow(ctx, e.DB, q.sql, []any{x.Generation}, q.n); err != nil {
+		if _, err := factsql.QueryRow(ctx, e.DB, q.sql, []any{x.Generation}, q.n); err != nil {
 			return x, e.DB.Err(ctx, err)
 		}
 	}
@@ -419,20 +419,3 @@ func nullable[T any](p *T) any {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
-
-// queryRow runs a query expected to return at most one row and scans it;
-// found is false when it returned none.
-func queryRow(ctx context.Context, c factsql.Conn, q string, args []any, dest ...any) (found bool, err error) {
-	rows, err := c.Query(ctx, q, args...)
-	if err != nil {
-		return false, err
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		return false, rows.Err()
-	}
-	if err := rows.Scan(dest...); err != nil {
-		return false, err
-	}
-	return true, rows.Err()
-}
