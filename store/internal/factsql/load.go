@@ -326,13 +326,17 @@ func (f *Facts) mergeAll(ctx context.Context, ids []int64, inPlace bool, progres
 }
 
 // rebuilds reports whether merging n records goes faster around a
-// rebuild of the search indexes than through them.
+// rebuild of the search indexes than through them (RebuildAt, else
+// rebuildPays).
 func (f *Facts) rebuilds(ctx context.Context, n int) (bool, error) {
 	at := f.RebuildAt
 	if at == nil {
-		at = func(merged, records int64) bool { return merged >= rebuildMin && merged*rebuildShare >= records }
+		if n < rebuildMin {
+			return false, nil // whatever the records, without counting them
+		}
+		at = rebuildPays
 	}
-	if f.S.d.RebuiltIndexes == "" || n == 0 || (f.RebuildAt == nil && n < rebuildMin) {
+	if f.S.d.RebuiltIndexes == "" || n == 0 {
 		return false, nil
 	}
 	var records int64
@@ -340,6 +344,12 @@ func (f *Facts) rebuilds(ctx context.Context, n int) (bool, error) {
 		return false, f.DB.Err(ctx, err)
 	}
 	return at(int64(n), records), nil
+}
+
+// rebuildPays is the measured rule: at least rebuildMin records merged,
+// and at least one in rebuildShare of all.
+func rebuildPays(merged, records int64) bool {
+	return merged >= rebuildMin && merged*rebuildShare >= records
 }
 
 // mergeRebuilding merges ids in one transaction that drops the indexes of
