@@ -32,9 +32,6 @@ var factDialect = &factsql.Dialect{
 			max_lng float8, property_type text, bedrooms int, bathrooms float8, living_area_sqft int,
 			lot_sqft bigint, year_built int, stories float8, units int) ON COMMIT DELETE ROWS`,
 		Table: "fact_rows_stage",
-		Columns: []string{"seq", "dataset", "generation", "row_key", "rank", "join_key", "facts_key",
-			"latitude", "longitude", "shape", "min_lat", "max_lat", "min_lng", "max_lng", "property_type",
-			"bedrooms", "bathrooms", "living_area_sqft", "lot_sqft", "year_built", "stories", "units"},
 	},
 	RowsNear: `SELECT ` + factsql.RowColumns + ` FROM ` + factsql.ServedRows + `
 		WHERE point(r.longitude, r.latitude) <@ box(point($3, $1), point($4, $2))

@@ -193,7 +193,7 @@ func (f *Facts) putRows(ctx context.Context, c Conn, rows [][]any) error {
 	for i, r := range rows {
 		staged[i] = append([]any{i}, r...)
 	}
-	if err := cp.CopyRows(ctx, st.Table, st.Columns, staged); err != nil {
+	if err := cp.CopyRows(ctx, st.Table, stageColumns, staged); err != nil {
 		return err
 	}
 	_, err := c.Exec(ctx, f.S.stagedPut)

@@ -108,10 +108,19 @@ type Stage struct {
 	// Create makes the session's staging table, if missing: a seq
 	// column, then putColumns, emptied at each commit.
 	Create string
-	// Table is its name and Columns its columns, for the copy.
-	Table   string
-	Columns []string
+	// Table is its name.
+	Table string
 }
+
+// stageColumns are a staging table's columns, in a staged row's order:
+// seq (the row's place in its batch), then putColumns.
+var stageColumns = func() []string {
+	cols := []string{"seq"}
+	for _, c := range strings.Split(putColumns, ",") {
+		cols = append(cols, strings.TrimSpace(c))
+	}
+	return cols
+}()
 
 // StagedPut writes a staged batch into fact_rows: of the rows of one key,
 // the one putConflict would keep (highest rank, then the last), as the
