@@ -521,6 +521,32 @@ func TestMatchModesBestAndStrict(t *testing.T) {
 	}
 }
 
+// TestUnsettledAnswerIsRemembered: an answer that made no record (several
+// different addresses) is decided again from memory when the same
+// spelling comes back, in any match mode: no second geocoder call, and
+// match=best then makes the record from it.
+func TestUnsettledAnswerIsRemembered(t *testing.T) {
+	mt := matchUpstream()
+	m := startMain(t, testConfig(t, filepath.Join(t.TempDir(), "p.db")), mt)
+	const path = "/v1/properties/lookup?street=100+Main+St&state=IL"
+	for i := range 2 {
+		before := censusCalls(mt)
+		status, body, _ := getJSON(t, m, path)
+		cands, _ := body["candidates"].([]any)
+		want := 1 - i // the first asks, the second remembers
+		if status != 409 || body["code"] != "ambiguous_address" || len(cands) != 2 || censusCalls(mt)-before != want {
+			t.Fatalf("lookup %d: %d %v, %d geocoder calls; want 409 ambiguous_address with 2 candidates and %d calls",
+				i+1, status, body, censusCalls(mt)-before, want)
+		}
+	}
+	before := censusCalls(mt)
+	status, body, _ := getJSON(t, m, path+"&match=best")
+	match, _ := body["meta"].(map[string]any)["match"].(map[string]any)
+	if status != 200 || match["type"] != "non_exact" || censusCalls(mt) != before {
+		t.Fatalf("match=best after the ambiguous answer: %d %v, %d calls; want the first candidate, no call", status, body, censusCalls(mt)-before)
+	}
+}
+
 // TestOneLineAndFieldsAreOneRecord: q= and the same address in fields are
 // one record whichever comes first, and the second costs no geocoder
 // call; the line is sent to the one-line search.

@@ -195,10 +195,20 @@ const missSection = "geocoder_miss"
 // is asked. Alone, memory serves: this runs for every lookup of an
 // unmatched spelling.
 func (m misses) known(ctx context.Context, asked string) error {
-	if m.ttl < 0 {
+	r, ok := m.current(ctx, missSection, asked)
+	if !ok {
 		return nil
 	}
-	id := providers.SectionID{Section: missSection, Key: asked}
+	return r.MissingError()
+}
+
+// current returns the record of section remembered for asked while it is
+// current; a store that fails to answer is taken as none.
+func (m misses) current(ctx context.Context, section, asked string) (*providers.SectionRecord, bool) {
+	if m.ttl < 0 {
+		return nil, false
+	}
+	id := providers.SectionID{Section: section, Key: asked}
 	var r *providers.SectionRecord
 	var err error
 	if m.fleet {
@@ -207,27 +217,64 @@ func (m misses) known(ctx context.Context, asked string) error {
 		r, _, err = m.reads.Get(ctx, id)
 	}
 	if err != nil || !r.Missing || !m.now().Before(r.ExpiresAt) {
-		return nil
+		return nil, false
 	}
-	return r.MissingError()
+	return r, true
 }
 
 // remember keeps, for ttl, that asking asked found nothing, with the
 // upstream's error. Failing to remember costs only a later call, so a
 // store error is logged, not returned.
 func (m misses) remember(ctx context.Context, asked string, pe *providers.Error) {
-	if m.ttl < 0 {
-		return
-	}
-	now := m.now().UTC().Truncate(time.Millisecond)
 	data, _ := json.Marshal(struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
 	}{pe.Code, pe.Message})
-	err := m.store.PutSection(ctx, providers.SectionRecord{Section: missSection, Key: asked, Data: data,
+	m.put(ctx, missSection, asked, data)
+}
+
+// unsettledSection is the store's section under which the geocoder's
+// answers that made no record are kept (Resolve refused them: several
+// different addresses, or an inexact match under match=strict), keyed by
+// what was asked. It is no section of a response.
+const unsettledSection = "geocoder_unsettled"
+
+// unsettled returns the geocoder's remembered answer to asked that made
+// no record, while it is current: the same question, in any match mode,
+// is decided again from it without asking the geocoder.
+func (m misses) unsettled(ctx context.Context, asked string) (providers.Location, bool) {
+	r, ok := m.current(ctx, unsettledSection, asked)
+	if !ok {
+		return providers.Location{}, false
+	}
+	var loc providers.Location
+	if err := json.Unmarshal(r.Data, &loc); err != nil {
+		return providers.Location{}, false
+	}
+	return loc, true
+}
+
+// rememberUnsettled keeps, for ttl, the geocoder's answer loc to asked,
+// which made no record.
+func (m misses) rememberUnsettled(ctx context.Context, asked string, loc providers.Location) {
+	data, err := json.Marshal(loc)
+	if err == nil {
+		m.put(ctx, unsettledSection, asked, data)
+	}
+}
+
+// put stores data for asked under section, as a missing record kept for
+// ttl. Failing to remember costs only a later call, so a store error is
+// logged, not returned.
+func (m misses) put(ctx context.Context, section, asked string, data []byte) {
+	if m.ttl < 0 {
+		return
+	}
+	now := m.now().UTC().Truncate(time.Millisecond)
+	err := m.store.PutSection(ctx, providers.SectionRecord{Section: section, Key: asked, Data: data,
 		Source: m.source, FetchedAt: now, ExpiresAt: now.Add(m.ttl), Missing: true})
 	if err != nil {
-		m.logger.Warn("could not remember an upstream's no-match", "error", err.Error())
+		m.logger.Warn("could not remember an upstream's answer", "section", section, "error", err.Error())
 	}
 }
 

@@ -310,17 +310,30 @@ func (s *Service) geocodeTrip(flightKey string, note note, n address.Normalized,
 			p, _, err := providers.Reload(ctx, s.reads.ByKey, key)
 			return geocoded{p: p}, err == nil
 		},
+		// An answer Resolve refuses (several different addresses, or
+		// inexact under match=strict) makes no record: it is remembered
+		// for MissTTL, as a no-match is, and the same spelling asked
+		// again, in any mode, is decided from it without a call.
 		fetch: func(ctx context.Context) (geocoded, string, error) {
-			loc, err := s.cfg.Geocoder.Geocode(ctx, sent)
-			if err != nil {
-				return geocoded{}, providers.TierUpstream, err
+			asked, tier := spelling(sent), providers.TierUpstream
+			loc, ok := s.fl.misses.unsettled(ctx, asked)
+			if ok {
+				tier = providers.TierDatabase
+			} else {
+				var err error
+				if loc, err = s.cfg.Geocoder.Geocode(ctx, sent); err != nil {
+					return geocoded{}, tier, err
+				}
 			}
-			loc, m, err := Resolve(n, loc, mode)
+			chosen, m, err := Resolve(n, loc, mode)
 			if err != nil {
-				return geocoded{}, providers.TierUpstream, err
+				if !ok && providers.KindOf(err) == providers.KindConflict {
+					s.fl.misses.rememberUnsettled(ctx, asked, loc)
+				}
+				return geocoded{}, tier, err
 			}
-			p, created, err := s.cfg.Store.Save(ctx, NewRecord(loc, m, n, s.cfg.GeocoderName, s.cfg.Now()))
-			return geocoded{p: p, created: created, match: m}, providers.TierUpstream, err
+			p, created, err := s.cfg.Store.Save(ctx, NewRecord(chosen, m, n, s.cfg.GeocoderName, s.cfg.Now()))
+			return geocoded{p: p, created: created, match: m}, tier, err
 		},
 	}
 }
