@@ -24,6 +24,9 @@ func (g *Gateway) respondRecord(c *fiber.Ctx, st *requestState, p *providers.Pro
 	if created {
 		meta.Created = &src.Created
 	}
+	if src.Match.Type != "" {
+		meta.Match = &src.Match
+	}
 	render := func(b []byte) ([]byte, error) {
 		b, err := appendRecordWith(b, p, sectionFields(inc, secs)...)
 		if err != nil {

@@ -304,8 +304,11 @@ func sectionMetas(names []string, secs []service.SectionResult) map[string]provi
 
 // recordMeta is the meta of a single-record response.
 type recordMeta struct {
-	Source   string                           `json:"source"`
-	Created  *bool                            `json:"created,omitempty"`
+	Source  string `json:"source"`
+	Created *bool  `json:"created,omitempty"`
+	// Match is how the record matched the request (service.Source.Match);
+	// nil when the service did not say.
+	Match    *providers.Match                 `json:"match,omitempty"`
 	Sections map[string]providers.SectionMeta `json:"sections,omitempty"`
 }
 
@@ -332,6 +335,14 @@ func appendMeta(b []byte, meta any) ([]byte, error) {
 		if m.Created != nil {
 			b = append(b, `,"created":`...)
 			b = strconv.AppendBool(b, *m.Created)
+		}
+		if m.Match != nil {
+			mb, err := json.Marshal(m.Match)
+			if err != nil {
+				return nil, err
+			}
+			b = append(b, `,"match":`...)
+			b = append(b, mb...)
 		}
 		if len(m.Sections) > 0 {
 			b = append(b, `,"sections":{`...)

@@ -11,6 +11,9 @@ var osmDialect = &osmsql.Dialect{
 	PlacesIn: `SELECT ` + osmsql.PlaceColumns + ` FROM osm_places_rtree t
 		JOIN osm_places p ON p.id = t.id JOIN osm_extracts x ON x.generation = p.generation
 		WHERE x.name = ?1 AND t.min_lat >= ?2 AND t.max_lat <= ?3 AND t.min_lng >= ?4 AND t.max_lng <= ?5`,
+	AddressesIn: `SELECT ` + osmsql.AddressColumns + ` FROM osm_addresses_rtree t
+		JOIN osm_addresses a ON a.id = t.id JOIN osm_extracts x ON x.generation = a.generation
+		WHERE x.name = ?1 AND t.min_lat >= ?2 AND t.max_lat <= ?3 AND t.min_lng >= ?4 AND t.max_lng <= ?5`,
 }
 
 var osmStatements = osmsql.Build(osmDialect)

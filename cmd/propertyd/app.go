@@ -97,6 +97,9 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		ReverseRadius: cfg.ReverseRadiusMeters, BatchConcurrency: cfg.BatchConcurrency,
 		RefreshConcurrency: cfg.RefreshConcurrency,
 		Sections:           map[string]*service.Section{}, Logger: m.Logger, Leases: m.leases(),
+		// A record made by a reverse lookup inside a loaded extract takes
+		// the address of its nearest address point.
+		AddressPoints: m.db,
 	}
 	if err := m.wireModules(&svcCfg); err != nil {
 		return configError{err}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"math"
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
@@ -15,6 +16,12 @@ import (
 const (
 	DefaultMissTTL       = time.Hour
 	DefaultReverseRadius = 50.0 // metres
+	// DefaultAddressPointRadius is how far (metres) the nearest address
+	// point of a loaded OpenStreetMap extract may be from a reverse
+	// lookup's point to give the record it creates its address: about the
+	// width of a city lot, so that the point names the building it is on
+	// or the next one, not a house down the street.
+	DefaultAddressPointRadius = 30.0
 	// DefaultRefreshConcurrency bounds the background refreshes of
 	// expired sections in flight across the service.
 	DefaultRefreshConcurrency = 8
@@ -42,6 +49,14 @@ type Config struct {
 	// ReverseRadius is how far (metres) an existing record may be from a
 	// reverse lookup's point to be returned instead of a new one (default 50).
 	ReverseRadius float64
+	// AddressPoints, when set, gives a record created by a reverse lookup
+	// the street, city and ZIP of the nearest address point of a loaded
+	// OpenStreetMap extract within AddressPointRadius (default
+	// DefaultAddressPointRadius); the reverse geocoder still gives its
+	// state, county and tract. Nil leaves such records without an
+	// address, as the reverse geocoder answers none.
+	AddressPoints      providers.AddressPoints
+	AddressPointRadius float64
 	// BatchConcurrency bounds the lookups of one batch in flight (default
 	// MaxBatch: a full batch costs one upstream round trip; the outbound
 	// limits of each provider still pace the upstreams).
@@ -109,6 +124,9 @@ func New(cfg Config) *Service {
 	if cfg.ReverseRadius <= 0 {
 		cfg.ReverseRadius = DefaultReverseRadius
 	}
+	if cfg.AddressPointRadius <= 0 {
+		cfg.AddressPointRadius = DefaultAddressPointRadius
+	}
 	if cfg.BatchConcurrency <= 0 {
 		cfg.BatchConcurrency = MaxBatch
 	}
@@ -163,6 +181,10 @@ type Source struct {
 	// (see providers.Calls), also when it failed: the request log counts
 	// them, and a request that made some is not free.
 	Calls int
+	// Match is how the record was matched to this call's point (meta.match):
+	// set when a reverse lookup created it from an address point, zero
+	// otherwise.
+	Match providers.Match
 }
 
 // Get returns the record with id: KindNotFound (property_not_found).
@@ -250,10 +272,12 @@ func spelling(a providers.Address) string {
 }
 
 // geocoded is what one geocoding of an address gives the lookups sharing
-// it: the record and whether it was created.
+// it: the record, whether it was created, and how it matched (zero when
+// the record was read from the store instead).
 type geocoded struct {
 	p       *providers.Property
 	created bool
+	match   providers.Match
 }
 
 // geocodeTrip is the trip that finds n's record: it reads the record
@@ -317,7 +341,9 @@ func canonicalKey(loc providers.Location, unit string) string {
 
 // Reverse returns the nearest existing record within the configured radius
 // of p, or reverse geocodes p and creates a record holding its coordinates
-// and census geographies. Errors: KindInvalid for out-of-range coordinates,
+// and census geographies, and the address of the nearest address point of
+// a loaded extract when Config.AddressPoints has one within
+// AddressPointRadius (Source.Match says so). Errors: KindInvalid for out-of-range coordinates,
 // KindNotFound (location_not_found) outside any county, and upstream kinds.
 func (s *Service) Reverse(ctx context.Context, p providers.Point) (*providers.Property, Source, error) {
 	if err := ValidatePoint(p); err != nil {
@@ -347,17 +373,51 @@ func (s *Service) Reverse(ctx context.Context, p providers.Point) (*providers.Pr
 				return geocoded{}, providers.TierUpstream, err
 			}
 			now := s.cfg.Now().UTC()
-			rec, created, err := s.cfg.Store.Save(ctx, providers.NewProperty{Property: providers.Property{
+			prop := providers.Property{
 				State: loc.State, County: loc.County, FIPSCode: loc.FIPSCode, CensusTract: loc.CensusTract,
 				Latitude: p.Lat, Longitude: p.Lng, Source: s.cfg.ReverseName, CreatedAt: now, UpdatedAt: now,
-			}})
-			return geocoded{p: rec, created: created}, providers.TierUpstream, err
+			}
+			m := s.addressPoint(ctx, p, &prop)
+			rec, created, err := s.cfg.Store.Save(ctx, providers.NewProperty{Property: prop})
+			return geocoded{p: rec, created: created, match: m}, providers.TierUpstream, err
 		},
 	})
 	if err != nil {
 		return nil, Source{Calls: l.calls}, err
 	}
-	return l.val.p, Source{Geocoder: l.val.p.Source, Created: l.val.created && l.led, Tier: l.tier, Calls: l.calls}, nil
+	return l.val.p, Source{Geocoder: l.val.p.Source, Created: l.val.created && l.led, Tier: l.tier, Calls: l.calls, Match: l.val.match}, nil
+}
+
+// addressPoint gives prop, a record the reverse geocoder made for p, the
+// address of the nearest address point of a loaded extract within
+// AddressPointRadius, and returns the match saying so (zero when there is
+// none). The record keeps no canonical address and no lookup key: it is
+// still identified by its coordinates, and a forward lookup of the same
+// address asks the geocoder, whose match is the record of that address.
+// An extract that cannot be read leaves the record without an address (the
+// reverse lookup does not fail for it); the failure is logged.
+func (s *Service) addressPoint(ctx context.Context, p providers.Point, prop *providers.Property) providers.Match {
+	if s.cfg.AddressPoints == nil || prop.State == "" {
+		return providers.Match{}
+	}
+	_, a, d, err := s.cfg.AddressPoints.OSMAddressNearest(ctx, p, s.cfg.AddressPointRadius)
+	if err != nil {
+		if providers.KindOf(err) != providers.KindNotFound {
+			s.cfg.Logger.Warn("reading the address points of the OpenStreetMap extracts", "error", err)
+		}
+		return providers.Match{}
+	}
+	// The address point's own spelling, in the standard form of every
+	// record's address; its unit is left out: the point asked names a
+	// building, not one of its dwellings.
+	n, err := address.Normalize(providers.Address{Street: a.HouseNumber + " " + a.Street, City: a.City,
+		State: prop.State, Zip: a.Postcode})
+	if err != nil || n.Unit != "" {
+		return providers.Match{}
+	}
+	prop.StreetAddress, prop.City, prop.ZipCode = n.Street, n.City, n.Zip
+	d = math.Round(d)
+	return providers.Match{Type: providers.MatchAddressPoint, DistanceM: &d}
 }
 
 // ValidatePoint checks that p is a WGS84 coordinate.

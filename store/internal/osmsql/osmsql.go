@@ -25,6 +25,9 @@ type Dialect struct {
 	// PlacesIn selects PlaceColumns of the places of the extract served
 	// under a name inside a rectangle: name, south, north, west, east.
 	PlacesIn string
+	// AddressesIn selects AddressColumns of the address points of the
+	// extract served under a name inside a rectangle, as PlacesIn.
+	AddressesIn string
 	// Analyze, when set, refreshes the planner's statistics of the
 	// features before a load is published: PostgreSQL otherwise plans the
 	// reads of a freshly loaded extract for the table it last saw, and
@@ -38,6 +41,11 @@ type Dialect struct {
 // osm_places p joined with osm_extracts x.
 const PlaceColumns = `x.generation, p.osm_type, p.osm_id, p.version, p.category, p.type, p.name, p.name_key, p.latitude, p.longitude`
 
+// AddressColumns are an address point's columns as OSMAddressNearest
+// reads them, from osm_addresses a joined with osm_extracts x.
+const AddressColumns = `x.generation, a.osm_type, a.osm_id, a.version, a.housenumber, a.street, a.unit, a.city, a.postcode,
+	a.latitude, a.longitude`
+
 // dropBatch is how many features one statement of a drop deletes: a
 // reader or a lookup's write waits for milliseconds, not for the whole
 // extract.
@@ -49,7 +57,7 @@ type Statements struct {
 	checkpoint, putPlace, putBuilding, putAddress, publish, endLoad   string
 	countPlaces, countBuildings, countAddresses, extracts, covering   string
 	dropPlaces, dropBuildings, dropAddresses, oldGenerations          string
-	placesIn, analyze                                                 string
+	placesIn, addressesIn, analyze                                    string
 }
 
 const extractColumns = `name, generation, min_lat, max_lat, min_lng, max_lng, timestamp, fingerprint,
@@ -111,8 +119,9 @@ func Build(d *Dialect) *Statements {
 		oldGenerations: `SELECT generation FROM osm_generations g
 			WHERE NOT EXISTS (SELECT 1 FROM osm_extracts x WHERE x.generation = g.generation)
 			AND NOT EXISTS (SELECT 1 FROM osm_loads l WHERE l.generation = g.generation)`,
-		placesIn: d.PlacesIn,
-		analyze:  d.Analyze,
+		placesIn:    d.PlacesIn,
+		addressesIn: d.AddressesIn,
+		analyze:     d.Analyze,
 	}
 }
 
@@ -321,23 +330,81 @@ func (e Extracts) OSMPlacesNear(ctx context.Context, c providers.Circle) (*provi
 		return nil, nil, notCovered()
 	}
 	west, east := box.Lngs[0].West, box.Lngs[0].East
+	var places []providers.OSMPlace
+	x, err := e.covered(ctx, box.South, box.North, west, east, func(name string) (int64, error) {
+		var gen int64
+		var err error
+		places, gen, err = e.places(ctx, name, box.South, box.North, west, east, c)
+		return gen, err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return x, places, nil
+}
+
+// OSMAddressNearest returns the address point nearest to p within
+// radiusMeters of the served extract whose coverage holds p, read as
+// OSMPlacesNear reads places: with the extract they belong to.
+func (e Extracts) OSMAddressNearest(ctx context.Context, p providers.Point, radiusMeters float64) (*providers.OSMExtract, providers.OSMAddress, float64, error) {
+	if err := rules.CheckCoordinates(p.Lat, p.Lng); err != nil {
+		return nil, providers.OSMAddress{}, 0, err
+	}
+	if err := rules.CheckRadius(radiusMeters); err != nil {
+		return nil, providers.OSMAddress{}, 0, err
+	}
+	box := rules.BoundingBox(p, radiusMeters)
+	if len(box.Lngs) != 1 {
+		return nil, providers.OSMAddress{}, 0, notCovered()
+	}
+	west, east := box.Lngs[0].West, box.Lngs[0].East
+	c := providers.Circle{Center: p, RadiusMeters: radiusMeters}
+	var (
+		best  providers.OSMAddress
+		dist  float64
+		found bool
+	)
+	// The extract must hold the point; an address point is looked for in
+	// it only, even when the circle reaches past its edge.
+	x, err := e.covered(ctx, p.Lat, p.Lat, p.Lng, p.Lng, func(name string) (int64, error) {
+		var gen int64
+		var err error
+		best, dist, found, gen, err = e.nearestAddress(ctx, name, box.South, box.North, west, east, c)
+		return gen, err
+	})
+	if err != nil {
+		return nil, providers.OSMAddress{}, 0, err
+	}
+	if !found {
+		return nil, providers.OSMAddress{}, 0, providers.NotFound(providers.CodeSectionNotFound,
+			"no address point of an OpenStreetMap extract is this close")
+	}
+	return x, best, dist, nil
+}
+
+// covered finds the served extract whose coverage holds the rectangle
+// south, north, west, east and runs read on
+// it, which returns the generation its rows came from (0 for none). A
+// publish between the two reads is seen whole: the extract is read again
+// when the rows came from a newer generation.
+func (e Extracts) covered(ctx context.Context, south, north, west, east float64, read func(name string) (int64, error)) (*providers.OSMExtract, error) {
 	for range 3 {
-		x, err := e.extract(ctx, e.S.covering, box.South, box.North, west, east)
+		x, err := e.extract(ctx, e.S.covering, south, north, west, east)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if x == nil {
-			return nil, nil, notCovered()
+			return nil, notCovered()
 		}
-		places, gen, err := e.places(ctx, x.Name, box.South, box.North, west, east, c)
+		gen, err := read(x.Name)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if gen == 0 || gen == x.Generation {
-			return x, places, nil
+			return x, nil
 		}
 	}
-	return nil, nil, providers.Errorf(providers.KindUnavailable, providers.CodeDatabaseUnavailable,
+	return nil, providers.Errorf(providers.KindUnavailable, providers.CodeDatabaseUnavailable,
 		"the OpenStreetMap extract kept changing while it was read")
 }
 
@@ -374,6 +441,38 @@ func (e Extracts) places(ctx context.Context, name string, south, north, west, e
 		}
 	}
 	return out, gen, e.DB.Err(ctx, rows.Err())
+}
+
+// nearestAddress reads the address points of the extract name inside the
+// rectangle and keeps the nearest within c; ties go to the smaller
+// element, so both engines pick the same.
+func (e Extracts) nearestAddress(ctx context.Context, name string, south, north, west, east float64,
+	c providers.Circle) (best providers.OSMAddress, dist float64, found bool, gen int64, err error) {
+	rows, err := e.DB.Query(ctx, e.S.addressesIn, name, south, north, west, east)
+	if err != nil {
+		return best, 0, false, 0, e.DB.Err(ctx, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var a providers.OSMAddress
+		var g int64
+		if err := rows.Scan(&g, &a.OSMRef.Type, &a.ID, &a.Version, &a.HouseNumber, &a.Street, &a.Unit, &a.City,
+			&a.Postcode, &a.Point.Lat, &a.Point.Lng); err != nil {
+			return best, 0, false, 0, e.DB.Err(ctx, err)
+		}
+		if gen != 0 && g != gen {
+			return best, 0, false, 0, providers.Errorf(providers.KindInternal, providers.CodeInternalError, "extract %s read across generations", name)
+		}
+		gen = g
+		d := c.Center.DistanceMeters(a.Point)
+		if d > c.RadiusMeters {
+			continue
+		}
+		if !found || d < dist || (d == dist && a.Key() < best.Key()) {
+			best, dist, found = a, d, true
+		}
+	}
+	return best, dist, found, gen, e.DB.Err(ctx, rows.Err())
 }
 
 func (e Extracts) extract(ctx context.Context, q string, args ...any) (*providers.OSMExtract, error) {
