@@ -19,11 +19,13 @@ import (
 const localBatch = "propertyd.batch"
 
 // batchKeys are the members an address object of a batch may hold.
-var batchKeys = []string{"id", "street", "unit", "city", "state", "zip"}
+var batchKeys = []string{"id", "q", "street", "unit", "city", "state", "zip"}
 
-// batchAddress is one address object of a batch request as sent.
+// batchAddress is one address object of a batch request as sent: in
+// fields, or in one line (Q, nil when not given).
 type batchAddress struct {
 	ID                             *string
+	Q                              *string
 	Street, Unit, City, State, Zip string
 }
 
@@ -177,7 +179,9 @@ func jsonObject(raw []byte) ([]member, error) {
 }
 
 // readAddress decodes one batch item as strictly as lookup reads its query:
-// an object of string members from batchKeys (id may be null), each at most
+// an object of string members from batchKeys (id may be null; q is the
+// whole address in one line, given instead of street and the other
+// fields), each at most
 // once, in valid UTF-8 (encoding/json would turn invalid bytes, and escapes
 // of lone UTF-16 surrogates such as \ud800, into U+FFFD where lookup
 // refuses them). An item that is not an object is invalid_address; a
@@ -189,7 +193,7 @@ func readAddress(raw json.RawMessage) (batchAddress, *providers.Error) {
 	members, err := jsonObject(raw)
 	if err != nil {
 		return a, &providers.Error{Kind: providers.KindInvalid, Code: providers.CodeInvalidAddress,
-			Message: "each address must be an object with string fields id, street, unit, city, state, zip: " + err.Error()}
+			Message: "each address must be an object with string fields id, street, unit, city, state, zip (or id and q): " + err.Error()}
 	}
 	var errs []providers.ParamError
 	for _, m := range members {
@@ -201,6 +205,9 @@ func readAddress(raw json.RawMessage) (batchAddress, *providers.Error) {
 			}
 			a.ID = new(string)
 			dst = a.ID
+		case "q":
+			a.Q = new(string)
+			dst = a.Q
 		case "street":
 			dst = &a.Street
 		case "unit":
@@ -289,17 +296,24 @@ func (g *Gateway) costOfBatch(c *fiber.Ctx) (int, error) {
 }
 
 type batchError struct {
-	Index    int                    `json:"index"`
-	ClientID *string                `json:"client_id"`
-	Code     string                 `json:"code"`
-	Message  string                 `json:"message"`
-	Errors   []providers.ParamError `json:"errors,omitempty"`
-	Input    json.RawMessage        `json:"input,omitempty"`
+	Index      int                    `json:"index"`
+	ClientID   *string                `json:"client_id"`
+	Code       string                 `json:"code"`
+	Message    string                 `json:"message"`
+	Errors     []providers.ParamError `json:"errors,omitempty"`
+	Candidates []providers.Candidate  `json:"candidates,omitempty"`
+	Input      json.RawMessage        `json:"input,omitempty"`
 }
 
-// batch: POST /v1/properties/batch {"addresses":[{id?, street, unit?, city, state, zip}...]}
+// batch: POST /v1/properties/batch?match=&include= {"addresses":[{id?, street, unit?, city, state, zip} or {id?, q}...]}
+// match= applies to every item as lookup's does to its address.
 func (g *Gateway) batch(c *fiber.Ctx) error {
-	if _, err := queryParams(c, "include"); err != nil {
+	q, err := queryParams(c, "include", "match")
+	if err != nil {
+		return err
+	}
+	mode, err := matchParam(q)
+	if err != nil {
 		return err
 	}
 	inc, _ := g.includes(c)
@@ -326,7 +340,18 @@ func (g *Gateway) batch(c *fiber.Ctx) error {
 			continue
 		}
 		clientIDs[i] = a.ID
-		items[i] = service.BatchItem{Address: providers.Address{Street: a.Street, Unit: a.Unit, City: a.City, State: a.State, Zip: a.Zip}}
+		addr := providers.Address{Street: a.Street, Unit: a.Unit, City: a.City, State: a.State, Zip: a.Zip}
+		if a.Q != nil {
+			if err := oneForm(*a.Q, addr); err != nil {
+				pe := providers.As(err)
+				st.undelivered += itemCost
+				bad[i] = true
+				errs = append(errs, batchError{Index: i, ClientID: a.ID, Code: pe.Code, Message: pe.Message, Errors: pe.Params, Input: validInput(raw)})
+				continue
+			}
+			addr.Line = *a.Q
+		}
+		items[i] = service.BatchItem{Address: addr, Mode: mode}
 	}
 	// Look up only the well-formed items, keeping their positions.
 	var idx []int
@@ -345,14 +370,19 @@ func (g *Gateway) batch(c *fiber.Ctx) error {
 		st.obs.AddUpstreamCalls(o.Calls)
 		if o.Err != nil {
 			pe := providers.As(o.Err)
-			if pe.Kind.Failure() || rejectedInput(pe) {
+			switch {
+			case pe.Kind.Failure() || rejectedInput(pe):
 				st.undelivered += itemCost
+			case pe.Kind == providers.KindConflict:
+				// Candidates or a refused match cost the item's lookup,
+				// not its sections, as a lookup's 409 does.
+				st.undelivered += st.includeCost
 			}
 			if pe.Kind == providers.KindInternal {
 				pe = &providers.Error{Code: providers.CodeInternalError, Message: "an internal error occurred"}
 			}
 			errs = append(errs, batchError{Index: i, ClientID: clientIDs[i], Code: pe.Code, Message: pe.Message,
-				Errors: pe.Params, Input: r.items[i]})
+				Errors: pe.Params, Candidates: pe.Candidates, Input: r.items[i]})
 			continue
 		}
 		st.obs.Served(providers.ReadRecord, o.Tier)
@@ -370,7 +400,8 @@ func (g *Gateway) batch(c *fiber.Ctx) error {
 		if o.FromDatabase {
 			src = "database"
 		}
-		extra := []field{{name: "index", value: i}, {name: "client_id", value: clientIDs[i]}, {name: "source", value: src}}
+		extra := []field{{name: "index", value: i}, {name: "client_id", value: clientIDs[i]}, {name: "source", value: src},
+			{name: "match", value: o.Match}}
 		if len(inc) > 0 {
 			extra = append(extra, sectionFields(inc, secs[j])...)
 			extra = append(extra, field{name: "sections", value: sectionMetas(inc, secs[j])})

@@ -21,6 +21,8 @@ type problem struct {
 	Code      string                 `json:"code"`
 	RequestID string                 `json:"request_id"`
 	Errors    []providers.ParamError `json:"errors,omitempty"`
+	// Candidates are the different addresses of an ambiguous_address.
+	Candidates []providers.Candidate `json:"candidates,omitempty"`
 }
 
 // statusOf is the one table from error kinds to HTTP statuses.
@@ -39,6 +41,10 @@ var statusOf = map[providers.Kind]int{
 	providers.KindCanceled:         499, // never seen by the client, only in logs
 	providers.KindUnsupportedMedia: http.StatusUnsupportedMediaType,
 	providers.KindUnreachable:      http.StatusBadGateway,
+	// 409: the request is well formed but the geocoder's answer does not
+	// settle it as asked (ambiguous_address, inexact_match); asking
+	// otherwise (a ZIP code, match=best) does.
+	providers.KindConflict: http.StatusConflict,
 }
 
 // ProblemTypeBase prefixes the type URI of every problem; the fragment is the code.
@@ -141,7 +147,7 @@ func (g *Gateway) handleError(c *fiber.Ctx, err error) error {
 	}
 	body := problem{
 		Type: ProblemTypeBase + code, Title: http.StatusText(status), Status: status,
-		Detail: detail, Code: code, RequestID: requestID(c), Errors: pe.Params,
+		Detail: detail, Code: code, RequestID: requestID(c), Errors: pe.Params, Candidates: pe.Candidates,
 	}
 	if status == 499 {
 		body.Title = "Client Closed Request"

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/gofiber/fiber/v2"
@@ -67,9 +68,14 @@ func failedCost(inc []string, secs []service.SectionResult) int {
 	return n
 }
 
-// lookup: GET /v1/properties/lookup?street=&unit=&city=&state=&zip=&include=
+// lookup: GET /v1/properties/lookup?street=&unit=&city=&state=&zip=&match=&include=
+// or GET /v1/properties/lookup?q=&match=&include= with the whole address in
+// one line (address.NormalizeLine): one record whichever form finds it.
 // The unit may be given on the street or apart from it, as an import's
-// unit column is: both name the same record (address.Normalize).
+// unit column is: both name the same record (address.Normalize). match=
+// is best or strict (service.MatchMode); without it an address the
+// geocoder matched to several different addresses is a 409
+// ambiguous_address listing them.
 func (g *Gateway) lookup(c *fiber.Ctx) error {
 	// A query string kept ready passed every check below when its answer
 	// was made, and would again: its ready answer is looked for first.
@@ -77,18 +83,61 @@ func (g *Gateway) lookup(c *fiber.Ctx) error {
 	if g.lookupReady(c, st) {
 		return nil
 	}
-	q, err := queryParams(c, "street", "unit", "city", "state", "zip", "include")
+	q, err := queryParams(c, "q", "street", "unit", "city", "state", "zip", "match", "include")
 	if err != nil {
 		return err
 	}
-	p, src, err := g.cfg.Service.Lookup(c.UserContext(), providers.Address{
-		Street: q["street"], Unit: q["unit"], City: q["city"], State: q["state"], Zip: q["zip"],
-	})
+	mode, err := matchParam(q)
+	if err != nil {
+		return err
+	}
+	a := providers.Address{Street: q["street"], Unit: q["unit"], City: q["city"], State: q["state"], Zip: q["zip"]}
+	if line, ok := q["q"]; ok {
+		if err := oneForm(line, a); err != nil {
+			return err
+		}
+		a.Line = line
+	}
+	p, src, err := g.cfg.Service.LookupMatching(c.UserContext(), a, mode)
 	if err != nil {
 		st.obs.AddUpstreamCalls(src.Calls)
+		if providers.KindOf(err) == providers.KindConflict {
+			// Candidates or a refused match cost one lookup: the
+			// sections asked for were not delivered.
+			st.undelivered += st.includeCost
+		}
 		return err
 	}
 	return g.respondRecord(c, st, p, src, true, true)
+}
+
+// oneForm checks an address given as the line q: no field of a may be
+// given with it (a 400 naming q and each field), and q must not be blank.
+func oneForm(q string, a providers.Address) error {
+	var errs []providers.ParamError
+	for _, f := range [...]struct{ name, value string }{{"street", a.Street}, {"unit", a.Unit}, {"city", a.City},
+		{"state", a.State}, {"zip", a.Zip}} {
+		if f.value != "" {
+			errs = append(errs, providers.ParamError{Parameter: f.name, Message: "must not be given with q: give the address in one line (q) or in fields (street, ...), not both"})
+		}
+	}
+	if len(errs) > 0 {
+		return invalid(append([]providers.ParamError{{Parameter: "q", Message: "must not be given with " + errs[0].Parameter + ": give the address in one line (q) or in fields (street, ...), not both"}}, errs...)...)
+	}
+	if strings.TrimSpace(q) == "" {
+		return invalid(providers.ParamError{Parameter: "q", Message: "must not be empty"})
+	}
+	return nil
+}
+
+// matchParam reads match= (best or strict; absent is the default).
+func matchParam(q map[string]string) (service.MatchMode, error) {
+	v, given := q["match"]
+	mode, ok := service.ParseMatchMode(v)
+	if !ok || (given && mode == service.MatchAuto) {
+		return "", invalid(providers.ParamError{Parameter: "match", Message: "must be best or strict"})
+	}
+	return mode, nil
 }
 
 // reverse: GET /v1/properties/reverse?lat=&lng=&include=

@@ -334,7 +334,9 @@ const notModifiedCost = 1
 //     anything was sent upstream costs nothing, whichever check refused it.
 //   - A request that answers in part gives back the cost of the parts it
 //     did not deliver (requestState.undelivered): batch items refused as
-//     invalid or failed, sections that failed.
+//     invalid or failed, sections that failed, and the sections of a
+//     lookup answered 409 (ambiguous_address, inexact_match), which costs
+//     one lookup.
 //   - A response that ends as 304 Not Modified is refunded down to
 //     notModifiedCost, but only when it was served wholly from stored data:
 //     a 304 whose record or sections had to be fetched upstream (even by a
@@ -385,7 +387,9 @@ func (g *Gateway) keep(c *fiber.Ctx, st *requestState, n int, err error) int {
 	case err != nil && rejectedInput(err) && obs.UpstreamCalls() == 0 && obs.Outcome() == "":
 		return 0
 	case err != nil:
-		return n
+		// An error answer delivered no section: it pays for what it
+		// did (a 409's lookup), not for what it did not.
+		return n - st.undelivered
 	}
 	keep := n - st.undelivered
 	if keep > notModifiedCost && c.Response().StatusCode() == fiber.StatusNotModified && servedFromStore(obs) {

@@ -306,8 +306,8 @@ func sectionMetas(names []string, secs []service.SectionResult) map[string]provi
 type recordMeta struct {
 	Source  string `json:"source"`
 	Created *bool  `json:"created,omitempty"`
-	// Match is how the record matched the request (service.Source.Match);
-	// nil when the service did not say.
+	// Match is how the record matched the request (lookup, reverse), or
+	// how it was first matched (a GET by id); nil when nobody kept it.
 	Match    *providers.Match                 `json:"match,omitempty"`
 	Sections map[string]providers.SectionMeta `json:"sections,omitempty"`
 }

@@ -122,6 +122,10 @@ func TestEnvelopeMetaMatchesEncodingJSON(t *testing.T) {
 			"walkscore": {Status: "unavailable", Source: "osm-walk", Cache: "miss", Error: "section_not_applicable"},
 			"amenities": full, "flood": {Status: "ok", Source: "<&>", FetchedAt: &fetched, ExpiresAt: &fetched, Cache: "hit"},
 			"x\u2028\"": {}}},
+		{Source: "census", Created: &no, Match: &providers.Match{Type: "non_exact", MatchedAddress: "1 <A> ST, X, DC, 20001",
+			Differences: []string{"zip"}, Candidates: []providers.Candidate{{MatchedAddress: "1 A ST, Y, DC, 20002", Latitude: 38.9}}},
+			Sections: map[string]providers.SectionMeta{"flood": {Status: "ok"}}},
+		{Source: "census", Match: &providers.Match{Type: "nearest_record", DistanceM: new(12.0)}},
 	} {
 		got, err := envelope([]byte(`{}`), m)
 		if err != nil {

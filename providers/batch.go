@@ -27,12 +27,10 @@ type BatchGeocoder interface {
 // (FIPSCode still identifies the county).
 type BatchMatch struct {
 	Location Location
-	// Err is nil for a match, ErrNoMatch when nothing matched, and
-	// ErrAmbiguous when several candidates matched and none was chosen.
+	// Err is nil for a match and ErrNoMatch when nothing matched. When the
+	// upstream matched several candidates, Location is the first and its
+	// Others the rest, as Geocoder gives them: the caller decides (see
+	// service.Resolve), so that a batch and a lookup of one address end
+	// alike.
 	Err error
 }
-
-// ErrAmbiguous is a batch geocoder's answer for an address that matched
-// several places equally well: not a match, since picking one could attach
-// data to the wrong property.
-var ErrAmbiguous = NotFound(CodeAddressAmbiguous, "the address matched several places")

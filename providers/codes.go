@@ -54,6 +54,16 @@ const (
 	// private mailbox: a mail drop, not a building, so nothing to look up
 	// (see address.Normalize).
 	CodeNotAProperty = "not_a_property"
+	// CodeAmbiguousAddress (409) is an address the geocoder matched to
+	// several different addresses (a street name in two towns of one state,
+	// two ZIP codes): nothing is created, and the problem lists them in
+	// candidates. Adding the ZIP code or the city settles it, and so does
+	// match=best, which takes the geocoder's first candidate.
+	CodeAmbiguousAddress = "ambiguous_address"
+	// CodeInexactMatch (409) is a lookup with match=strict whose match
+	// changed a part of the address (named in Error.Params): nothing is
+	// created.
+	CodeInexactMatch = "inexact_match"
 	// CodeInvalidBatchSize (422) is a batch of fewer than 1 or more than 25
 	// addresses.
 	CodeInvalidBatchSize = "invalid_batch_size"
@@ -126,10 +136,6 @@ const (
 	// CodeSchemaTooNew is a database migrated by a newer binary. It never
 	// reaches an HTTP client: it stops start-up and the migrate command.
 	CodeSchemaTooNew = "schema_too_new"
-	// CodeAddressAmbiguous is a batch geocoder's answer for an address that
-	// matched several places (ErrAmbiguous). It never reaches an HTTP
-	// client: only the bulk import geocodes in batches.
-	CodeAddressAmbiguous = "address_ambiguous"
 	// CodeBatchTooLarge is a batch geocoding call with more rows than the
 	// upstream takes. It never reaches an HTTP client: only the bulk import
 	// geocodes in batches.

@@ -28,6 +28,7 @@ const (
 	KindCanceled                     // the client went away; nothing is sent
 	KindUnsupportedMedia             // a body in a media type the endpoint does not take: 415
 	KindUnreachable                  // no connection to an upstream could be made (DNS, refused, TLS): 502
+	KindConflict                     // the geocoder's answer does not settle the address as asked (ambiguous, inexact): 409
 )
 
 // ParamError names one invalid request parameter and what is wrong with it.
@@ -46,6 +47,9 @@ type Error struct {
 	Message    string
 	Params     []ParamError
 	RetryAfter time.Duration // for rate_limited and open breakers; 0 if unknown
+	// Candidates are the different addresses an ambiguous_address error
+	// found, in the geocoder's order; nil for every other error.
+	Candidates []Candidate
 	Err        error
 }
 
@@ -164,7 +168,7 @@ func IsFailure(err error) bool {
 		return false
 	}
 	switch KindOf(err) {
-	case KindNotFound, KindInvalid, KindUnprocessable, KindCanceled:
+	case KindNotFound, KindInvalid, KindUnprocessable, KindCanceled, KindConflict:
 		return false
 	}
 	return true

@@ -36,9 +36,14 @@ type Property struct {
 	// record shows under "facts" (MergeFacts writes it); "" when no fact is
 	// known.
 	FactsOrigin string
-	Source      string // module that created the record, e.g. "census"
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	// Match is how the record was first matched, as the JSON object a
+	// Match encodes to (type, matched_address, differences, candidates),
+	// kept so that a later answer can say it; "" for a record stored
+	// before matches were kept.
+	Match     string
+	Source    string // module that created the record, e.g. "census"
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // Point returns the property's coordinates.
@@ -68,8 +73,13 @@ func (p *Property) SetFacts(f Facts, origin string) {
 // PropertyTypes lists the values PropertyType may hold.
 var PropertyTypes = []string{"single_family", "multi_family", "condo", "townhouse", "mobile_home", "other"}
 
-// Address is a postal address as a client sends it.
+// Address is a postal address as a client sends it: in fields (Street
+// and State at least), or as one line (Line) and no other field.
 type Address struct {
+	// Line is the whole address in one line, as a client types it ("350
+	// 5th Ave, New York, NY 10118"); when set, the other fields are empty
+	// and a geocoder is sent the line as it is.
+	Line   string
 	Street string
 	// Unit is a secondary unit the client gives apart from the street (an
 	// import's unit column, lookup's unit=): "Apt 4B", or a bare "4B".
@@ -133,4 +143,8 @@ type Location struct {
 	County         string // county name
 	FIPSCode       string // five digits
 	CensusTract    string // six digits
+	// Others are the upstream's further matches for the same request, in
+	// its order, when it returned several: one address on two TIGER edges,
+	// or different addresses. A Location in Others has no Others.
+	Others []Location
 }

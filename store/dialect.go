@@ -37,10 +37,10 @@ var dialect = sqlshared.Dialect{
 
 	SearchFrom: func(f providers.SearchFilter) string {
 		if f.Near != nil || f.Box != nil {
-			// The R*Tree's ids for the area, then the rows by id: a
-			// search index the planner prefers for another filter
-			// (state) would read a row per match of that filter.
-			return "properties NOT INDEXED"
+			// The area's bands in properties_area_band: a search
+			// index the planner prefers for another filter (state)
+			// would read a row per match of that filter.
+			return "properties INDEXED BY properties_area_band"
 		}
 		if idx := searchIndex(f); idx != "" {
 			return "properties INDEXED BY " + idx
@@ -54,14 +54,14 @@ var dialect = sqlshared.Dialect{
 	CityColumn:   "city",
 	StateColumn:  "state",
 	CountyColumn: "county COLLATE NOCASE",
-	// The R*Tree's boxes are 32-bit floats rounded outwards, so the ids
-	// it gives hold every point of the rectangle and maybe a few just
-	// outside it: the row's own coordinates decide.
+	// An area is the latitude bands of properties_area_band (0007) it
+	// crosses, each sought by longitude: the index alone gives the ids,
+	// the exact coordinates and the state and ZIP filters. The band
+	// expression is the index's, written the same way.
 	InBox: func(arg func(float64) string, south, north, west, east float64) string {
-		s, n, w, e := arg(south), arg(north), arg(west), arg(east)
-		return "id IN (SELECT r.id FROM properties_rtree r WHERE r.max_lat >= " + s + " AND r.min_lat <= " + n +
-			" AND r.max_lng >= " + w + " AND r.min_lng <= " + e + ") AND latitude BETWEEN " + arg(south) +
-			" AND " + arg(north) + " AND longitude BETWEEN " + arg(west) + " AND " + arg(east)
+		return "CAST(latitude * 200 AS INTEGER) IN (" + sqlshared.AreaBandList(south, north) + ")" +
+			" AND longitude BETWEEN " + arg(west) + " AND " + arg(east) +
+			" AND latitude BETWEEN " + arg(south) + " AND " + arg(north)
 	},
 }
 

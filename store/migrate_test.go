@@ -14,27 +14,23 @@ import (
 	"github.com/propertyd/propertyd/providers"
 )
 
-// Migrations are numbered from one, in order. Numbers may skip (work on
-// two branches takes the next numbers each; a migration is applied by its
-// number, whatever came before it), but none is used twice, which
-// loadMigrations refuses.
+// Migrations are numbered upward from 1. Gaps are allowed: work on two
+// branches numbers its migrations apart, and the version that a database
+// holds still means one schema.
 func TestEmbeddedMigrationsAreNumberedFromOne(t *testing.T) {
-	ms, err := loadMigrations(migrationFS)
-	if err != nil {
-		t.Fatal(err)
+	vs := embeddedVersions(t)
+	if len(vs) == 0 || vs[0] != 1 {
+		t.Fatalf("migration versions %v, want them to start at 1", vs)
 	}
-	if len(ms) == 0 || ms[0].Version != 1 {
-		t.Fatalf("the first migration is %v, want version 1", ms)
-	}
-	for i := 1; i < len(ms); i++ {
-		if ms[i].Version <= ms[i-1].Version {
-			t.Fatalf("migration %s has version %d after %d: versions must increase", ms[i].Name, ms[i].Version, ms[i-1].Version)
+	for i := 1; i < len(vs); i++ {
+		if vs[i] <= vs[i-1] {
+			t.Fatalf("migration versions %v are not increasing", vs)
 		}
 	}
 }
 
-// embeddedVersions are the versions of the migrations this binary holds,
-// in order: what Open applies to a new database.
+// embeddedVersions are the versions of the embedded migrations, in order:
+// what a database holds once Open migrated it.
 func embeddedVersions(t *testing.T) []int {
 	t.Helper()
 	ms, err := loadMigrations(migrationFS)
@@ -46,6 +42,27 @@ func embeddedVersions(t *testing.T) []int {
 		vs = append(vs, m.Version)
 	}
 	return vs
+}
+
+// failingMigrations are the embedded migrations as applied already
+// ("SELECT 1", skipped), then a good one and a failing one past them; it
+// returns the versions a database holds once the good one is applied.
+func failingMigrations(t *testing.T, good, bad string) (fstest.MapFS, []int) {
+	t.Helper()
+	ms, err := loadMigrations(migrationFS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys := fstest.MapFS{}
+	var want []int
+	for _, m := range ms {
+		fsys[m.Name] = &fstest.MapFile{Data: []byte("SELECT 1")}
+		want = append(want, m.Version)
+	}
+	next := ms[len(ms)-1].Version + 1
+	fsys[fmt.Sprintf("%04d_ok.sql", next)] = &fstest.MapFile{Data: []byte(good)}
+	fsys[fmt.Sprintf("%04d_bad.sql", next+1)] = &fstest.MapFile{Data: []byte(bad)}
+	return fsys, append(want, next)
 }
 
 func appliedVersions(t *testing.T, db *DB) []int {
@@ -92,20 +109,11 @@ func TestMigrationsApplyOnceAcrossReopens(t *testing.T) {
 func TestMigrationFailureLeavesNoTrace(t *testing.T) {
 	ctx := context.Background()
 	db := openInternal(t)
-	// Every embedded migration is already applied (skipped whatever its
-	// text); the two after the newest are new, the second one failing.
-	done := embeddedVersions(t)
-	latest := done[len(done)-1]
-	bad := fstest.MapFS{}
-	for _, v := range done {
-		bad[fmt.Sprintf("%04d_done.sql", v)] = &fstest.MapFile{Data: []byte("SELECT 1")}
-	}
-	bad[fmt.Sprintf("%04d_ok.sql", latest+1)] = &fstest.MapFile{Data: []byte("CREATE TABLE t3 (x)")}
-	bad[fmt.Sprintf("%04d_bad.sql", latest+2)] = &fstest.MapFile{Data: []byte("CREATE TABLE t4 (x); INSERT INTO no_such_table VALUES (1)")}
+	bad, want := failingMigrations(t, "CREATE TABLE t3 (x)", "CREATE TABLE t4 (x); INSERT INTO no_such_table VALUES (1)")
 	err := migrate(ctx, db.writer, bad)
 	wantKind(t, err, providers.KindInternal, "internal_error")
-	if got, want := appliedVersions(t, db), append(done, latest+1); !reflect.DeepEqual(got, want) {
-		t.Fatalf("applied %v after a failing migration %d, want %v", got, latest+2, want)
+	if got := appliedVersions(t, db); !reflect.DeepEqual(got, want) {
+		t.Fatalf("applied %v after a failing migration, want %v", got, want)
 	}
 	var n int
 	if err := db.readers.QueryRow("SELECT COUNT(*) FROM sqlite_master WHERE name = 't4'").Scan(&n); err != nil || n != 0 {
@@ -148,8 +156,8 @@ func TestADatabaseOfTheFirstSchemaIsUpgradedWithItsRecords(t *testing.T) {
 		t.Fatalf("opening a database of the first schema: %v", err)
 	}
 	defer db.Close()
-	if got, want := appliedVersions(t, db), embeddedVersions(t); !reflect.DeepEqual(got, want) {
-		t.Fatalf("applied %v, want %v", got, want)
+	if want := embeddedVersions(t); !reflect.DeepEqual(appliedVersions(t, db), want) {
+		t.Fatalf("applied %v, want %v", appliedVersions(t, db), want)
 	}
 	// Attributes an import wrote before facts had sources are the
 	// import's, as of the day it wrote them, and a reload of any dataset

@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/store/internal/factsql"
 	"github.com/propertyd/propertyd/store/internal/rules"
 	"github.com/propertyd/propertyd/store/internal/sqlshared"
 )
@@ -21,7 +22,7 @@ func scanProperty(s sqlshared.Row) (*providers.Property, error) {
 	err := s.Scan(&p.ID, &p.StreetAddress, &p.Unit, &p.City, &p.State, &p.ZipCode, &p.County,
 		&p.FIPSCode, &p.CensusTract, &p.Latitude, &p.Longitude, &ptype, &beds,
 		&p.Bathrooms, &p.LivingAreaSqft, &p.LotSqft, &p.YearBuilt, &p.Stories, &p.Units, &p.FactsOrigin,
-		&p.Source, &created, &updated)
+		&p.Match, &p.Source, &created, &updated)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +106,7 @@ func (db *DB) Save(ctx context.Context, np providers.NewProperty) (_ *providers.
 	err = tx.QueryRowContext(ctx, queries.InsertProperty,
 		p.StreetAddress, p.Unit, p.City, p.State, p.ZipCode, p.County, p.FIPSCode, p.CensusTract,
 		p.Latitude, p.Longitude, nil, nil, canonical,
-		p.Source, now, now, (providers.FactsKeyOf(np.Canonical, p.ZipCode, p.Unit))).Scan(&id)
+		p.Source, now, now, (providers.FactsKeyOf(np.Canonical, p.ZipCode, p.Unit)), factsql.NullIfEmpty(p.Match)).Scan(&id)
 	switch {
 	case err == nil:
 		created = true

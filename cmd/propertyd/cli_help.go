@@ -145,7 +145,7 @@ A progress bar is drawn on a terminal; what was stored goes to stdout.
 
 exit codes: 0 ok, 1 failure (database, upstream), 2 usage (a bad -states
 value: nothing is loaded), 3 invalid config or no ACS module configured`},
-	"import": {"import [-config PATH] [-failures FILE] [-batch-timeout D] FILE.csv", `Bulk-load addresses and their attributes from a CSV file into the database,
+	"import": {"import [-config PATH] [-failures FILE] [-batch-timeout D] [-match best|strict] FILE.csv", `Bulk-load addresses and their attributes from a CSV file into the database,
 geocoding new addresses through the geocoder's batch endpoint (one call per
 10,000 rows). The first row names the columns, in any order, case-insensitive:
 
@@ -163,8 +163,11 @@ geocoding new addresses through the geocoder's batch endpoint (one call per
 Any other column is an error. An empty attribute leaves the stored value
 unchanged. Re-running an import creates no duplicates: rows whose address is
 already in the database are not geocoded again and only their attributes
-are updated. Bad rows never stop the run; they are written with the reason
-to the failures file, which is rewritten on every run. A progress bar is
+are updated. An address the geocoder matches to several different
+addresses fails with them in its reason, unless -match best takes the first;
+-match strict fails every row the geocoder matched other than exactly, as a
+lookup's match= does. Bad rows never stop the run; they are written with
+the reason to the failures file, which is rewritten on every run. A progress bar is
 shown when stderr is a terminal; the summary goes to stdout.
 
 exit codes: 0 every row imported, 4 some rows failed (see the failures

@@ -33,8 +33,13 @@ func (c *importCommand) run(args []string) int {
 	path := configFlag(fs)
 	failuresPath := fs.String("failures", "", "write failed rows, each with its reason, to `file` (default FILE.failures.csv)")
 	batchTimeout := fs.Duration("batch-timeout", 30*time.Minute, "how long one batch geocoder call (up to 10,000 addresses) may take")
+	matchFlag := fs.String("match", "", "what a row accepts of the geocoder's answer, as lookup's match=: `best` (the first of several addresses) or strict (exact matches only)")
 	if code, ok := parseFlags(fs, args, c.stdout, c.stderr); !ok {
 		return code
+	}
+	mode, ok := service.ParseMatchMode(*matchFlag)
+	if !ok || (*matchFlag != "" && mode == service.MatchAuto) {
+		return usageError(fs, c.stderr, "-match must be best or strict, not %q", *matchFlag)
 	}
 	switch {
 	case fs.NArg() == 0:
@@ -118,7 +123,7 @@ func (c *importCommand) run(args []string) int {
 
 	bar := c.progress(countRows(file))
 	im := &service.Importer{
-		Store: db, Geocoder: geocoder, Source: source, Counties: counties, BatchTimeout: *batchTimeout,
+		Store: db, Geocoder: geocoder, Source: source, Mode: mode, Counties: counties, BatchTimeout: *batchTimeout,
 		Fail: func(fields []string, reason string) error {
 			row := make([]string, len(failureNames))
 			copy(row, fields)
@@ -133,8 +138,8 @@ func (c *importCommand) run(args []string) int {
 	if err := errors.Join(failures.Error(), out.Close()); err != nil && runErr == nil {
 		runErr = fmt.Errorf("writing %s: %w", *failuresPath, err)
 	}
-	fmt.Fprintf(c.stdout, "rows read:   %d\nmatched:     %d\n  created:   %d\n  updated:   %d\n  unchanged: %d\nfailed:      %d\nfailures:    %s\n",
-		sum.Read, sum.Matched, sum.Created, sum.Updated, sum.Unchanged, sum.Failed, *failuresPath)
+	fmt.Fprintf(c.stdout, "rows read:   %d\nmatched:     %d\n  created:   %d\n  updated:   %d\n  unchanged: %d\nfailed:      %d\nfailures:    %s\nmatches:     %s\n",
+		sum.Read, sum.Matched, sum.Created, sum.Updated, sum.Unchanged, sum.Failed, *failuresPath, sum.MatchCounts())
 	if err := db.Close(); err != nil && runErr == nil {
 		runErr = err
 	}

@@ -215,12 +215,16 @@ func TestReverseInsideALoadedExtractTakesTheNearestAddressPoint(t *testing.T) {
 			t.Errorf("the record reverse lookup created = %v; want 1210 EXAMPLE ST NW, WASHINGTON, DC 20005 in tract 010100", d)
 		}
 		match, _ := meta["match"].(map[string]any)
-		if meta["created"] != true || match["type"] != "address_point" || match["distance_m"] != 5.0 {
-			t.Errorf("meta = %v; want created, matched to an address point 5 m away", meta)
+		if meta["created"] != true || match["type"] != "address_point" || match["distance_m"] != 5.0 ||
+			match["matched_address"] != "1210 Example Street Northwest, Washington, 20005" {
+			t.Errorf("meta = %v; want created, matched to the address point of 1210 Example Street 5 m away", meta)
 		}
 		_, body, _ = getJSON(t, m, fmt.Sprintf("/v1/properties/%v", d["id"]))
 		if got := body["data"].(map[string]any); got["street_address"] != "1210 EXAMPLE ST NW" || got["zip_code"] != "20005" {
 			t.Errorf("the record read back = %v; want its address kept", got)
+		}
+		if kept, _ := body["meta"].(map[string]any)["match"].(map[string]any); kept["type"] != "address_point" || kept["distance_m"] != 5.0 {
+			t.Errorf("the record read back says it was matched %v; want address_point, 5 m", kept)
 		}
 
 		status, body, _ = getJSON(t, m, "/v1/properties/reverse?lat=38.8900&lng=-77.0500")
@@ -228,7 +232,8 @@ func TestReverseInsideALoadedExtractTakesTheNearestAddressPoint(t *testing.T) {
 			t.Fatalf("reverse far from any address point: %d %v", status, body)
 		}
 		d, meta = body["data"].(map[string]any), body["meta"].(map[string]any)
-		if d["street_address"] != nil || d["zip_code"] != nil || meta["match"] != nil || d["state"] != "DC" {
+		if match, _ := meta["match"].(map[string]any); d["street_address"] != nil || d["zip_code"] != nil ||
+			match["type"] != "reverse_geocode" || d["state"] != "DC" {
 			t.Errorf("a point 1.6 km from any address point: data %v, meta %v; want the geographies alone", d, meta)
 		}
 	})

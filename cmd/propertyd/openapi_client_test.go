@@ -498,7 +498,7 @@ func call(base, key string, lat, lng float64) {
 			rev.JSON200.Data.Latitude, rev.JSON200.Data.Longitude, rev.JSON200.Meta.Sections.Flood.Status)
 	}
 
-	look, err := c.LookupPropertyWithResponse(ctx, &client.LookupPropertyParams{Street: "2200 W Broad St", City: ptr("Richmond"), State: "VA", Include: &include})
+	look, err := c.LookupPropertyWithResponse(ctx, &client.LookupPropertyParams{Street: ptr("2200 W Broad St"), City: ptr("Richmond"), State: ptr("VA"), Include: &include})
 	switch {
 	case err != nil:
 		fail("lookup: %v", err)
@@ -511,8 +511,21 @@ func call(base, key string, lat, lng float64) {
 		fmt.Printf("lookup: record %d, flood zone %s (%s), panel %s\n", look.JSON200.Data.Id, deref(f.ZoneCode), f.Description, deref(f.PanelNumber))
 	}
 
+	// The same address in one line: the record just found, and how.
+	line, err := c.LookupPropertyWithResponse(ctx, &client.LookupPropertyParams{Q: ptr("2200 W Broad St, Richmond, VA")})
+	switch {
+	case err != nil:
+		fail("lookup in one line: %v", err)
+	case line.JSON200 == nil:
+		fail("lookup in one line: %d %s", line.StatusCode(), line.Body)
+	case line.JSON200.Meta.Match == nil || string(line.JSON200.Meta.Match.Type) != "database":
+		fail("lookup in one line: want the record from the database: %s", line.Body)
+	default:
+		fmt.Printf("lookup in one line: record %d, match %s\n", line.JSON200.Data.Id, line.JSON200.Meta.Match.Type)
+	}
+
 	batch, err := c.BatchLookupPropertiesWithResponse(ctx, nil, client.BatchLookupPropertiesJSONRequestBody{
-		Addresses: []client.BatchAddress{{Street: "2200 W Broad St", State: "VA"}, {Street: "PO Box 12", State: "VA"}},
+		Addresses: []client.BatchAddress{{Street: ptr("2200 W Broad St"), State: ptr("VA")}, {Street: ptr("PO Box 12"), State: ptr("VA")}},
 	})
 	switch {
 	case err != nil:

@@ -54,6 +54,11 @@ var (
 		Lat: 39.3100, Lng: -76.6700, CountyName: "Baltimore city", StateFIPS: "24", CountyFIPS: "510", Tract: "150300", Block: "3004"}
 	oaPlacePatterson = providertest.CensusPlace{Street: "5000 PATTERSON AVE", City: "RICHMOND", State: "VA", Zip: "23226",
 		Lat: 37.5800, Lng: -77.5100, CountyName: "Richmond city", StateFIPS: "51", CountyFIPS: "760", Tract: "010300", Block: "2002"}
+	// One street in two towns: an ambiguous address.
+	oaPlaceChurchRichmond = providertest.CensusPlace{Street: "10 CHURCH ST", City: "RICHMOND", State: "VA", Zip: "23219",
+		Lat: 37.5410, Lng: -77.4300, CountyName: "Richmond city", StateFIPS: "51", CountyFIPS: "760", Tract: "020100", Block: "1012"}
+	oaPlaceChurchBlacksburg = providertest.CensusPlace{Street: "10 CHURCH ST", City: "BLACKSBURG", State: "VA", Zip: "24060",
+		Lat: 37.2290, Lng: -80.4140, CountyName: "Montgomery County", StateFIPS: "51", CountyFIPS: "121", Tract: "020300", Block: "1000"}
 )
 
 const oaSmallKey = "propertyd-small-key" // burst 6, next to no refill
@@ -62,7 +67,8 @@ const oaSmallKey = "propertyd-small-key" // burst 6, next to no refill
 func oaConformanceUpstreams() *httpmock.MockTransport {
 	mt := httpmock.NewMockTransport()
 	providertest.RegisterCensusGeocoder(mt, census.DefaultBaseURL,
-		oaPlaceBroad, oaPlaceMain, oaPlaceRiver, oaPlaceEighth, oaPlaceCapitol, oaPlaceGrove, oaPlacePatterson)
+		oaPlaceBroad, oaPlaceMain, oaPlaceRiver, oaPlaceEighth, oaPlaceCapitol, oaPlaceGrove, oaPlacePatterson,
+		oaPlaceChurchRichmond, oaPlaceChurchBlacksburg)
 	oaRegisterFlood(mt)
 	acs := map[string]string{}
 	for _, v := range append(append([]string{}, censusacs.DemographicsVariables...), censusacs.HousingVariables...) {
@@ -342,6 +348,12 @@ func TestResponsesMatchTheOpenAPIDocument(t *testing.T) {
 		header: map[string]string{"If-None-Match": etag}, status: 304})
 	c.do(ok("lookup with a unit and a zip", "GET", "/v1/properties/lookup?street=2200+W+Broad+St+Apt+4B&state=Virginia&zip=23220-1234", ""))
 	c.do(ok("lookup with the unit apart", "GET", "/v1/properties/lookup?street=2200+W+Broad+St&unit=4C&state=VA", ""))
+	c.do(ok("lookup in one line", "GET", "/v1/properties/lookup?q=2200+W+Broad+St,+Richmond,+VA", ""))
+	c.do(fail("an ambiguous address", "GET", "/v1/properties/lookup?street=10+Church+St&state=VA", "", 409, "ambiguous_address", oaRequestValid))
+	c.do(ok("the first of several addresses", "GET", "/v1/properties/lookup?street=10+Church+St&state=VA&match=best", ""))
+	c.do(fail("a strict lookup the geocoder corrected", "GET", "/v1/properties/lookup?street=2200+W+Broad+St&city=Richmond&state=VA&zip=23221&match=strict",
+		"", 409, "inexact_match", oaRequestValid))
+	c.do(ok("batch with an ambiguous address", "POST", "/v1/properties/batch", `{"addresses":[{"id":"amb","street":"10 Church Street","city":"Roanoke","state":"VA"},{"id":"line","q":"2200 W Broad St, Richmond, VA"}]}`))
 	c.do(ok("reverse to the existing record", "GET", "/v1/properties/reverse?lat=37.56001&lng=-77.47201&include=flood", ""))
 	c.do(ok("reverse creating a record", "GET", "/v1/properties/reverse?lat=37.5650&lng=-77.4600", ""))
 	// Coordinates keep every digit a float64 has, through the server and
@@ -404,7 +416,11 @@ func TestResponsesMatchTheOpenAPIDocument(t *testing.T) {
 	c.do(oaAPICall{name: "an asset that does not exist", method: "GET", path: "/docs/assets/nope.js", status: 404, code: "not_found", request: oaRequestInvalid})
 
 	// Client errors.
-	c.do(fail("no street", "GET", "/v1/properties/lookup?state=VA", "", 400, "invalid_parameter", oaRequestInvalid))
+	// street (or q) is required, which parameters cannot say: the
+	// document says it in words.
+	c.do(fail("no street", "GET", "/v1/properties/lookup?state=VA", "", 400, "invalid_parameter", oaRequestValid))
+	c.do(fail("q and street at once", "GET", "/v1/properties/lookup?q=2200+W+Broad+St,+Richmond,+VA&street=2200+W+Broad+St", "", 400, "invalid_parameter", oaRequestValid))
+	c.do(fail("an empty q", "GET", "/v1/properties/lookup?q=", "", 400, "invalid_parameter", oaRequestInvalid))
 	c.do(fail("an unknown section", "GET", oaLookupPath(oaPlaceBroad, "flood,schools"), "", 400, "invalid_parameter", oaRequestInvalid))
 	c.do(fail("an unknown parameter", "GET", "/v1/properties/search?colour=red", "", 400, "invalid_parameter", oaRequestInvalid))
 	c.do(fail("an unknown state", "GET", "/v1/properties/lookup?street=1+Main+St&state=ZZ", "", 400, "invalid_parameter", oaRequestValid))

@@ -173,7 +173,7 @@ type relRecorder struct {
 }
 
 func (rc *relRecorder) add(a relCrashAddress, rec map[string]any) {
-	for _, extra := range []string{"index", "client_id", "source", "flood", "sections"} {
+	for _, extra := range []string{"index", "client_id", "source", "match", "flood", "sections"} {
 		delete(rec, extra)
 	}
 	rc.mu.Lock()

@@ -68,9 +68,10 @@ func (n Normalized) Key() string {
 // geocoder may need, such as the apostrophe that TIGER keeps in "O'BRIEN"
 // or the hyphen of "I-95", and rewrites words the geocoder reads for
 // itself ("North West End Ave"). A Normalized made by hand, with no
-// Written street, gives its normalized building.
+// Written street, gives its normalized building. An address typed in one
+// line (NormalizeLine) gives the line, with no other field.
 func (n Normalized) Building() providers.Address {
-	if n.Written.Street != "" {
+	if n.Written.Street != "" || n.Written.Line != "" {
 		return n.Written
 	}
 	return providers.Address{Street: n.Street, City: n.City, State: n.State, Zip: n.Zip}

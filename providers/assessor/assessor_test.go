@@ -325,3 +325,32 @@ func TestGeoJSONParcelsJoinTheRecordsInside(t *testing.T) {
 		})
 	}
 }
+
+// publishSpy records the load PublishFacts was given.
+type publishSpy struct {
+	providers.FactStore
+	got []providers.FactLoad
+}
+
+func (s *publishSpy) PublishFacts(ctx context.Context, l providers.FactLoad, set providers.FactSet,
+	progress func(done, total int)) (providers.FactSet, error) {
+	s.got = append(s.got, l)
+	return s.FactStore.PublishFacts(ctx, l, set, progress)
+}
+
+// Options.InPlace reaches the store with the load it publishes, which
+// otherwise may merge around a rebuild of its search indexes.
+func TestInPlaceReachesThePublish(t *testing.T) {
+	d, _ := assessor.Dataset{Name: "allegheny", Preset: "allegheny", AsOf: "2026-09-30"}.Resolve()
+	for _, inPlace := range []bool{false, true} {
+		spy := &publishSpy{FactStore: openStore(t)}
+		_, err := assessor.Load(context.Background(), spy, d, []string{"testdata/allegheny/assessments.csv"},
+			assessor.Options{Failures: filepath.Join(t.TempDir(), "f.csv"), Priority: 1, Now: testNow, InPlace: inPlace})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(spy.got) != 1 || spy.got[0].InPlace != inPlace {
+			t.Fatalf("InPlace %v: published %+v", inPlace, spy.got)
+		}
+	}
+}

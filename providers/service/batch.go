@@ -11,10 +11,12 @@ import (
 // MaxBatch is the most addresses one batch may hold.
 const MaxBatch = 25
 
-// BatchItem is one address of a batch with the client's optional id.
+// BatchItem is one address of a batch with the client's optional id and
+// what it accepts of the geocoder's answer (see Resolve).
 type BatchItem struct {
 	ID      string
 	Address providers.Address
+	Mode    MatchMode
 }
 
 // BatchOutcome is the result for one item: either Property or Err is set.
@@ -29,6 +31,9 @@ type BatchOutcome struct {
 	// reports none.
 	Tier  string
 	Calls int
+	// Match is how the record matched the item's address, as a lookup
+	// of it would say.
+	Match providers.Match
 	Err   error
 }
 
@@ -46,13 +51,13 @@ func (s *Service) Batch(ctx context.Context, items []BatchItem) []BatchOutcome {
 	norm := make([]address.Normalized, len(items))
 	for i, it := range items {
 		out[i] = BatchOutcome{Index: i, Item: it}
-		n, err := address.Normalize(it.Address)
+		n, err := address.NormalizeAny(it.Address)
 		if err != nil {
 			out[i].Err = err
 			continue
 		}
 		norm[i] = n
-		k := n.Key() + "\x00" + spelling(n.Building())
+		k := n.Key() + "\x00" + spelling(n.Building()) + "\x00" + string(it.Mode)
 		if _, seen := byKey[k]; !seen {
 			keys = append(keys, k)
 		}
@@ -72,14 +77,14 @@ func (s *Service) Batch(ctx context.Context, items []BatchItem) []BatchOutcome {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			p, src, err := s.lookupNormalized(ctx, norm[idx[0]])
+			p, src, err := s.lookupNormalized(ctx, norm[idx[0]], items[idx[0]].Mode)
 			if err == nil && src.Created {
 				mu.Lock()
 				created[p.ID] = true
 				mu.Unlock()
 			}
 			for _, i := range idx {
-				out[i].Property, out[i].Tier, out[i].Err = p, src.Tier, err
+				out[i].Property, out[i].Tier, out[i].Match, out[i].Err = p, src.Tier, src.Match, err
 			}
 			out[idx[0]].Calls = src.Calls
 		}()
@@ -105,6 +110,7 @@ func (s *Service) Batch(ctx context.Context, items []BatchItem) []BatchOutcome {
 		}
 		if j, ok := found[norm[i].Key()]; ok {
 			out[i].Property, out[i].FromDatabase, out[i].Tier, out[i].Err = out[j].Property, out[j].FromDatabase, out[j].Tier, nil
+			out[i].Match = out[j].Match
 		}
 	}
 	return out

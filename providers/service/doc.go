@@ -11,7 +11,16 @@
 //     asked once (concurrent first lookups share the call, across the
 //     instances of a fleet too when Config.Leases is set) with the text as
 //     written, and the match is saved under its canonical address. An
-//     unmatched spelling is remembered for MissTTL.
+//     unmatched spelling is remembered for MissTTL. An address may come
+//     as one line (Address.Line), read for its identity by
+//     address.NormalizeLine and sent to the geocoder as the line.
+//   - Matching (match.go): Resolve decides what the geocoder's answer is
+//     for the client's address, for lookup, batch and import alike: one
+//     address (two TIGER edges included) or several different ones
+//     (ambiguous_address, unless match=best), and how it matched
+//     (providers.Match: exact, non_exact with the differences that
+//     address.Differences names, database for a known spelling). A record
+//     keeps how it was first matched.
 //   - Reverse (service.go): the nearest stored record within ReverseRadius
 //     of a point, or a new partial record from the reverse geocoder, with
 //     the address of the nearest address point of a loaded extract when

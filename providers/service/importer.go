@@ -101,6 +101,8 @@ type importRow struct {
 
 	rec *providers.Property // the record its key resolved to before geocoding
 	geo int                 // index of its building in the chunk's batch
+	loc providers.Location  // the match Resolve took for it
+	m   providers.Match     // how it matched
 }
 
 // parseRow validates one data row: its address as Lookup would (PO boxes
@@ -132,6 +134,16 @@ func (h ImportHeader) parseRow(fields []string) importRow {
 // is wrong with each, else the error's message.
 func reasonOf(err error) string {
 	e := providers.As(err)
+	if len(e.Candidates) > 0 {
+		cands := make([]string, len(e.Candidates))
+		for i, c := range e.Candidates {
+			cands[i] = c.MatchedAddress
+		}
+		return e.Code + ": " + e.Message + ": " + strings.Join(cands, " | ")
+	}
+	if e.Code == providers.CodeInexactMatch {
+		return e.Code + ": " + e.Message
+	}
 	if len(e.Params) == 0 {
 		return e.Message
 	}
@@ -150,9 +162,31 @@ type ImportStore interface {
 }
 
 // ImportSummary counts what an import did. Read = Matched + Failed once
-// the run is complete; Matched = Created + Updated + Unchanged.
+// the run is complete; Matched = Created + Updated + Unchanged, and the
+// sum of ByMatch.
 type ImportSummary struct {
 	Read, Matched, Created, Updated, Unchanged, Failed int
+	// Exact, NonExact and Database count the matched rows by how they
+	// matched (the type of their providers.Match); they sum to Matched.
+	Exact, NonExact, Database int
+}
+
+// MatchCounts writes how the matched rows matched: "3 exact, 1
+// non_exact, 2 database" (absent types left out), or "none".
+func (s ImportSummary) MatchCounts() string {
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		name string
+	}{{s.Exact, providers.MatchExact}, {s.NonExact, providers.MatchNonExact}, {s.Database, providers.MatchDatabase}} {
+		if c.n > 0 {
+			parts = append(parts, Thousands(c.n)+" "+c.name)
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Importer loads rows into a store. It reads ImportChunkRows rows at a
@@ -168,6 +202,12 @@ type Importer struct {
 	Geocoder providers.BatchGeocoder
 	// Source is the geocoder module's name, recorded on new records.
 	Source string
+	// Mode is what a row accepts of the geocoder's answer, as a lookup's
+	// match= (see Resolve).
+	Mode MatchMode
+	// Matched, when set, hears how each matched row matched, with its
+	// record, in file order.
+	Matched func(fields []string, rec *providers.Property, m providers.Match)
 	// Now stamps new records; nil means time.Now.
 	Now func() time.Time
 	// ChunkRows overrides ImportChunkRows (tests).
@@ -250,7 +290,10 @@ func (im *Importer) chunk(ctx context.Context, rows []importRow, sum *ImportSumm
 		rec, err := im.Store.PropertyByKey(ctx, row.n.Key())
 		switch {
 		case err == nil:
-			row.rec = rec
+			row.rec, row.m = rec, knownMatch(row.n, rec)
+			if err := strictDatabase(row.m, im.Mode); err != nil {
+				row.reason = reasonOf(err)
+			}
 			continue
 		case providers.KindOf(err) != providers.KindNotFound:
 			return fmt.Errorf("reading the database: %w", err)
@@ -298,6 +341,10 @@ func (im *Importer) chunk(ctx context.Context, rows []importRow, sum *ImportSumm
 		if row.reason == "" && row.rec == nil {
 			if m := matches[row.geo]; m.Err != nil {
 				row.reason = reasonOf(m.Err)
+			} else if loc, how, err := Resolve(row.n, m.Location, im.Mode); err != nil {
+				row.reason = reasonOf(err)
+			} else {
+				row.loc, row.m = loc, how
 			}
 		}
 		if row.reason != "" {
@@ -309,7 +356,7 @@ func (im *Importer) chunk(ctx context.Context, rows []importRow, sum *ImportSumm
 		}
 		rec := row.rec
 		if rec == nil {
-			np := NewRecord(matches[row.geo].Location, row.n, im.Source, now())
+			np := NewRecord(row.loc, row.m, row.n, im.Source, now())
 			saved, created, err := im.Store.Save(ctx, np)
 			if err != nil {
 				if providers.KindOf(err) == providers.KindInvalid {
@@ -330,7 +377,7 @@ func (im *Importer) chunk(ctx context.Context, rows []importRow, sum *ImportSumm
 			}
 			latest[saved.ID] = saved
 			if created {
-				sum.Matched++
+				im.matched(sum, row, saved)
 				sum.Created++
 				continue
 			}
@@ -338,7 +385,7 @@ func (im *Importer) chunk(ctx context.Context, rows []importRow, sum *ImportSumm
 		} else if l, ok := latest[rec.ID]; ok {
 			rec = l
 		}
-		sum.Matched++
+		im.matched(sum, row, rec)
 		if !attributesChange(rec, row) {
 			sum.Unchanged++
 			continue
@@ -351,6 +398,22 @@ func (im *Importer) chunk(ctx context.Context, rows []importRow, sum *ImportSumm
 	}
 	im.progress(sum.Read, "saving", false)
 	return nil
+}
+
+// matched counts row, matched to rec, and tells Matched.
+func (im *Importer) matched(sum *ImportSummary, row *importRow, rec *providers.Property) {
+	sum.Matched++
+	switch row.m.Type {
+	case providers.MatchExact:
+		sum.Exact++
+	case providers.MatchNonExact:
+		sum.NonExact++
+	default:
+		sum.Database++
+	}
+	if im.Matched != nil {
+		im.Matched(row.fields, rec, row.m)
+	}
 }
 
 // shareMatches gives a row whose spelling the geocoder could not match the

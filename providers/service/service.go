@@ -181,9 +181,10 @@ type Source struct {
 	// (see providers.Calls), also when it failed: the request log counts
 	// them, and a request that made some is not free.
 	Calls int
-	// Match is how the record was matched to this call's point (meta.match):
-	// set when a reverse lookup created it from an address point, zero
-	// otherwise.
+	// Match is how the record was matched to this call's address or
+	// point (meta.match: address_point for a record a reverse lookup
+	// made from an address point of a loaded extract); for a Get, how it was first matched, zero when
+	// the record does not say.
 	Match providers.Match
 }
 
@@ -193,7 +194,8 @@ func (s *Service) Get(ctx context.Context, id int64) (*providers.Property, Sourc
 	if err != nil {
 		return nil, Source{}, err
 	}
-	return p, Source{Geocoder: p.Source, Tier: tier}, nil
+	first, _ := providers.ParseMatch(p.Match)
+	return p, Source{Geocoder: p.Source, Tier: tier, Match: first}, nil
 }
 
 // Search returns a page of records and the total; KindInvalid for bad paging.
@@ -212,19 +214,35 @@ func (s *Service) Search(ctx context.Context, f providers.SearchFilter) ([]provi
 // Errors: KindInvalid (bad fields), KindUnprocessable (not_a_property for PO
 // boxes), KindNotFound (address_not_found), and the geocoder's upstream kinds.
 func (s *Service) Lookup(ctx context.Context, a providers.Address) (*providers.Property, Source, error) {
-	n, err := address.Normalize(a)
+	return s.LookupMatching(ctx, a, MatchAuto)
+}
+
+// LookupMatching is Lookup accepting what mode accepts of the geocoder's
+// answer (see Resolve); Source.Match says how the record matched. An
+// address given as one line (a.Line) is parsed for its identity
+// (address.NormalizeLine) and sent to the geocoder as the line.
+//
+// Errors as Lookup's, and KindConflict: ambiguous_address (several
+// different addresses, nothing created) and, with MatchStrict,
+// inexact_match.
+func (s *Service) LookupMatching(ctx context.Context, a providers.Address, mode MatchMode) (*providers.Property, Source, error) {
+	n, err := address.NormalizeAny(a)
 	if err != nil {
 		return nil, Source{}, err
 	}
-	return s.lookupNormalized(ctx, n)
+	return s.lookupNormalized(ctx, n, mode)
 }
 
-func (s *Service) lookupNormalized(ctx context.Context, n address.Normalized) (*providers.Property, Source, error) {
+func (s *Service) lookupNormalized(ctx context.Context, n address.Normalized, mode MatchMode) (*providers.Property, Source, error) {
 	key := n.Key()
 	note := s.fl.note(key)
 	p, tier, err := s.reads.ByKey.Get(ctx, key)
 	if err == nil {
-		return p, Source{Geocoder: p.Source, Tier: tier}, nil
+		m := knownMatch(n, p)
+		if err := strictDatabase(m, mode); err != nil {
+			return nil, Source{}, err
+		}
+		return p, Source{Geocoder: p.Source, Tier: tier, Match: m}, nil
 	} else if providers.KindOf(err) != providers.KindNotFound {
 		return nil, Source{}, err
 	}
@@ -238,16 +256,22 @@ func (s *Service) lookupNormalized(ctx context.Context, n address.Normalized) (*
 	// missed too with another spelling than its own, in a trip keyed by
 	// its own spelling, which only it or a miss of that very spelling
 	// starts.
+	// A mode other than the default decides otherwise on the same answer,
+	// so it makes its own trip.
 	sent := spelling(n.Building())
-	flightKey := "geo:" + key
+	base := "geo:" + key
+	if mode != MatchAuto {
+		base += "\x00" + string(mode)
+	}
+	flightKey := base
 	calls := 0
 	for retry := 0; ; retry++ {
-		l, err := fly(&s.fl, ctx, context.WithoutCancel(ctx), s.geocodeTrip(flightKey, note, n))
+		l, err := fly(&s.fl, ctx, context.WithoutCancel(ctx), s.geocodeTrip(flightKey, note, n, mode))
 		calls += l.calls
 		if retry < 2 && err != nil && l.asked != sent && providers.CodeOf(err) == providers.ErrNoMatch.Code {
-			flightKey = "geo:" + key + "\x00" + l.asked
+			flightKey = base + "\x00" + l.asked
 			if retry > 0 {
-				flightKey = "geo:" + key + "\x00" + sent
+				flightKey = base + "\x00" + sent
 			}
 			continue
 		}
@@ -255,7 +279,15 @@ func (s *Service) lookupNormalized(ctx context.Context, n address.Normalized) (*
 			return nil, Source{Calls: calls}, err
 		}
 		r := l.val
-		return r.p, Source{Geocoder: r.p.Source, Created: r.created && l.led, Tier: l.tier, Calls: calls}, nil
+		m := r.match
+		if m.Type == "" {
+			// Another trip stored the record meanwhile: it is known now.
+			m = knownMatch(n, r.p)
+			if err := strictDatabase(m, mode); err != nil {
+				return nil, Source{Calls: calls}, err
+			}
+		}
+		return r.p, Source{Geocoder: r.p.Source, Created: r.created && l.led, Tier: l.tier, Calls: calls, Match: m}, nil
 	}
 }
 
@@ -267,6 +299,11 @@ func (s *Service) lookupNormalized(ctx context.Context, n address.Normalized) (*
 // misses (text both engines take: PostgreSQL refuses a NUL in text) and in
 // a batch's grouping of its items.
 func spelling(a providers.Address) string {
+	if a.Line != "" {
+		// One element, so a line never reads as an address in fields.
+		b, _ := json.Marshal([1]string{a.Line})
+		return string(b)
+	}
 	b, _ := json.Marshal([4]string{a.Street, a.City, a.State, a.Zip})
 	return string(b)
 }
@@ -284,7 +321,7 @@ type geocoded struct {
 // again first when it must (see flights), else sends n's building as
 // written to the geocoder, unless the spelling is a remembered miss, and
 // saves the record of its match.
-func (s *Service) geocodeTrip(flightKey string, note note, n address.Normalized) trip[geocoded] {
+func (s *Service) geocodeTrip(flightKey string, note note, n address.Normalized, mode MatchMode) trip[geocoded] {
 	key, sent := n.Key(), n.Building()
 	return trip[geocoded]{
 		key: flightKey, note: note, asked: spelling(sent),
@@ -297,19 +334,24 @@ func (s *Service) geocodeTrip(flightKey string, note note, n address.Normalized)
 			if err != nil {
 				return geocoded{}, providers.TierUpstream, err
 			}
-			p, created, err := s.cfg.Store.Save(ctx, NewRecord(loc, n, s.cfg.GeocoderName, s.cfg.Now()))
-			return geocoded{p: p, created: created}, providers.TierUpstream, err
+			loc, m, err := Resolve(n, loc, mode)
+			if err != nil {
+				return geocoded{}, providers.TierUpstream, err
+			}
+			p, created, err := s.cfg.Store.Save(ctx, NewRecord(loc, m, n, s.cfg.GeocoderName, s.cfg.Now()))
+			return geocoded{p: p, created: created, match: m}, providers.TierUpstream, err
 		},
 	}
 }
 
 // NewRecord is the record to save for a geocoder match of the normalized
-// client address n: the match's fields with the client's unit, made by
-// source at now. It is identified by the canonical (matched) address and
-// unit, and reached from then on by the client's lookup key and the key of
-// the geocoder's own spelling. Lookup and bulk imports both build records
-// with it, so each finds the records the other made.
-func NewRecord(loc providers.Location, n address.Normalized, source string, now time.Time) providers.NewProperty {
+// client address n, which matched as m (see Resolve): the match's fields
+// with the client's unit, made by source at now, remembering m. It is
+// identified by the canonical (matched) address and unit, and reached from
+// then on by the client's lookup key and the key of the geocoder's own
+// spelling. Lookup and bulk imports both build records with it, so each
+// finds the records the other made.
+func NewRecord(loc providers.Location, m providers.Match, n address.Normalized, source string, now time.Time) providers.NewProperty {
 	key := n.Key()
 	keys := []string{key}
 	if ck := canonicalKey(loc, n.Unit); ck != "" && ck != key {
@@ -321,7 +363,7 @@ func NewRecord(loc providers.Location, n address.Normalized, source string, now 
 			StreetAddress: loc.Street, Unit: n.Unit, City: loc.City, State: loc.State, ZipCode: loc.Zip,
 			County: loc.County, FIPSCode: loc.FIPSCode, CensusTract: loc.CensusTract,
 			Latitude: loc.Point.Lat, Longitude: loc.Point.Lng,
-			Source: source, CreatedAt: now, UpdatedAt: now,
+			Match: m.Text(), Source: source, CreatedAt: now, UpdatedAt: now,
 		},
 		Canonical: address.Canonical(loc.MatchedAddress),
 		Keys:      keys,
@@ -352,7 +394,7 @@ func (s *Service) Reverse(ctx context.Context, p providers.Point) (*providers.Pr
 	pk := p.Key()
 	note := s.fl.note(pk)
 	if rec, err := s.cfg.Store.Nearest(ctx, p, s.cfg.ReverseRadius); err == nil {
-		return rec, Source{Geocoder: rec.Source, Tier: providers.TierDatabase}, nil
+		return rec, Source{Geocoder: rec.Source, Tier: providers.TierDatabase, Match: nearestMatch(p, rec)}, nil
 	} else if providers.KindOf(err) != providers.KindNotFound {
 		return nil, Source{}, err
 	}
@@ -378,6 +420,7 @@ func (s *Service) Reverse(ctx context.Context, p providers.Point) (*providers.Pr
 				Latitude: p.Lat, Longitude: p.Lng, Source: s.cfg.ReverseName, CreatedAt: now, UpdatedAt: now,
 			}
 			m := s.addressPoint(ctx, p, &prop)
+			prop.Match = m.Text()
 			rec, created, err := s.cfg.Store.Save(ctx, providers.NewProperty{Property: prop})
 			return geocoded{p: rec, created: created, match: m}, providers.TierUpstream, err
 		},
@@ -385,27 +428,42 @@ func (s *Service) Reverse(ctx context.Context, p providers.Point) (*providers.Pr
 	if err != nil {
 		return nil, Source{Calls: l.calls}, err
 	}
-	return l.val.p, Source{Geocoder: l.val.p.Source, Created: l.val.created && l.led, Tier: l.tier, Calls: l.calls, Match: l.val.match}, nil
+	m := l.val.match
+	if m.Type == "" {
+		m = nearestMatch(p, l.val.p)
+	}
+	return l.val.p, Source{Geocoder: l.val.p.Source, Created: l.val.created && l.led, Tier: l.tier, Calls: l.calls, Match: m}, nil
+}
+
+// reverseMatch is the match of a record the reverse geocoder made.
+var reverseMatch = providers.Match{Type: providers.MatchReverseGeocode}
+
+// nearestMatch is the match of the stored record rec answering a reverse
+// lookup of p: nearest_record, with the distance (whole metres).
+func nearestMatch(p providers.Point, rec *providers.Property) providers.Match {
+	d := providers.Circle{Center: p}.Distance(rec.Point())
+	return providers.Match{Type: providers.MatchNearestRecord, MatchedAddress: recordAddress(rec), DistanceM: &d}
 }
 
 // addressPoint gives prop, a record the reverse geocoder made for p, the
 // address of the nearest address point of a loaded extract within
-// AddressPointRadius, and returns the match saying so (zero when there is
-// none). The record keeps no canonical address and no lookup key: it is
+// AddressPointRadius, and returns the match saying so: address_point, with
+// the distance and the address point's address as OpenStreetMap writes it;
+// reverse_geocode when there is none. The record keeps no canonical address and no lookup key: it is
 // still identified by its coordinates, and a forward lookup of the same
 // address asks the geocoder, whose match is the record of that address.
 // An extract that cannot be read leaves the record without an address (the
 // reverse lookup does not fail for it); the failure is logged.
 func (s *Service) addressPoint(ctx context.Context, p providers.Point, prop *providers.Property) providers.Match {
 	if s.cfg.AddressPoints == nil || prop.State == "" {
-		return providers.Match{}
+		return reverseMatch
 	}
 	_, a, d, err := s.cfg.AddressPoints.OSMAddressNearest(ctx, p, s.cfg.AddressPointRadius)
 	if err != nil {
 		if providers.KindOf(err) != providers.KindNotFound {
 			s.cfg.Logger.Warn("reading the address points of the OpenStreetMap extracts", "error", err)
 		}
-		return providers.Match{}
+		return reverseMatch
 	}
 	// The address point's own spelling, in the standard form of every
 	// record's address; its unit is left out: the point asked names a
@@ -413,11 +471,17 @@ func (s *Service) addressPoint(ctx context.Context, p providers.Point, prop *pro
 	n, err := address.Normalize(providers.Address{Street: a.HouseNumber + " " + a.Street, City: a.City,
 		State: prop.State, Zip: a.Postcode})
 	if err != nil || n.Unit != "" {
-		return providers.Match{}
+		return reverseMatch
 	}
 	prop.StreetAddress, prop.City, prop.ZipCode = n.Street, n.City, n.Zip
 	d = math.Round(d)
-	return providers.Match{Type: providers.MatchAddressPoint, DistanceM: &d}
+	written := a.HouseNumber + " " + a.Street
+	for _, part := range []string{a.City, a.Postcode} {
+		if part != "" {
+			written += ", " + part
+		}
+	}
+	return providers.Match{Type: providers.MatchAddressPoint, MatchedAddress: written, DistanceM: &d}
 }
 
 // ValidatePoint checks that p is a WGS84 coordinate.

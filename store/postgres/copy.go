@@ -90,7 +90,8 @@ func (db *DB) CopyRecords(ctx context.Context, recs []providers.NewProperty) (re
 				p.ID, p.StreetAddress, p.Unit, p.City, p.State, p.ZipCode, p.County, p.FIPSCode, p.CensusTract,
 				p.Latitude, p.Longitude, p.PropertyType, p.Bedrooms, canonical, p.Source,
 				rules.Stamp(p.CreatedAt), rules.Stamp(p.UpdatedAt), (providers.FactsKeyOf(r.Canonical, p.ZipCode, p.Unit)),
-				p.Bathrooms, p.LivingAreaSqft, p.LotSqft, p.YearBuilt, p.Stories, p.Units, factsql.NullIfEmpty(p.FactsOrigin))
+				p.Bathrooms, p.LivingAreaSqft, p.LotSqft, p.YearBuilt, p.Stories, p.Units, factsql.NullIfEmpty(p.FactsOrigin),
+				factsql.NullIfEmpty(p.Match))
 			if err != nil {
 				return err
 			}

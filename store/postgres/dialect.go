@@ -37,13 +37,14 @@ var dialect = sqlshared.Dialect{
 	CityColumn:   "city_upper",
 	StateColumn:  "state_upper",
 	CountyColumn: "county_upper",
-	// The GiST index on point(longitude, latitude). <@ compares with
-	// the geometric types' tolerance (1e-6), taking points just outside
-	// the edges: the row's own coordinates decide, as on SQLite.
+	// An area is the latitude bands of properties_area_band (0007) it
+	// crosses, each sought by longitude: an index-only scan gives the
+	// ids, the exact coordinates and the state and ZIP filters. The band
+	// expression is the index's, written the same way.
 	InBox: func(arg func(float64) string, south, north, west, east float64) string {
-		s, n, w, e := arg(south), arg(north), arg(west), arg(east)
-		return "point(longitude, latitude) <@ box(point(" + w + ", " + s + "), point(" + e + ", " + n + "))" +
-			" AND latitude BETWEEN " + s + " AND " + n + " AND longitude BETWEEN " + w + " AND " + e
+		return "trunc(latitude * 200)::integer IN (" + sqlshared.AreaBandList(south, north) + ")" +
+			" AND longitude BETWEEN " + arg(west) + " AND " + arg(east) +
+			" AND latitude BETWEEN " + arg(south) + " AND " + arg(north)
 	},
 
 	Unreachable: unreachable,

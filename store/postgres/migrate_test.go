@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"reflect"
 	"sync"
@@ -12,27 +13,6 @@ import (
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store/internal/rules"
 )
-
-// embeddedVersions are the versions of the migrations this binary holds,
-// in order: what Open applies to a new database.
-func embeddedVersions(t *testing.T) []int {
-	t.Helper()
-	ms, err := rules.LoadMigrations(migrationFS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var vs []int
-	for _, m := range ms {
-		vs = append(vs, m.Version)
-	}
-	return vs
-}
-
-// latestVersion is the newest embedded migration's version.
-func latestVersion(t *testing.T) int {
-	vs := embeddedVersions(t)
-	return vs[len(vs)-1]
-}
 
 // A schema version must mean the same on both engines: the PostgreSQL
 // migrations carry exactly the numbers and names of SQLite's.
@@ -54,6 +34,21 @@ func TestMigrationsAreNumberedAsSQLites(t *testing.T) {
 	if !reflect.DeepEqual(names(mine), names(sqlite)) || len(mine) == 0 {
 		t.Fatalf("PostgreSQL migrations %v, SQLite's %v; every SQLite migration needs its PostgreSQL twin", names(mine), names(sqlite))
 	}
+}
+
+// embeddedVersions are the versions of the embedded migrations, in order:
+// what a database holds once Open migrated it (gaps allowed, as SQLite's).
+func embeddedVersions(t *testing.T) []int {
+	t.Helper()
+	ms, err := rules.LoadMigrations(migrationFS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vs []int
+	for _, m := range ms {
+		vs = append(vs, m.Version)
+	}
+	return vs
 }
 
 func appliedVersions(t *testing.T, db *DB) []int {
@@ -80,15 +75,16 @@ func TestVersionAtReportsWhatOpenApplied(t *testing.T) {
 	if v, err := VersionAt(ctx, u); err != nil || v != 0 {
 		t.Fatalf("VersionAt of an empty schema = %d, %v; want 0", v, err)
 	}
+	want := embeddedVersions(t)
 	for range 3 {
 		db := openURL(t, u, nil)
-		if got, want := appliedVersions(t, db), embeddedVersions(t); !reflect.DeepEqual(got, want) {
+		if got := appliedVersions(t, db); !reflect.DeepEqual(got, want) {
 			t.Fatalf("schema_migrations holds %v, want %v exactly once each", got, want)
 		}
 		db.Close()
 	}
-	if v, err := VersionAt(ctx, u); err != nil || v != latestVersion(t) {
-		t.Fatalf("VersionAt after Open = %d, %v; want %d", v, err, latestVersion(t))
+	if v, err := VersionAt(ctx, u); err != nil || v != want[len(want)-1] {
+		t.Fatalf("VersionAt after Open = %d, %v; want %d", v, err, want[len(want)-1])
 	}
 }
 
@@ -135,19 +131,21 @@ func TestNewerSchemaIsRefused(t *testing.T) {
 func TestMigrationFailureLeavesNoTrace(t *testing.T) {
 	ctx := context.Background()
 	db, _ := openFresh(t)
-	// Every embedded migration is already applied (skipped whatever its
-	// text); the two after the newest are new, the second one failing.
-	latest := latestVersion(t)
+	// The embedded migrations as applied already ("SELECT 1", skipped),
+	// then a good one and a failing one past them.
 	files := mapFS{}
-	for _, v := range embeddedVersions(t) {
+	want := embeddedVersions(t)
+	for _, v := range want {
 		files[fmt.Sprintf("%04d_done.sql", v)] = "SELECT 1"
 	}
-	files[fmt.Sprintf("%04d_ok.sql", latest+1)] = "CREATE TABLE t4 (x int)"
-	files[fmt.Sprintf("%04d_bad.sql", latest+2)] = "CREATE TABLE t5 (x int); INSERT INTO no_such_table VALUES (1)"
-	err := migrate(ctx, db.pool, files.fs())
+	next := want[len(want)-1] + 1
+	files[fmt.Sprintf("%04d_ok.sql", next)] = "CREATE TABLE t4 (x int)"
+	files[fmt.Sprintf("%04d_bad.sql", next+1)] = "CREATE TABLE t5 (x int); INSERT INTO no_such_table VALUES (1)"
+	want = append(want, next)
+	err := migrate(ctx, db.pool, fs.FS(files.fs()))
 	wantKind(t, err, providers.KindInternal, "internal_error")
-	if got, want := appliedVersions(t, db), append(embeddedVersions(t), latest+1); !reflect.DeepEqual(got, want) {
-		t.Fatalf("applied %v after a failing migration %d, want %v", got, latest+2, want)
+	if got := appliedVersions(t, db); !reflect.DeepEqual(got, want) {
+		t.Fatalf("applied %v after a failing migration, want %v", got, want)
 	}
 	var t5 bool
 	if err := db.pool.QueryRow(ctx, "SELECT to_regclass('t5') IS NOT NULL").Scan(&t5); err != nil || t5 {

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/store/internal/factsql"
 	"github.com/propertyd/propertyd/store/internal/rules"
 )
 
@@ -18,7 +19,7 @@ func scanProperty(row pgx.Row) (*providers.Property, error) {
 	err := row.Scan(&p.ID, &p.StreetAddress, &p.Unit, &p.City, &p.State, &p.ZipCode, &p.County,
 		&p.FIPSCode, &p.CensusTract, &p.Latitude, &p.Longitude, &p.PropertyType, &p.Bedrooms,
 		&p.Bathrooms, &p.LivingAreaSqft, &p.LotSqft, &p.YearBuilt, &p.Stories, &p.Units, &p.FactsOrigin,
-		&p.Source, &p.CreatedAt, &p.UpdatedAt)
+		&p.Match, &p.Source, &p.CreatedAt, &p.UpdatedAt)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +100,7 @@ func (db *DB) Save(ctx context.Context, np providers.NewProperty) (*providers.Pr
 		err := tx.QueryRow(ctx, queries.InsertProperty,
 			p.StreetAddress, p.Unit, p.City, p.State, p.ZipCode, p.County, p.FIPSCode, p.CensusTract,
 			p.Latitude, p.Longitude, nil, nil, canonical, p.Source, now, now,
-			(providers.FactsKeyOf(np.Canonical, p.ZipCode, p.Unit))).Scan(&id)
+			(providers.FactsKeyOf(np.Canonical, p.ZipCode, p.Unit)), factsql.NullIfEmpty(p.Match)).Scan(&id)
 		created = err == nil
 		switch {
 		case err == nil:

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"io"
 	"net/http"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -49,7 +50,7 @@ func TestGeocodeBatchAgainstFake(t *testing.T) {
 		t.Fatalf("got %d results, want %d: %+v", len(got), len(want), got)
 	}
 	for i := range want {
-		if got[i] != want[i] {
+		if !reflect.DeepEqual(got[i], want[i]) {
 			t.Errorf("result %d =\n%+v\nwant\n%+v", i, got[i], want[i])
 		}
 	}
@@ -162,7 +163,7 @@ func TestGeocodeBatchReadsTiesAndReordersRows(t *testing.T) {
 		{ID: "b-4"},
 	}
 	for i := range want {
-		if got[i] != want[i] {
+		if !reflect.DeepEqual(got[i], want[i]) {
 			t.Errorf("result %d =\n%+v\nwant\n%+v", i, got[i], want[i])
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -75,7 +76,7 @@ func TestGeocodeReturnsCanonicalLocation(t *testing.T) {
 		FIPSCode:       "08031",
 		CensusTract:    "003300",
 	}
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Geocode =\n%+v\nwant\n%+v", got, want)
 	}
 	wantCalls(t, mt, 1)
@@ -200,7 +201,7 @@ func TestGeocodeRejectsEmptyStreetWithoutCallingUpstream(t *testing.T) {
 	wantCalls(t, mt, 0)
 }
 
-func TestGeocodeTakesFirstOfSeveralMatches(t *testing.T) {
+func TestGeocodeReturnsEveryMatchFirstFirst(t *testing.T) {
 	c, _ := answering(t, jsonFile(t, "geographies_address_two_matches.json"))
 	got, err := c.Geocode(context.Background(), providers.Address{Street: "2200 Market Street NE", City: "Salem", State: "OR"})
 	if err != nil {
@@ -216,9 +217,14 @@ func TestGeocodeTakesFirstOfSeveralMatches(t *testing.T) {
 		County:         "Marion County",
 		FIPSCode:       "41047",
 		CensusTract:    "001100",
+		Others: []providers.Location{{
+			MatchedAddress: "2200 Market St NE, SALEM, OR, 97305", Street: "2200 MARKET ST NE", City: "SALEM",
+			State: "OR", Zip: "97305", Point: providers.Point{Lat: 44.95302977400004, Lng: -123.01077412899997},
+			County: "Marion County", FIPSCode: "41047", CensusTract: "001100",
+		}},
 	}
-	if got != want {
-		t.Errorf("Geocode =\n%+v\nwant the first match\n%+v", got, want)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Geocode =\n%+v\nwant the first match with the second in Others\n%+v", got, want)
 	}
 }
 
@@ -428,7 +434,7 @@ func TestReverseReturnsGeographiesOfThePoint(t *testing.T) {
 		t.Fatalf("Reverse: %v", err)
 	}
 	want := providers.Location{Point: at, State: "WA", County: "King County", FIPSCode: "53033", CensusTract: "008100"}
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Reverse =\n%+v\nwant\n%+v", got, want)
 	}
 	wantCalls(t, mt, 1)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -40,7 +41,13 @@ func TestConformanceJSON(t *testing.T) {
 		"geographies_address_census2020_two_matches_dc.json": {loc: providers.Location{
 			MatchedAddress: "1600 Pennsylvania Ave NW, WASHINGTON, DC, 20037", Street: "1600 PENNSYLVANIA AVE NW",
 			City: "WASHINGTON", State: "DC", Zip: "20037", Point: providers.Point{Lat: 38.898735, Lng: -77.038025},
-			County: "District of Columbia", FIPSCode: "11001", CensusTract: "006202"}},
+			County: "District of Columbia", FIPSCode: "11001", CensusTract: "006202",
+			// The second TIGER edge, another ZIP code: the caller decides
+			// whether that is another address.
+			Others: []providers.Location{{MatchedAddress: "1600 Pennsylvania Ave NW, WASHINGTON, DC, 20502",
+				Street: "1600 PENNSYLVANIA AVE NW", City: "WASHINGTON", State: "DC", Zip: "20502",
+				Point:  providers.Point{Lat: 38.898735, Lng: -77.036385},
+				County: "District of Columbia", FIPSCode: "11001", CensusTract: "006202"}}}},
 		"geographies_onelineaddress_fallschurch_va_2020.json": {loc: providers.Location{
 			MatchedAddress: "2525 BUCKELEW DR, FALLS CHURCH, VA, 22046", Street: "2525 BUCKELEW DR",
 			City: "FALLS CHURCH", State: "VA", Zip: "22046", Point: providers.Point{Lat: 38.88701576684785, Lng: -77.19902696904677},
@@ -118,7 +125,7 @@ func TestConformanceJSON(t *testing.T) {
 				t.Errorf("Point = %+v, want %+v", loc.Point, w.loc.Point)
 			}
 			loc.Point, w.loc.Point = providers.Point{}, providers.Point{}
-			if loc != w.loc {
+			if !reflect.DeepEqual(loc, w.loc) {
 				t.Errorf("Location =\n%+v\nwant\n%+v", loc, w.loc)
 			}
 		})

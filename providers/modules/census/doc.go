@@ -8,6 +8,8 @@
 //
 //   - GET geographies/address?street=&city=&state=&zip=&benchmark=&vintage=&format=json
 //     for Geocode (empty city, state and zip are left out);
+//   - GET geographies/onelineaddress?address=&benchmark=&vintage=&format=json
+//     for Geocode of an address given in one line (Address.Line);
 //   - GET geographies/coordinates?x=<longitude>&y=<latitude>&benchmark=&vintage=&format=json
 //     for Reverse;
 //   - POST geographies/addressbatch (multipart/form-data: addressFile, benchmark,
@@ -31,8 +33,12 @@
 //     Anything other than HTTP 200 with a JSON body holding "result" is an
 //     upstream error; an {"errors":[...],"status":"400"} body keeps the
 //     upstream's messages as the cause, for logs only.
-//   - Several matches are normal (one address on two TIGER edges); the first
-//     is taken.
+//   - Several matches are normal: one address on two TIGER edges, or
+//     different addresses (a street in two towns, two ZIP codes). Geocode
+//     returns the first with the others in Location.Others, in the
+//     upstream's order; the service decides what they are.
+//   - A batch answer's Tie row names no candidate: GeocodeAll asks its
+//     address again alone, so its candidates come back as Geocode's do.
 //   - Geography layer names change with the vintage ("2010 Census Blocks" vs
 //     "Census Blocks", "115th" vs "116th Congressional Districts"), so the
 //     county and tract layers are found by a tolerant, case-insensitive key

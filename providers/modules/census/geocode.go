@@ -15,23 +15,36 @@ import (
 
 // Geocode matches a postal address and returns its canonical form, its
 // coordinates and, when the answer carries them, its county, FIPS code and
-// census tract. The first of several matches is taken.
+// census tract. When the upstream matched several, the first is returned
+// with the others in its Others, in the upstream's order: whether they are
+// one address (two TIGER edges) or different ones is for the caller to
+// decide.
 //
-// It returns KindInvalid when a.Street is empty, providers.ErrNoMatch
+// An address given as one line (a.Line) is sent as it is to the
+// onelineaddress search, which answers in the same shape.
+//
+// It returns KindInvalid when a.Street and a.Line are empty, providers.ErrNoMatch
 // (KindNotFound, address_not_found) when the upstream matched nothing,
 // KindUpstream for an error answer or one it cannot read, KindTimeout when ctx
 // expired and KindCanceled when the caller went away.
 func (c *Client) Geocode(ctx context.Context, a providers.Address) (providers.Location, error) {
-	if strings.TrimSpace(a.Street) == "" {
-		return providers.Location{}, providers.Invalid("street", "must not be empty")
-	}
 	q := url.Values{}
-	setNonEmpty(q, "street", a.Street)
-	setNonEmpty(q, "city", a.City)
-	setNonEmpty(q, "state", a.State)
-	setNonEmpty(q, "zip", a.Zip)
+	route := "geographies/address"
+	if line := strings.TrimSpace(a.Line); line != "" {
+		// The whole address in one line: the upstream's own parser reads it.
+		route = "geographies/onelineaddress"
+		q.Set("address", line)
+	} else {
+		if strings.TrimSpace(a.Street) == "" {
+			return providers.Location{}, providers.Invalid("street", "must not be empty")
+		}
+		setNonEmpty(q, "street", a.Street)
+		setNonEmpty(q, "city", a.City)
+		setNonEmpty(q, "state", a.State)
+		setNonEmpty(q, "zip", a.Zip)
+	}
 	c.setCommon(q)
-	body, err := c.get(ctx, "geographies/address", q)
+	body, err := c.get(ctx, route, q)
 	if err != nil {
 		return providers.Location{}, err
 	}
@@ -42,7 +55,18 @@ func (c *Client) Geocode(ctx context.Context, a providers.Address) (providers.Lo
 	if len(res.AddressMatches) == 0 {
 		return providers.Location{}, providers.ErrNoMatch
 	}
-	return matchLocation(res.AddressMatches[0])
+	first, err := matchLocation(res.AddressMatches[0])
+	if err != nil {
+		return providers.Location{}, err
+	}
+	for _, m := range res.AddressMatches[1:] {
+		other, err := matchLocation(m)
+		if err != nil {
+			return providers.Location{}, err
+		}
+		first.Others = append(first.Others, other)
+	}
+	return first, nil
 }
 
 // Reverse returns the county, FIPS code and census tract at p, with Point set

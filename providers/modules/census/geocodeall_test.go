@@ -35,13 +35,16 @@ func TestGeocodeAllKeepsOrderAndMapsOutcomes(t *testing.T) {
 	if got[1].Err != providers.ErrNoMatch {
 		t.Errorf("unknown address: err = %v, want ErrNoMatch", got[1].Err)
 	}
-	if got[2].Err != providers.ErrAmbiguous {
-		t.Errorf("address matching two places: err = %v, want ErrAmbiguous", got[2].Err)
+	// The Tie row was asked again alone: both candidates come back, the
+	// county names with them, in the order of the single answer.
+	if l := got[2].Location; got[2].Err != nil || l.City != "BOISE" || len(l.Others) != 1 ||
+		l.Others[0].City != "EAGLE" || l.Others[0].Zip != "83616" {
+		t.Errorf("address matching two places: %+v, want Boise with Eagle among its others", got[2])
 	}
 	if got[3].Err != nil || got[3].Location.FIPSCode != "08031" || got[3].Location.Point.Lat != 39.73923 {
 		t.Errorf("last address: %+v, want the Colorado capitol", got[3])
 	}
-	wantCalls(t, mt, 1)
+	wantCalls(t, mt, 2) // the batch, then the Tie row alone
 }
 
 func TestGeocodeAllSplitsAtTheBatchLimit(t *testing.T) {

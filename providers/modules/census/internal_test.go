@@ -2,6 +2,7 @@ package census
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/propertyd/propertyd/providers"
@@ -24,7 +25,7 @@ func TestAddressLocationSplitsMatchedAddress(t *testing.T) {
 		{"10 MAIN ST", providers.Location{MatchedAddress: "10 MAIN ST", Street: "10 MAIN ST"}},
 	}
 	for _, tt := range tests {
-		if got := addressLocation(tt.in); got != tt.want {
+		if got := addressLocation(tt.in); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("addressLocation(%q) =\n%+v\nwant\n%+v", tt.in, got, tt.want)
 		}
 	}

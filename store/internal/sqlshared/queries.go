@@ -7,7 +7,7 @@ import "strings"
 const PropertyColumns = `p.id, p.street_address, p.unit, p.city, p.state, p.zip_code, p.county,
 	p.fips_code, p.census_tract, p.latitude, p.longitude, p.property_type, p.bedrooms,
 	p.bathrooms, p.living_area_sqft, p.lot_sqft, p.year_built, p.stories, p.units, COALESCE(p.facts, ''),
-	p.source, p.created_at, p.updated_at`
+	COALESCE(p.first_match, ''), p.source, p.created_at, p.updated_at`
 
 // sectionColumns is the column list of a section value after its section
 // and key, in the order both engines scan them.
@@ -38,7 +38,8 @@ type Queries struct {
 	// InsertProperty creates a record unless its (canonical, unit) exists,
 	// returning its id: street_address, unit, city, state, zip_code,
 	// county, fips_code, census_tract, latitude, longitude, property_type,
-	// bedrooms, canonical, source, created_at, updated_at, facts_key.
+	// bedrooms, canonical, source, created_at, updated_at, facts_key,
+	// match.
 	InsertProperty string
 	// PropertyIDAt selects the id of the record at canonical, unit.
 	PropertyIDAt string
@@ -64,7 +65,7 @@ type Queries struct {
 	// CopyProperty inserts a record as it is, id, canonical, times and
 	// facts included, doing nothing on any conflict: id, then
 	// InsertProperty's arguments, then bathrooms, living_area_sqft,
-	// lot_sqft, year_built, stories, units and facts.
+	// lot_sqft, year_built, stories, units, facts and match.
 	CopyProperty string
 	// ListSections selects section, key and Section's columns of up to
 	// limit values after (section, key), in that order.
@@ -93,8 +94,8 @@ func Build(d *Dialect) *Queries {
 			JOIN properties p ON p.id = k.property_id WHERE k.key = ?`),
 		InsertProperty: bind(`INSERT INTO properties (street_address, unit, city, state, zip_code,
 				county, fips_code, census_tract, latitude, longitude, property_type, bedrooms, canonical,
-				source, created_at, updated_at, facts_key)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+				source, created_at, updated_at, facts_key, first_match)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (canonical, unit) DO NOTHING
 			RETURNING id`),
 		PropertyIDAt: bind("SELECT id FROM properties WHERE canonical = ? AND unit = ?"),
@@ -111,8 +112,8 @@ func Build(d *Dialect) *Queries {
 		CopyProperty: bind(`INSERT INTO properties (id, street_address, unit, city, state, zip_code,
 				county, fips_code, census_tract, latitude, longitude, property_type, bedrooms, canonical,
 				source, created_at, updated_at, facts_key, bathrooms, living_area_sqft, lot_sqft, year_built,
-				stories, units, facts)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+				stories, units, facts, first_match)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT DO NOTHING`),
 		ListSections: bind("SELECT section, key, " + sectionColumns + `
 			FROM sections WHERE (section, key) > (?, ?) ORDER BY section, key LIMIT ?`),

@@ -84,7 +84,7 @@ func TestBuildGivesEachDialectItsPlaceholders(t *testing.T) {
 	if statements < 18 {
 		t.Fatalf("checked %d statements; the walk over Queries missed some", statements)
 	}
-	if want := 17; strings.Count(qq.InsertProperty, "?") != want {
+	if want := 18; strings.Count(qq.InsertProperty, "?") != want {
 		t.Errorf("InsertProperty takes %d arguments, want %d", strings.Count(qq.InsertProperty, "?"), want)
 	}
 }

@@ -36,7 +36,7 @@ func TestCensusGeocoderAnswersEveryPlace(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Geocode(%+v): %v", p.Address(), err)
 			}
-			if got != want {
+			if !reflect.DeepEqual(got, want) {
 				t.Errorf("Geocode = %+v\nwant      %+v", got, want)
 			}
 			for _, alias := range p.Aliases {
