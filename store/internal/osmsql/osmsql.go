@@ -28,6 +28,12 @@ type Dialect struct {
 	// AddressesIn selects AddressColumns of the address points of the
 	// extract served under a name inside a rectangle, as PlacesIn.
 	AddressesIn string
+	// Index, when set, are the statements that put the features of a
+	// load (its generation, the only argument) in the spatial indexes
+	// that are not kept row by row, run before it is published. They must
+	// be safe to run twice (a publish interrupted after them runs them
+	// again).
+	Index []string
 	// Analyze, when set, refreshes the planner's statistics of the
 	// features before a load is published: PostgreSQL otherwise plans the
 	// reads of a freshly loaded extract for the table it last saw, and
@@ -58,6 +64,7 @@ type Statements struct {
 	countPlaces, countBuildings, countAddresses, extracts, covering   string
 	dropPlaces, dropBuildings, dropAddresses, oldGenerations          string
 	placesIn, addressesIn, analyze                                    string
+	index                                                             []string
 }
 
 const extractColumns = `name, generation, min_lat, max_lat, min_lng, max_lng, timestamp, fingerprint,
@@ -121,6 +128,7 @@ func Build(d *Dialect) *Statements {
 			AND NOT EXISTS (SELECT 1 FROM osm_loads l WHERE l.generation = g.generation)`,
 		placesIn:    d.PlacesIn,
 		addressesIn: d.AddressesIn,
+		index:       d.Index,
 		analyze:     d.Analyze,
 	}
 }
@@ -230,6 +238,11 @@ func (e Extracts) PutOSM(ctx context.Context, load *providers.OSMLoad, b provide
 // next load.
 func (e Extracts) PublishOSM(ctx context.Context, load providers.OSMLoad, x providers.OSMExtract) (providers.OSMExtract, error) {
 	x.Name, x.Generation, x.Fingerprint = load.Name, load.Generation, load.Fingerprint
+	for _, q := range e.S.index {
+		if _, err := e.DB.Exec(ctx, q, x.Generation); err != nil {
+			return x, e.DB.Err(ctx, err)
+		}
+	}
 	if e.S.analyze != "" {
 		if _, err := e.DB.Exec(ctx, e.S.analyze); err != nil {
 			return x, e.DB.Err(ctx, err)
