@@ -23,17 +23,14 @@ type Dialect struct {
 	// Param is the engine's placeholder of the n-th argument.
 	Param func(n int) string
 	// PlacesIn selects PlaceColumns of the places of the extract served
-	// under a name inside a rectangle: name, south, north, west, east.
-	PlacesIn string
+	// under a name (the first placeholder, numbered as Param numbers
+	// them) in the latitude bands listed (bands, a SQL list of
+	// sqlshared.AreaBandList) and inside the rectangle south (2nd),
+	// north (3rd), west (4th), east (5th).
+	PlacesIn func(bands string) string
 	// AddressesIn selects AddressColumns of the address points of the
-	// extract served under a name inside a rectangle, as PlacesIn.
-	AddressesIn string
-	// Index, when set, are the statements that put the features of a
-	// load (its generation, the only argument) in the spatial indexes
-	// that are not kept row by row, run before it is published. They must
-	// be safe to run twice (a publish interrupted after them runs them
-	// again).
-	Index []string
+	// extract served under a name, as PlacesIn.
+	AddressesIn func(bands string) string
 	// Analyze, when set, refreshes the planner's statistics of the
 	// features before a load is published: PostgreSQL otherwise plans the
 	// reads of a freshly loaded extract for the table it last saw, and
@@ -43,8 +40,9 @@ type Dialect struct {
 	Analyze string
 }
 
-// PlaceColumns are a place's columns as scanPlace reads them, from
-// osm_places p joined with osm_extracts x.
+// PlaceColumns are a place's columns as places reads them, from
+// osm_places p joined with osm_extracts x, all in the places' covering
+// index.
 const PlaceColumns = `x.generation, p.osm_type, p.osm_id, p.version, p.category, p.type, p.name, p.name_key, p.latitude, p.longitude`
 
 // AddressColumns are an address point's columns as OSMAddressNearest
@@ -63,8 +61,8 @@ type Statements struct {
 	checkpoint, putPlace, putBuilding, putAddress, publish, endLoad   string
 	countPlaces, countBuildings, countAddresses, extracts, covering   string
 	dropPlaces, dropBuildings, dropAddresses, oldGenerations          string
-	placesIn, addressesIn, analyze                                    string
-	index                                                             []string
+	placesIn, addressesIn                                             func(bands string) string
+	analyze                                                           string
 }
 
 const extractColumns = `name, generation, min_lat, max_lat, min_lng, max_lng, timestamp, fingerprint,
@@ -128,7 +126,6 @@ func Build(d *Dialect) *Statements {
 			AND NOT EXISTS (SELECT 1 FROM osm_loads l WHERE l.generation = g.generation)`,
 		placesIn:    d.PlacesIn,
 		addressesIn: d.AddressesIn,
-		index:       d.Index,
 		analyze:     d.Analyze,
 	}
 }
@@ -238,11 +235,6 @@ func (e Extracts) PutOSM(ctx context.Context, load *providers.OSMLoad, b provide
 // next load.
 func (e Extracts) PublishOSM(ctx context.Context, load providers.OSMLoad, x providers.OSMExtract) (providers.OSMExtract, error) {
 	x.Name, x.Generation, x.Fingerprint = load.Name, load.Generation, load.Fingerprint
-	for _, q := range e.S.index {
-		if _, err := e.DB.Exec(ctx, q, x.Generation); err != nil {
-			return x, e.DB.Err(ctx, err)
-		}
-	}
 	if e.S.analyze != "" {
 		if _, err := e.DB.Exec(ctx, e.S.analyze); err != nil {
 			return x, e.DB.Err(ctx, err)
@@ -427,7 +419,8 @@ func notCovered() error {
 
 func (e Extracts) places(ctx context.Context, name string, south, north, west, east float64,
 	c providers.Circle) ([]providers.OSMPlace, int64, error) {
-	rows, err := e.DB.Query(ctx, e.S.placesIn, name, south, north, west, east)
+	q := e.S.placesIn(sqlshared.AreaBandList(south, north))
+	rows, err := e.DB.Query(ctx, q, name, south, north, west, east)
 	if err != nil {
 		return nil, 0, e.DB.Err(ctx, err)
 	}
@@ -461,7 +454,8 @@ func (e Extracts) places(ctx context.Context, name string, south, north, west, e
 // element, so both engines pick the same.
 func (e Extracts) nearestAddress(ctx context.Context, name string, south, north, west, east float64,
 	c providers.Circle) (best providers.OSMAddress, dist float64, found bool, gen int64, err error) {
-	rows, err := e.DB.Query(ctx, e.S.addressesIn, name, south, north, west, east)
+	q := e.S.addressesIn(sqlshared.AreaBandList(south, north))
+	rows, err := e.DB.Query(ctx, q, name, south, north, west, east)
 	if err != nil {
 		return best, 0, false, 0, e.DB.Err(ctx, err)
 	}
