@@ -113,7 +113,10 @@ func TestEnvelopeMetaMatchesEncodingJSON(t *testing.T) {
 	retry, age := 30, 86400
 	full := providers.SectionMeta{Status: "stale", Source: "fema-nfhl", Vintage: "2023", FetchedAt: &fetched,
 		ExpiresAt: &expires, Cache: "hit", AgeSeconds: &age, Error: "upstream_unavailable", RetryAfter: &retry}
+	five := 5.0
 	for _, m := range []recordMeta{{Source: "census"}, {Source: "census", Created: &yes}, {Source: `q"<`, Created: &no},
+		{Source: "census", Created: &yes, Match: &providers.Match{Type: providers.MatchAddressPoint, DistanceM: &five},
+			Sections: map[string]providers.SectionMeta{"flood": {Status: "ok"}}},
 		{Source: "census", Sections: map[string]providers.SectionMeta{"flood": {Status: "ok"}}},
 		{Source: "census", Created: &yes, Sections: map[string]providers.SectionMeta{
 			"walkscore": {Status: "unavailable", Source: "osm-walk", Cache: "miss", Error: "section_not_applicable"},

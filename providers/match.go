@@ -21,8 +21,10 @@ const (
 	// resolved to a stored record without asking the geocoder. Its
 	// differences compare this spelling with the record.
 	MatchDatabase = "database"
-	// MatchAddressPoint is reserved for a record matched to an address
-	// point of a local extract; nothing sets it yet.
+	// MatchAddressPoint is a record a reverse lookup made inside a loaded
+	// OpenStreetMap extract, its street, city and ZIP code taken from the
+	// nearest address point (Match.DistanceM away; MatchedAddress is the
+	// address point's as OpenStreetMap writes it).
 	MatchAddressPoint = "address_point"
 )
 
@@ -51,7 +53,8 @@ type Match struct {
 	// (PartHouseNumber, ...), in that order; empty for an exact match, nil
 	// for a reverse lookup. It encodes as [] when empty, never null.
 	Differences []string `json:"differences"`
-	// DistanceM is how far (metres) the record of a nearest_record match
+	// DistanceM is how far (metres) the record of a nearest_record match,
+	// or the address point of an address_point match,
 	// is from the point asked.
 	DistanceM *float64 `json:"distance_m,omitempty"`
 	// Candidates are the other different addresses of a match taken with

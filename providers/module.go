@@ -39,6 +39,11 @@ type Settings struct {
 	// one call (a failed discovery of the newest data release). Modules
 	// never log addresses or keys.
 	Logger *slog.Logger
+	// Contact is how the upstream's maintainers can reach the operator
+	// (config.yaml's contact: an e-mail address or a URL), which modules
+	// whose upstream asks for it put in their User-Agent; "" when none is
+	// configured.
+	Contact string
 }
 
 // Provisioner is implemented by a module that derives state from its

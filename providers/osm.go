@@ -119,4 +119,17 @@ type OSMStore interface {
 	// whole of c, and its places within c (great-circle distance to the
 	// place's point). It returns KindNotFound when no extract covers c.
 	OSMPlacesNear(ctx context.Context, c Circle) (*OSMExtract, []OSMPlace, error)
+	AddressPoints
+}
+
+// AddressPoints finds the address points of the loaded extracts. The
+// reverse lookup of the service reads them through it; the database
+// engines implement it (OSMStore).
+type AddressPoints interface {
+	// OSMAddressNearest returns the address point of the served extract
+	// whose coverage holds p that is nearest to p within radiusMeters,
+	// that extract, and the distance (metres, great-circle). It returns
+	// KindNotFound when no extract covers p or none of its address points
+	// is that close; KindInvalid for coordinates or a radius out of range.
+	OSMAddressNearest(ctx context.Context, p Point, radiusMeters float64) (*OSMExtract, OSMAddress, float64, error)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 )
 
 // Role is the job a module does for propertyd; config.yaml picks one module
@@ -37,6 +38,24 @@ type Module struct {
 	Roles          []Role
 	DefaultBaseURL string
 	New            func() any
+	// Courtesy is what the upstream's maintainers ask of its clients; the
+	// zero value asks nothing.
+	Courtesy Courtesy
+}
+
+// Courtesy is what an upstream's maintainers ask of every client, which
+// the instances of a fleet honour as one client: the role's outbound
+// limits apply it (cmd/propertyd), shared through the fleet's Redis when
+// there is one.
+type Courtesy struct {
+	// Concurrency is the most calls in flight at once they allow: the
+	// role's rate_limit.concurrency when config.yaml gives none (0: none
+	// asked).
+	Concurrency int
+	// QuietAfterRateLimit is how long no call may go to the upstream,
+	// from any instance, after it answered rate limited (HTTP 429), or
+	// longer when its Retry-After says so (0: retry as any upstream).
+	QuietAfterRateLimit time.Duration
 }
 
 // Registry maps module names to modules. The zero value is empty and ready

@@ -297,6 +297,89 @@ type Outbound struct {
 	sem    chan struct{}
 	shared SharedRate
 	slots  SharedSlots
+
+	// quiet is how long no call may start after the upstream said it was
+	// rate limited (0: no quiet kept); quietUntil is when this instance's
+	// quiet ends (Unix nanoseconds); fleetQuiet shares it.
+	quiet      time.Duration
+	quietUntil atomic.Int64
+	fleetQuiet SharedQuiet
+	now        func() time.Time
+}
+
+// SharedQuiet is an upstream's quiet period kept beyond this process, so
+// that a rate-limit answer one instance gets silences every instance
+// calling the upstream. Implementations are safe for concurrent use.
+type SharedQuiet interface {
+	// Until returns when the quiet ends, the zero time when there is
+	// none. shared is false when the quiet cannot be read: the caller
+	// then keeps its own.
+	Until(ctx context.Context) (until time.Time, shared bool)
+	// Hold makes the quiet last at least d from now, for every instance.
+	// A quiet that lasts longer already is kept. Failures are not errors:
+	// the instance that saw the answer keeps its own quiet anyway.
+	Hold(ctx context.Context, d time.Duration)
+}
+
+// QuietError is Acquire's error while the upstream is kept quiet: no call
+// may start before Until. The caller answers as the upstream would (rate
+// limited, retry after Until), without a call.
+type QuietError struct {
+	Until time.Time
+	// Shared is true when the quiet was started by another instance.
+	Shared bool
+}
+
+func (e *QuietError) Error() string {
+	return "the upstream is kept quiet after a rate-limit answer until " + e.Until.UTC().Format(time.RFC3339)
+}
+
+// KeepQuiet makes o start no call for at least d after RateLimited is
+// called (an upstream whose maintainers ask for quiet after a rate-limit
+// answer), shared through s when s is not nil; now is the clock (nil means
+// time.Now). Call it before o is used.
+func (o *Outbound) KeepQuiet(d time.Duration, s SharedQuiet, now func() time.Time) {
+	if now == nil {
+		now = time.Now
+	}
+	o.quiet, o.fleetQuiet, o.now = d, s, now
+}
+
+// RateLimited tells o that the upstream answered that it is rate limited,
+// asking (retryAfter, 0 when it did not say) for a wait: o keeps quiet for
+// the longer of the two and the quiet of KeepQuiet, and tells the fleet.
+// It returns how long the quiet lasts, 0 when o keeps none.
+func (o *Outbound) RateLimited(ctx context.Context, retryAfter time.Duration) time.Duration {
+	if o == nil || o.quiet <= 0 {
+		return 0
+	}
+	d := max(o.quiet, retryAfter)
+	until := o.now().Add(d).UnixNano()
+	for cur := o.quietUntil.Load(); cur < until && !o.quietUntil.CompareAndSwap(cur, until); cur = o.quietUntil.Load() {
+	}
+	if o.fleetQuiet != nil {
+		o.fleetQuiet.Hold(context.WithoutCancel(ctx), d)
+	}
+	return d
+}
+
+// checkQuiet returns a *QuietError while o keeps quiet, by its own clock
+// or the fleet's.
+func (o *Outbound) checkQuiet(ctx context.Context) error {
+	if o.quiet <= 0 {
+		return nil
+	}
+	now := o.now()
+	if until := o.quietUntil.Load(); now.UnixNano() < until {
+		return &QuietError{Until: time.Unix(0, until)}
+	}
+	if o.fleetQuiet == nil {
+		return nil
+	}
+	if until, shared := o.fleetQuiet.Until(ctx); shared && now.Before(until) {
+		return &QuietError{Until: until, Shared: true}
+	}
+	return nil
 }
 
 // SharedRate is an upstream's rate kept beyond this process, so that every
@@ -361,11 +444,17 @@ func NewOutbound(l Limit, concurrency int) *Outbound {
 }
 
 // Acquire waits for a concurrency slot and a token, or for ctx to end. The
-// caller must call release when the upstream call is over.
+// caller must call release when the upstream call is over. While o keeps
+// quiet (see KeepQuiet) it returns a *QuietError at once, before waiting
+// and again once it holds a slot (the call that held it may have been
+// answered rate limited).
 func (o *Outbound) Acquire(ctx context.Context) (release func(), err error) {
 	release = func() {}
 	if o == nil {
 		return release, nil
+	}
+	if err := o.checkQuiet(ctx); err != nil {
+		return release, err
 	}
 	if o.sem != nil {
 		select {
@@ -384,6 +473,10 @@ func (o *Outbound) Acquire(ctx context.Context) (release func(), err error) {
 				local := release
 				release = func() { free(); local() }
 			}
+		}
+		if err := o.checkQuiet(ctx); err != nil {
+			release()
+			return func() {}, err
 		}
 	}
 	if o.lim == nil {

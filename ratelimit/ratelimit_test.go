@@ -398,3 +398,44 @@ func BenchmarkReserve(b *testing.B) {
 		}
 	})
 }
+
+// An outbound kept quiet after a rate-limit answer starts no call until the
+// quiet ends: the longer of its own quiet and the upstream's Retry-After.
+// Without KeepQuiet a rate-limit answer changes nothing.
+func TestOutboundKeepsQuietAfterARateLimit(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	o := NewOutbound(Limit{}, 1)
+	o.KeepQuiet(30*time.Second, nil, clock)
+	ctx := context.Background()
+	if d := o.RateLimited(ctx, 0); d != 30*time.Second {
+		t.Fatalf("RateLimited without Retry-After = %v, want 30s", d)
+	}
+	now = now.Add(29 * time.Second)
+	var qe *QuietError
+	if _, err := o.Acquire(ctx); !errors.As(err, &qe) || !qe.Until.Equal(now.Add(time.Second)) {
+		t.Fatalf("29 s after a 429: %v; want quiet for 1 s more", err)
+	}
+	now = now.Add(time.Second)
+	release, err := o.Acquire(ctx)
+	if err != nil {
+		t.Fatalf("30 s after a 429: %v; want the call to start", err)
+	}
+	release()
+	if d := o.RateLimited(ctx, 2*time.Minute); d != 2*time.Minute {
+		t.Fatalf("RateLimited with Retry-After 2m = %v, want 2m", d)
+	}
+	now = now.Add(time.Minute)
+	if _, err := o.Acquire(ctx); !errors.As(err, &qe) {
+		t.Fatalf("a minute into a 2 minute Retry-After: %v; want quiet", err)
+	}
+	plain := NewOutbound(Limit{}, 1)
+	if d := plain.RateLimited(ctx, time.Minute); d != 0 {
+		t.Errorf("an outbound that keeps no quiet kept %v", d)
+	}
+	if release, err := plain.Acquire(ctx); err != nil {
+		t.Errorf("an outbound that keeps no quiet refused a call after a 429: %v", err)
+	} else {
+		release()
+	}
+}

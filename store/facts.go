@@ -20,6 +20,12 @@ var factDialect = &factsql.Dialect{
 		JOIN fact_rows r ON r.id = t.id JOIN fact_sets s ON s.dataset = r.dataset AND s.generation = r.generation
 		WHERE t.min_lat <= ?1 AND t.max_lat >= ?1 AND t.min_lng <= ?2 AND t.max_lng >= ?2
 			AND r.facts_key IS NULL AND r.shape IS NOT NULL`,
+	// A load's rows go in the R*Tree when it is published, in one
+	// statement, not row by row as they are written (migration 0010).
+	IndexRows: `INSERT OR REPLACE INTO fact_rows_rtree (id, min_lat, max_lat, min_lng, max_lng)
+		SELECT id, COALESCE(min_lat, latitude), COALESCE(max_lat, latitude),
+			COALESCE(min_lng, longitude), COALESCE(max_lng, longitude)
+		FROM fact_rows WHERE dataset = ?1 AND generation = ?2 AND latitude IS NOT NULL AND longitude IS NOT NULL`,
 	// A row's rectangle: its parcel's box, else its point widened by
 	// dlat, dlng.
 	RecordsNearRows: `SELECT t.id FROM fact_rows r JOIN properties_rtree t

@@ -4,13 +4,24 @@ import (
 	"github.com/propertyd/propertyd/store/internal/osmsql"
 )
 
-// osmDialect is SQLite's spatial statements for OpenStreetMap extracts,
-// through the places' R*Tree.
+// osmDialect is SQLite's statements for OpenStreetMap extracts: the places
+// and address points of a circle are the latitude bands of their covering
+// indexes (migration 0010) it crosses, each sought by longitude. The band
+// expression is the indexes', written the same way.
 var osmDialect = &osmsql.Dialect{
 	Param: factDialect.Param,
-	PlacesIn: `SELECT ` + osmsql.PlaceColumns + ` FROM osm_places_rtree t
-		JOIN osm_places p ON p.id = t.id JOIN osm_extracts x ON x.generation = p.generation
-		WHERE x.name = ?1 AND t.min_lat >= ?2 AND t.max_lat <= ?3 AND t.min_lng >= ?4 AND t.max_lng <= ?5`,
+	PlacesIn: func(bands string) string {
+		return `SELECT ` + osmsql.PlaceColumns + ` FROM osm_extracts x
+			JOIN osm_places p INDEXED BY osm_places_area_band ON p.generation = x.generation
+			WHERE x.name = ?1 AND CAST(p.latitude * 200 AS INTEGER) IN (` + bands + `)
+				AND p.longitude BETWEEN ?4 AND ?5 AND p.latitude BETWEEN ?2 AND ?3`
+	},
+	AddressesIn: func(bands string) string {
+		return `SELECT ` + osmsql.AddressColumns + ` FROM osm_extracts x
+			JOIN osm_addresses a INDEXED BY osm_addresses_area_band ON a.generation = x.generation
+			WHERE x.name = ?1 AND CAST(a.latitude * 200 AS INTEGER) IN (` + bands + `)
+				AND a.longitude BETWEEN ?4 AND ?5 AND a.latitude BETWEEN ?2 AND ?3`
+	},
 }
 
 var osmStatements = osmsql.Build(osmDialect)

@@ -16,7 +16,7 @@ import (
 )
 
 // scenarioNames are the scenarios in the order they run (and -only names).
-var scenarioNames = []string{"warm", "instructions", "cold", "herd", "batch", "acs-states", "search", "facts-warm", "pg-warm", "pg-cold", "fleet-herd", "pg-search", "facts-load", "pg-facts-load", "memory", "startup"}
+var scenarioNames = []string{"warm", "instructions", "cold", "herd", "batch", "acs-states", "search", "facts-warm", "pg-warm", "pg-cold", "fleet-herd", "pg-search", "facts-load", "pg-facts-load", "osm", "pg-osm", "memory", "startup"}
 
 // herd is the number of concurrent identical cold lookups.
 const herd = 200
@@ -80,6 +80,7 @@ func run(ctx context.Context, o options, command string, out, errOut io.Writer) 
 		"search": b.search, "memory": b.memory, "startup": b.restart,
 		"pg-warm": b.pgWarm, "pg-cold": b.pgCold, "fleet-herd": b.fleetHerd, "pg-search": b.pgSearch,
 		"facts-warm": b.factsWarm, "facts-load": b.factsLoad, "pg-facts-load": b.pgFactsLoad,
+		"osm": b.osm, "pg-osm": b.pgOSM,
 	}
 	for _, name := range scenarioNames {
 		if err := ctx.Err(); err != nil {

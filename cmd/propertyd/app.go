@@ -97,6 +97,9 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		ReverseRadius: cfg.ReverseRadiusMeters, BatchConcurrency: cfg.BatchConcurrency,
 		RefreshConcurrency: cfg.RefreshConcurrency,
 		Sections:           map[string]*service.Section{}, Logger: m.Logger, Leases: m.leases(),
+		// A record made by a reverse lookup inside a loaded extract takes
+		// the address of its nearest address point.
+		AddressPoints: m.db,
 	}
 	if err := m.wireModules(&svcCfg); err != nil {
 		return configError{err}
@@ -182,14 +185,18 @@ func (m *Main) buildModules(amenities providers.AmenitiesProvider, roles ...prov
 		if !ok {
 			continue
 		}
+		courtesy := providers.Courtesy{}
+		if mod, ok := m.Registry.Lookup(pc.Module); ok {
+			courtesy = mod.Courtesy
+		}
 		client := &http.Client{Transport: &guard.Retry{
 			Base: base, Max: *pc.Retries,
-			Limiter:   m.outbound(role, pc),
+			Limiter:   m.outbound(role, pc, courtesy),
 			OnAttempt: func(*http.Request) { met.UpstreamAttempt(pc.Module) },
 		}}
 		mod, err := m.Registry.Build(role, pc.Module, providers.Settings{
 			BaseURL: strings.TrimRight(pc.BaseURL, "/"), Client: client, Options: pc.Options, Amenities: amenities,
-			Logger: m.Logger.With("module", pc.Module, "role", string(role)),
+			Logger: m.Logger.With("module", pc.Module, "role", string(role)), Contact: m.Config.Contact,
 		})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("providers.%s: %w", role, err))

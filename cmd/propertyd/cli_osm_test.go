@@ -183,3 +183,58 @@ func TestABuildingGivesItsFactsToARecordMadeBeforeTheLoad(t *testing.T) {
 		}
 	})
 }
+
+// TestReverseInsideALoadedExtractTakesTheNearestAddressPoint reverse
+// geocodes a point on the fixture's house at 1210 Example Street: the record
+// created has the house's street, city and ZIP code (the Census coordinates
+// endpoint answers geographies only) and says it was matched to an address
+// point and how far away, and keeps the address for a later read. A point
+// of the extract with no address point within 30 m gets no address, as
+// before the load.
+func TestReverseInsideALoadedExtractTakesTheNearestAddressPoint(t *testing.T) {
+	eachEngine(t, func(t *testing.T, database string) {
+		var out, errb bytes.Buffer
+		c := &dataCommand{console{stdout: &out, stderr: &errb}}
+		if code := c.run([]string{"load", "osm", "-config", factsConfigFile(t, database), franklinPBF}); code != exitOK {
+			t.Fatalf("load: exit %d\n%s", code, errb.String())
+		}
+		mt := httpmock.NewMockTransport()
+		providertest.RegisterCensusGeocoder(mt, census.DefaultBaseURL, providertest.CensusPlace{
+			Street: "1200 K ST NW", City: "WASHINGTON", State: "DC", Zip: "20005", Lat: 38.8980, Lng: -77.0320,
+			CountyName: "District of Columbia", StateFIPS: "11", CountyFIPS: "001", Tract: "010100", Block: "1000",
+		})
+		m := startMain(t, testConfig(t, database), mt)
+
+		status, body, _ := getJSON(t, m, "/v1/properties/reverse?lat=38.89912&lng=-77.03040")
+		if status != 200 {
+			t.Fatalf("reverse on the house: %d %v", status, body)
+		}
+		d, meta := body["data"].(map[string]any), body["meta"].(map[string]any)
+		if d["street_address"] != "1210 EXAMPLE ST NW" || d["city"] != "WASHINGTON" || d["zip_code"] != "20005" ||
+			d["state"] != "DC" || d["census_tract"] != "010100" {
+			t.Errorf("the record reverse lookup created = %v; want 1210 EXAMPLE ST NW, WASHINGTON, DC 20005 in tract 010100", d)
+		}
+		match, _ := meta["match"].(map[string]any)
+		if meta["created"] != true || match["type"] != "address_point" || match["distance_m"] != 5.0 ||
+			match["matched_address"] != "1210 Example Street Northwest, Washington, 20005" {
+			t.Errorf("meta = %v; want created, matched to the address point of 1210 Example Street 5 m away", meta)
+		}
+		_, body, _ = getJSON(t, m, fmt.Sprintf("/v1/properties/%v", d["id"]))
+		if got := body["data"].(map[string]any); got["street_address"] != "1210 EXAMPLE ST NW" || got["zip_code"] != "20005" {
+			t.Errorf("the record read back = %v; want its address kept", got)
+		}
+		if kept, _ := body["meta"].(map[string]any)["match"].(map[string]any); kept["type"] != "address_point" || kept["distance_m"] != 5.0 {
+			t.Errorf("the record read back says it was matched %v; want address_point, 5 m", kept)
+		}
+
+		status, body, _ = getJSON(t, m, "/v1/properties/reverse?lat=38.8900&lng=-77.0500")
+		if status != 200 {
+			t.Fatalf("reverse far from any address point: %d %v", status, body)
+		}
+		d, meta = body["data"].(map[string]any), body["meta"].(map[string]any)
+		if match, _ := meta["match"].(map[string]any); d["street_address"] != nil || d["zip_code"] != nil ||
+			match["type"] != "reverse_geocode" || d["state"] != "DC" {
+			t.Errorf("a point 1.6 km from any address point: data %v, meta %v; want the geographies alone", d, meta)
+		}
+	})
+}

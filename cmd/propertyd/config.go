@@ -67,6 +67,10 @@ type Config struct {
 	CORS CORSConfig `yaml:"cors"`
 	// Facts declares the assessor datasets records take their facts from.
 	Facts FactsConfig `yaml:"facts"`
+	// Contact is how an upstream's maintainers can reach the operator (an
+	// e-mail address or a URL): the modules whose upstream asks for it
+	// (overpass) name it in their User-Agent.
+	Contact string `yaml:"contact"`
 }
 
 // FactsConfig declares the assessor datasets (`propertyd data load
@@ -402,6 +406,9 @@ func (c *Config) Validate() error {
 		if p.RateLimit.Rate < 0 || p.RateLimit.Burst < 0 || p.RateLimit.Concurrency < 0 {
 			bad(field+".rate_limit", "values must not be negative")
 		}
+	}
+	if len(c.Contact) > 200 || strings.ContainsFunc(c.Contact, func(r rune) bool { return r < ' ' || r == 0x7f || r > '~' }) {
+		bad("contact", "must be at most 200 printable ASCII characters (it is sent in a User-Agent header)")
 	}
 	for _, e := range service.Catalog {
 		if _, ok := c.enabled(e.Role); e.Required && !ok {

@@ -67,17 +67,32 @@ func (m *Main) openFleet(ctx context.Context) error {
 // outbound is the pacing of the upstream of role: its rate and its
 // concurrency cap shared by the fleet when a Redis is configured (one
 // bucket and one set of slots per role, as each role has its own
-// rate_limit), this instance's own otherwise and while Redis is away.
-func (m *Main) outbound(role providers.Role, pc *ProviderConfig) *ratelimit.Outbound {
+// rate_limit), this instance's own otherwise and while Redis is away. What
+// the upstream's maintainers ask (c, the module's Courtesy) applies too:
+// its concurrency when rate_limit gives none, and its quiet after a
+// rate-limit answer, which the first instance to get one tells the others
+// through Redis.
+func (m *Main) outbound(role providers.Role, pc *ProviderConfig, c providers.Courtesy) *ratelimit.Outbound {
 	l := ratelimit.Limit{Rate: pc.RateLimit.Rate, Burst: pc.RateLimit.Burst}
-	o := ratelimit.NewOutbound(l, pc.RateLimit.Concurrency)
+	concurrency := pc.RateLimit.Concurrency
+	if concurrency == 0 {
+		concurrency = c.Concurrency
+	}
+	o := ratelimit.NewOutbound(l, concurrency)
 	if m.fleet != nil && l.Rate > 0 {
 		o.Share(m.fleet.Rate(string(role), l))
 	}
-	if m.fleet != nil && pc.RateLimit.Concurrency > 0 {
-		o.ShareSlots(m.fleet.Slots(string(role), pc.RateLimit.Concurrency, fleet.SlotOptions{
+	if m.fleet != nil && concurrency > 0 {
+		o.ShareSlots(m.fleet.Slots(string(role), concurrency, fleet.SlotOptions{
 			OnCount: func(waiting, holding int) { m.metrics.SetUpstreamSlots(string(role), waiting, holding) },
 		}))
+	}
+	if c.QuietAfterRateLimit > 0 {
+		var shared ratelimit.SharedQuiet
+		if m.fleet != nil {
+			shared = m.fleet.Quiet(string(role))
+		}
+		o.KeepQuiet(c.QuietAfterRateLimit, shared, nil)
 	}
 	return o
 }

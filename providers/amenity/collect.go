@@ -1,8 +1,10 @@
 package amenity
 
 import (
+	"cmp"
 	"math"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/propertyd/propertyd/providers"
 )
@@ -56,15 +58,14 @@ func Collect(p providers.Point, radius int, places []providers.OSMPlace, maxResu
 	}
 	for _, cat := range providers.AmenityCategories {
 		items := dedupe(byCat[cat])
-		sort.SliceStable(items, func(i, j int) bool {
-			a, b := items[i], items[j]
-			if a.item.DistanceMiles != b.item.DistanceMiles {
-				return a.item.DistanceMiles < b.item.DistanceMiles
+		slices.SortStableFunc(items, func(a, b candidate) int {
+			if c := cmp.Compare(a.item.DistanceMiles, b.item.DistanceMiles); c != 0 {
+				return c
 			}
-			if a.item.Name != b.item.Name {
-				return a.item.Name < b.item.Name
+			if c := strings.Compare(a.item.Name, b.item.Name); c != 0 {
+				return c
 			}
-			return a.key < b.key
+			return strings.Compare(a.key, b.key)
 		})
 		if maxResults > 0 && len(items) > maxResults {
 			items = items[:maxResults]
@@ -92,11 +93,11 @@ type candidate struct {
 // dedupe drops the farther of two items with the same name less than
 // DedupeMeters apart: one place mapped twice. Unnamed items are kept.
 func dedupe(cs []candidate) []candidate {
-	sort.SliceStable(cs, func(i, j int) bool {
-		if cs[i].meters != cs[j].meters {
-			return cs[i].meters < cs[j].meters
+	slices.SortStableFunc(cs, func(a, b candidate) int {
+		if c := cmp.Compare(a.meters, b.meters); c != 0 {
+			return c
 		}
-		return cs[i].key < cs[j].key
+		return strings.Compare(a.key, b.key)
 	})
 	kept := cs[:0:0]
 	named := map[string][]providers.Point{}

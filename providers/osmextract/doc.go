@@ -44,12 +44,13 @@
 // about 20 MB; California's (some 11 million buildings) would need about
 // 1.4 GB, which a node store on disk would avoid (not done yet). Nodes
 // nobody keeps, and every element's tags, are dropped as they are read.
-// Measured on a generated extract of 1,000,000 features (800,000 buildings
-// of four nodes, 100,000 places, 100,000 address points): the passes read
-// it at some 285,000 features a second into a store that keeps nothing,
-// and the whole load into SQLite, building facts included, peaked at 244 MB
-// resident under the default memory_limit_mb; the writes set its pace
-// (about 20,000 features a second on a busy two-core machine).
+// Measured (make bench, rows osm and pg-osm) on a generated extract of
+// 1,000,000 features (800,000 buildings of four nodes, 100,000 places,
+// 100,000 address points): the passes read it at some 285,000 features a
+// second into a store that keeps nothing, and the whole load, building
+// facts included, took 26 s into SQLite and 35 s into PostgreSQL on a busy
+// two-core machine (peaks of 241 and 214 MB resident); the writes set its
+// pace.
 //
 // # Loads
 //

@@ -87,6 +87,10 @@ func (m *memStore) OSMPlacesNear(context.Context, providers.Circle) (*providers.
 	return nil, nil, nil
 }
 
+func (m *memStore) OSMAddressNearest(context.Context, providers.Point, float64) (*providers.OSMExtract, providers.OSMAddress, float64, error) {
+	return nil, providers.OSMAddress{}, 0, providers.NotFound(providers.CodeSectionNotFound, "no address point")
+}
+
 func keys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {

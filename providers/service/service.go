@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"math"
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
@@ -15,6 +16,12 @@ import (
 const (
 	DefaultMissTTL       = time.Hour
 	DefaultReverseRadius = 50.0 // metres
+	// DefaultAddressPointRadius is how far (metres) the nearest address
+	// point of a loaded OpenStreetMap extract may be from a reverse
+	// lookup's point to give the record it creates its address: about the
+	// width of a city lot, so that the point names the building it is on
+	// or the next one, not a house down the street.
+	DefaultAddressPointRadius = 30.0
 	// DefaultRefreshConcurrency bounds the background refreshes of
 	// expired sections in flight across the service.
 	DefaultRefreshConcurrency = 8
@@ -42,6 +49,14 @@ type Config struct {
 	// ReverseRadius is how far (metres) an existing record may be from a
 	// reverse lookup's point to be returned instead of a new one (default 50).
 	ReverseRadius float64
+	// AddressPoints, when set, gives a record created by a reverse lookup
+	// the street, city and ZIP of the nearest address point of a loaded
+	// OpenStreetMap extract within AddressPointRadius (default
+	// DefaultAddressPointRadius); the reverse geocoder still gives its
+	// state, county and tract. Nil leaves such records without an
+	// address, as the reverse geocoder answers none.
+	AddressPoints      providers.AddressPoints
+	AddressPointRadius float64
 	// BatchConcurrency bounds the lookups of one batch in flight (default
 	// MaxBatch: a full batch costs one upstream round trip; the outbound
 	// limits of each provider still pace the upstreams).
@@ -109,6 +124,9 @@ func New(cfg Config) *Service {
 	if cfg.ReverseRadius <= 0 {
 		cfg.ReverseRadius = DefaultReverseRadius
 	}
+	if cfg.AddressPointRadius <= 0 {
+		cfg.AddressPointRadius = DefaultAddressPointRadius
+	}
 	if cfg.BatchConcurrency <= 0 {
 		cfg.BatchConcurrency = MaxBatch
 	}
@@ -164,7 +182,8 @@ type Source struct {
 	// them, and a request that made some is not free.
 	Calls int
 	// Match is how the record was matched to this call's address or
-	// point (meta.match); for a Get, how it was first matched, zero when
+	// point (meta.match: address_point for a record a reverse lookup
+	// made from an address point of a loaded extract); for a Get, how it was first matched, zero when
 	// the record does not say.
 	Match providers.Match
 }
@@ -377,7 +396,9 @@ func canonicalKey(loc providers.Location, unit string) string {
 
 // Reverse returns the nearest existing record within the configured radius
 // of p, or reverse geocodes p and creates a record holding its coordinates
-// and census geographies. Errors: KindInvalid for out-of-range coordinates,
+// and census geographies, and the address of the nearest address point of
+// a loaded extract when Config.AddressPoints has one within
+// AddressPointRadius (Source.Match says so). Errors: KindInvalid for out-of-range coordinates,
 // KindNotFound (location_not_found) outside any county, and upstream kinds.
 func (s *Service) Reverse(ctx context.Context, p providers.Point) (*providers.Property, Source, error) {
 	if err := ValidatePoint(p); err != nil {
@@ -407,12 +428,14 @@ func (s *Service) Reverse(ctx context.Context, p providers.Point) (*providers.Pr
 				return geocoded{}, providers.TierUpstream, err
 			}
 			now := s.cfg.Now().UTC()
-			rec, created, err := s.cfg.Store.Save(ctx, providers.NewProperty{Property: providers.Property{
+			prop := providers.Property{
 				State: loc.State, County: loc.County, FIPSCode: loc.FIPSCode, CensusTract: loc.CensusTract,
-				Latitude: p.Lat, Longitude: p.Lng, Match: reverseMatch.Text(), Source: s.cfg.ReverseName,
-				CreatedAt: now, UpdatedAt: now,
-			}})
-			return geocoded{p: rec, created: created, match: reverseMatch}, providers.TierUpstream, err
+				Latitude: p.Lat, Longitude: p.Lng, Source: s.cfg.ReverseName, CreatedAt: now, UpdatedAt: now,
+			}
+			m := s.addressPoint(ctx, p, &prop)
+			prop.Match = m.Text()
+			rec, created, err := s.cfg.Store.Save(ctx, providers.NewProperty{Property: prop})
+			return geocoded{p: rec, created: created, match: m}, providers.TierUpstream, err
 		},
 	})
 	if err != nil {
@@ -433,6 +456,45 @@ var reverseMatch = providers.Match{Type: providers.MatchReverseGeocode}
 func nearestMatch(p providers.Point, rec *providers.Property) providers.Match {
 	d := providers.Circle{Center: p}.Distance(rec.Point())
 	return providers.Match{Type: providers.MatchNearestRecord, MatchedAddress: recordAddress(rec), DistanceM: &d}
+}
+
+// addressPoint gives prop, a record the reverse geocoder made for p, the
+// address of the nearest address point of a loaded extract within
+// AddressPointRadius, and returns the match saying so: address_point, with
+// the distance and the address point's address as OpenStreetMap writes it;
+// reverse_geocode when there is none. The record keeps no canonical address and no lookup key: it is
+// still identified by its coordinates, and a forward lookup of the same
+// address asks the geocoder, whose match is the record of that address.
+// An extract that cannot be read leaves the record without an address (the
+// reverse lookup does not fail for it); the failure is logged.
+func (s *Service) addressPoint(ctx context.Context, p providers.Point, prop *providers.Property) providers.Match {
+	if s.cfg.AddressPoints == nil || prop.State == "" {
+		return reverseMatch
+	}
+	_, a, d, err := s.cfg.AddressPoints.OSMAddressNearest(ctx, p, s.cfg.AddressPointRadius)
+	if err != nil {
+		if providers.KindOf(err) != providers.KindNotFound {
+			s.cfg.Logger.Warn("reading the address points of the OpenStreetMap extracts", "error", err)
+		}
+		return reverseMatch
+	}
+	// The address point's own spelling, in the standard form of every
+	// record's address; its unit is left out: the point asked names a
+	// building, not one of its dwellings.
+	n, err := address.Normalize(providers.Address{Street: a.HouseNumber + " " + a.Street, City: a.City,
+		State: prop.State, Zip: a.Postcode})
+	if err != nil || n.Unit != "" {
+		return reverseMatch
+	}
+	prop.StreetAddress, prop.City, prop.ZipCode = n.Street, n.City, n.Zip
+	d = math.Round(d)
+	written := a.HouseNumber + " " + a.Street
+	for _, part := range []string{a.City, a.Postcode} {
+		if part != "" {
+			written += ", " + part
+		}
+	}
+	return providers.Match{Type: providers.MatchAddressPoint, MatchedAddress: written, DistanceM: &d}
 }
 
 // ValidatePoint checks that p is a WGS84 coordinate.

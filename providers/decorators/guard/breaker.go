@@ -89,7 +89,7 @@ func NewBreaker(name string, p Policy) *Breaker {
 			}
 		},
 		IsSuccessful: func(err error) bool { return !providers.IsFailure(err) },
-		IsExcluded:   func(err error) bool { return providers.KindOf(err) == providers.KindCanceled },
+		IsExcluded:   func(err error) bool { return providers.KindOf(err) == providers.KindCanceled || IsQuiet(err) },
 	})
 	return b
 }

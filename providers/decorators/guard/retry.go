@@ -2,9 +2,11 @@ package guard
 
 import (
 	"context"
+	"errors"
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -41,6 +43,9 @@ type Retry struct {
 	// OnAttempt, when set, is told about every attempt sent upstream. Every
 	// attempt is also counted in the request's providers.Observation.
 	OnAttempt func(req *http.Request)
+	// Now is the clock of Retry-After dates and of the Limiter's quiet;
+	// nil means time.Now.
+	Now func() time.Time
 }
 
 // DefaultCheckRetry retries transport errors, 429 and 5xx except 501, and
@@ -116,6 +121,9 @@ func (r *Retry) RoundTrip(req *http.Request) (*http.Response, error) {
 			req.Body = body
 		}
 		release, err := r.Limiter.Acquire(ctx)
+		if qe, ok := errors.AsType[*ratelimit.QuietError](err); ok {
+			return nil, quietError(qe, r.now())
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -128,6 +136,15 @@ func (r *Retry) RoundTrip(req *http.Request) (*http.Response, error) {
 			release()
 		} else {
 			resp.Body = &releasingBody{ReadCloser: resp.Body, release: release}
+		}
+		if err == nil && resp.StatusCode == http.StatusTooManyRequests {
+			ra, _ := upstream.RetryAfter(resp.Header.Get("Retry-After"), r.now())
+			if quiet := r.Limiter.RateLimited(ctx, ra); quiet > 0 {
+				// The upstream asks for quiet: no retry, and the
+				// answer says how long the quiet lasts.
+				resp.Header.Set("Retry-After", strconv.Itoa(int((quiet+time.Second-1)/time.Second)))
+				return resp, nil
+			}
 		}
 		replayable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
 		if attempt >= r.Max || !replayable || !check(ctx, resp, err) {
@@ -148,6 +165,32 @@ func (r *Retry) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 	}
+}
+
+// now is the clock the quiet is read by.
+func (r *Retry) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+// quietError is the error of a call not sent because the upstream is kept
+// quiet until qe.Until: rate limited, retry after the quiet. It wraps qe,
+// so the breaker does not count it against the upstream (nothing was
+// asked of it).
+func quietError(qe *ratelimit.QuietError, now time.Time) error {
+	return &providers.Error{Kind: providers.KindUpstream, Code: providers.CodeUpstreamRateLimited,
+		Message:    "the upstream answered rate limited: calls to it are paused for a while",
+		Err:        qe,
+		RetryAfter: max(qe.Until.Sub(now), time.Second)}
+}
+
+// IsQuiet reports whether err is a call not sent because its upstream is
+// kept quiet after a rate-limit answer (see ratelimit.Outbound.KeepQuiet).
+func IsQuiet(err error) bool {
+	_, ok := errors.AsType[*ratelimit.QuietError](err)
+	return ok
 }
 
 // releasingBody frees the outbound concurrency slot when the body is closed,

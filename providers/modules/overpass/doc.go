@@ -57,8 +57,14 @@
 //
 // # Usage policy
 //
-// The public instances ask for a descriptive User-Agent (user_agent option),
-// fewer than about 10,000 queries a day and two concurrent queries per IP.
-// Data is © OpenStreetMap contributors, ODbL. Cache answers and keep the
-// radius small; heavy use calls for a self-hosted instance (set base_url).
+// The public instances ask for a descriptive User-Agent naming a contact
+// (the default names config.yaml's contact, see Provision), fewer than
+// about 10,000 queries a day, one script per user with no parallel workers,
+// and at least 30 s of quiet after an HTTP 429. The module declares the
+// last two as its providers.Courtesy (Concurrency 1, QuietAfterRateLimit
+// 30 s), which the outbound limits of its role apply for the whole fleet
+// when the instances share a Redis. Data is © OpenStreetMap contributors,
+// ODbL. Cache answers and keep the radius small, or load an extract (which
+// answers in front of the module); heavy use calls for a self-hosted
+// instance (set base_url).
 package overpass

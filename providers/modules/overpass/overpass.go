@@ -1,6 +1,9 @@
 package overpass
 
 import (
+	"strings"
+	"time"
+
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/modules/upstream"
 )
@@ -37,6 +40,13 @@ const (
 	// DefaultUserAgent is sent unless the user_agent option says otherwise;
 	// the public instances ask clients to identify themselves.
 	DefaultUserAgent = "propertyd (property enrichment proxy; OpenStreetMap amenities)"
+	// QuietAfterRateLimit is how long the fleet sends nothing after an
+	// HTTP 429: the public instances' maintainers ask for at least 30 s.
+	QuietAfterRateLimit = 30 * time.Second
+	// Concurrency is the most queries in flight at once across the fleet
+	// unless rate_limit.concurrency says otherwise: the maintainers ask
+	// for no parallel workers, one script a user.
+	Concurrency = 1
 )
 
 // module is the package's entry in the registry. New states the defaults
@@ -44,7 +54,8 @@ const (
 var module = providers.Module{Name: Name, Roles: []providers.Role{providers.RoleAmenities},
 	DefaultBaseURL: DefaultBaseURL, New: func() any {
 		return &Client{Options: Options{TimeoutSeconds: DefaultTimeoutSeconds, UserAgent: DefaultUserAgent}}
-	}}
+	},
+	Courtesy: providers.Courtesy{Concurrency: Concurrency, QuietAfterRateLimit: QuietAfterRateLimit}}
 
 func init() { providers.Register(module) }
 
@@ -61,7 +72,8 @@ type Options struct {
 	// MaxResults keeps only the nearest N items per category; 0 (the
 	// default) keeps all.
 	MaxResults int `yaml:"max_results"`
-	// UserAgent is the User-Agent header (default DefaultUserAgent).
+	// UserAgent is the User-Agent header (default DefaultUserAgent, with
+	// the operator's contact from config.yaml appended: see Provision).
 	UserAgent string `yaml:"user_agent"`
 }
 
@@ -79,6 +91,31 @@ type Client struct {
 // http.DefaultClient. It fails with KindInvalid on an unknown or malformed
 // option or a base URL that is not absolute http(s).
 func New(s providers.Settings) (*Client, error) { return providers.Build[*Client](module, s) }
+
+// Provision keeps the endpoint's settings and names the operator's
+// contact (config.yaml's contact) in the default User-Agent, as the public
+// instances ask: "propertyd (...; contact: ops@example.com)". A user_agent
+// option is sent as it is. Without a contact the public instance is told
+// nothing of whom to reach, which Provision logs once.
+func (c *Client) Provision(s providers.Settings) error {
+	if err := c.Endpoint.Provision(s); err != nil {
+		return err
+	}
+	if c.UserAgent != DefaultUserAgent {
+		return nil
+	}
+	if s.Contact != "" {
+		c.UserAgent = UserAgentWith(s.Contact)
+	} else if c.Base() == DefaultBaseURL && s.Logger != nil {
+		s.Logger.Warn("set contact in config.yaml: the public Overpass instance asks clients to say how to reach them")
+	}
+	return nil
+}
+
+// UserAgentWith is the default User-Agent naming contact.
+func UserAgentWith(contact string) string {
+	return strings.TrimSuffix(DefaultUserAgent, ")") + "; contact: " + contact + ")"
+}
 
 // Validate rejects a query budget the public instances refuse and a
 // negative cap.

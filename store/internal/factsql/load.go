@@ -222,6 +222,11 @@ func (f *Facts) Publish(ctx context.Context, load providers.FactLoad, set provid
 	if set.Source == "" {
 		set.Source = ds
 	}
+	if f.S.d.IndexRows != "" {
+		if _, err := f.DB.Exec(ctx, f.S.d.IndexRows, ds, gen); err != nil {
+			return set, f.DB.Err(ctx, err)
+		}
+	}
 	if f.S.d.Analyze != "" {
 		if _, err := f.DB.Exec(ctx, f.S.d.Analyze); err != nil {
 			return set, f.DB.Err(ctx, err)

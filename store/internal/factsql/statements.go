@@ -29,6 +29,11 @@ type Dialect struct {
 	// lots, years, stories, units and provenances (nil for NULL), then
 	// the time. Unset: one UPDATE a record, prepared once.
 	UpdateMany string
+	// IndexRows, when set, puts the rows of a load (dataset, generation)
+	// in the spatial index that is not kept row by row, before it is
+	// published. It must be safe to run twice (a publish interrupted after
+	// it runs it again).
+	IndexRows string
 	// Analyze, when set, refreshes the planner's statistics of the rows
 	// before a publish joins them with the records: PostgreSQL otherwise
 	// plans those joins for the empty table it last saw and loops over

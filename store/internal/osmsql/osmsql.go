@@ -9,6 +9,7 @@ package osmsql
 import (
 	"context"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
@@ -23,8 +24,19 @@ type Dialect struct {
 	// Param is the engine's placeholder of the n-th argument.
 	Param func(n int) string
 	// PlacesIn selects PlaceColumns of the places of the extract served
-	// under a name inside a rectangle: name, south, north, west, east.
-	PlacesIn string
+	// under a name (the first placeholder, numbered as Param numbers
+	// them) in the latitude bands listed (bands, a SQL list of
+	// sqlshared.AreaBandList) and inside the rectangle south (2nd),
+	// north (3rd), west (4th), east (5th).
+	PlacesIn func(bands string) string
+	// AddressesIn selects AddressColumns of the address points of the
+	// extract served under a name, as PlacesIn.
+	AddressesIn func(bands string) string
+	// Stage, when set, is the engine's bulk way into the feature tables:
+	// each kind's rows of a batch are copied (factsql.Copier) into a
+	// staging table of the session, then written by one statement, rather
+	// than one INSERT a row.
+	Stage *Stage
 	// Analyze, when set, refreshes the planner's statistics of the
 	// features before a load is published: PostgreSQL otherwise plans the
 	// reads of a freshly loaded extract for the table it last saw, and
@@ -34,9 +46,48 @@ type Dialect struct {
 	Analyze string
 }
 
-// PlaceColumns are a place's columns as scanPlace reads them, from
-// osm_places p joined with osm_extracts x.
+// Stage names the staging tables of Dialect.Stage. Each is created by
+// Create if missing, emptied at each commit, with a seq column and then
+// the columns of its table's put statement; the rows of one element, if a
+// batch holds it twice, are written once (the last).
+type Stage struct {
+	Create                       []string
+	Places, Buildings, Addresses string
+}
+
+// The columns of the feature tables a batch writes, in the order of their
+// put statements' arguments.
+var (
+	placeColumns    = []string{"generation", "osm_type", "osm_id", "version", "category", "type", "name", "name_key", "latitude", "longitude"}
+	buildingColumns = []string{"generation", "osm_type", "osm_id", "version", "building", "levels", "flats", "start_date",
+		"shape", "min_lat", "max_lat", "min_lng", "max_lng", "latitude", "longitude"}
+	addressColumns = []string{"generation", "osm_type", "osm_id", "version", "housenumber", "street", "unit", "city", "postcode",
+		"latitude", "longitude"}
+)
+
+// stagedPut writes a staged batch of stage into table (columns cols): the
+// last row of each element, then as the row put statement's conflict does.
+func stagedPut(table, stage string, cols []string) string {
+	list := strings.Join(cols, ", ")
+	var set []string
+	for _, c := range cols[3:] {
+		set = append(set, c+" = excluded."+c)
+	}
+	return `INSERT INTO ` + table + ` (` + list + `)
+		SELECT DISTINCT ON (osm_type, osm_id) ` + list + ` FROM ` + stage + `
+		ORDER BY osm_type, osm_id, seq DESC
+		ON CONFLICT (generation, osm_type, osm_id) DO UPDATE SET ` + strings.Join(set, ", ")
+}
+
+// PlaceColumns are a place's columns as places reads them, from
+// osm_places p joined with osm_extracts x, all in the places' covering
+// index.
 const PlaceColumns = `x.generation, p.osm_type, p.osm_id, p.version, p.category, p.type, p.name, p.name_key, p.latitude, p.longitude`
+
+// AddressColumns are an address point's columns as OSMAddressNearest
+// reads them, from osm_addresses a joined with osm_extracts x.
+const AddressColumns = `x.generation, a.osm_type, a.osm_id, a.version, a.housenumber, a.street, a.unit, a.city, a.postcode,
+	a.latitude, a.longitude`
 
 // dropBatch is how many features one statement of a drop deletes: a
 // reader or a lookup's write waits for milliseconds, not for the whole
@@ -49,7 +100,10 @@ type Statements struct {
 	checkpoint, putPlace, putBuilding, putAddress, publish, endLoad   string
 	countPlaces, countBuildings, countAddresses, extracts, covering   string
 	dropPlaces, dropBuildings, dropAddresses, oldGenerations          string
-	placesIn, analyze                                                 string
+	placesIn, addressesIn                                             func(bands string) string
+	analyze                                                           string
+	stage                                                             *Stage
+	stagedPlaces, stagedBuildings, stagedAddresses                    string
 }
 
 const extractColumns = `name, generation, min_lat, max_lat, min_lng, max_lng, timestamp, fingerprint,
@@ -58,7 +112,7 @@ const extractColumns = `name, generation, min_lat, max_lat, min_lng, max_lng, ti
 // Build binds d's statements.
 func Build(d *Dialect) *Statements {
 	b := func(s string) string { return sqlshared.Bind(s, d.Param) }
-	return &Statements{
+	st := &Statements{
 		served:        b(`SELECT ` + extractColumns + ` FROM osm_extracts WHERE name = ?`),
 		loadOf:        b(`SELECT generation, fingerprint, done FROM osm_loads WHERE name = ?`),
 		newGeneration: `SELECT COALESCE(MAX(generation), 0) + 1 FROM osm_generations`,
@@ -111,9 +165,17 @@ func Build(d *Dialect) *Statements {
 		oldGenerations: `SELECT generation FROM osm_generations g
 			WHERE NOT EXISTS (SELECT 1 FROM osm_extracts x WHERE x.generation = g.generation)
 			AND NOT EXISTS (SELECT 1 FROM osm_loads l WHERE l.generation = g.generation)`,
-		placesIn: d.PlacesIn,
-		analyze:  d.Analyze,
+		placesIn:    d.PlacesIn,
+		addressesIn: d.AddressesIn,
+		analyze:     d.Analyze,
+		stage:       d.Stage,
 	}
+	if d.Stage != nil {
+		st.stagedPlaces = stagedPut("osm_places", d.Stage.Places, placeColumns)
+		st.stagedBuildings = stagedPut("osm_buildings", d.Stage.Buildings, buildingColumns)
+		st.stagedAddresses = stagedPut("osm_addresses", d.Stage.Addresses, addressColumns)
+	}
+	return st
 }
 
 // Extracts is the extract logic of one engine: providers.OSMStore, which
@@ -179,7 +241,7 @@ func (e Extracts) PutOSM(ctx context.Context, load *providers.OSMLoad, b provide
 			for i, p := range b.Places {
 				args[i] = []any{g, p.OSMRef.Type, p.ID, p.Version, p.Category, p.Type, p.Name, p.NameKey, p.Point.Lat, p.Point.Lng}
 			}
-			if err := c.ExecMany(ctx, e.S.putPlace, args); err != nil {
+			if err := e.put(ctx, c, e.S.putPlace, e.S.stagedPlaces, placesStage(e.S.stage), placeColumns, args); err != nil {
 				return err
 			}
 		}
@@ -190,7 +252,7 @@ func (e Extracts) PutOSM(ctx context.Context, load *providers.OSMLoad, b provide
 				args[i] = []any{g, x.OSMRef.Type, x.ID, x.Version, x.Building, nullable(x.Levels), nullable(x.Flats),
 					factsql.NullIfEmpty(x.StartDate), f.WKB, f.South, f.North, f.West, f.East, x.Point.Lat, x.Point.Lng}
 			}
-			if err := c.ExecMany(ctx, e.S.putBuilding, args); err != nil {
+			if err := e.put(ctx, c, e.S.putBuilding, e.S.stagedBuildings, buildingsStage(e.S.stage), buildingColumns, args); err != nil {
 				return err
 			}
 		}
@@ -200,7 +262,7 @@ func (e Extracts) PutOSM(ctx context.Context, load *providers.OSMLoad, b provide
 				args[i] = []any{g, a.OSMRef.Type, a.ID, a.Version, a.HouseNumber, a.Street, a.Unit, a.City, a.Postcode,
 					a.Point.Lat, a.Point.Lng}
 			}
-			if err := c.ExecMany(ctx, e.S.putAddress, args); err != nil {
+			if err := e.put(ctx, c, e.S.putAddress, e.S.stagedAddresses, addressesStage(e.S.stage), addressColumns, args); err != nil {
 				return err
 			}
 		}
@@ -212,6 +274,50 @@ func (e Extracts) PutOSM(ctx context.Context, load *providers.OSMLoad, b provide
 	}
 	load.Done = done
 	return nil
+}
+
+// put writes rows of one kind: through its staging table when the engine
+// has one and c can copy, else one put statement a row.
+func (e Extracts) put(ctx context.Context, c factsql.Conn, put, staged, stage string, cols []string, rows [][]any) error {
+	cp, ok := c.(factsql.Copier)
+	if !ok || stage == "" {
+		return c.ExecMany(ctx, put, rows)
+	}
+	for _, q := range e.S.stage.Create {
+		if _, err := c.Exec(ctx, q); err != nil {
+			return err
+		}
+	}
+	seqd := make([][]any, len(rows))
+	for i, r := range rows {
+		seqd[i] = append([]any{i}, r...)
+	}
+	if err := cp.CopyRows(ctx, stage, append([]string{"seq"}, cols...), seqd); err != nil {
+		return err
+	}
+	_, err := c.Exec(ctx, staged)
+	return err
+}
+
+func placesStage(s *Stage) string {
+	if s == nil {
+		return ""
+	}
+	return s.Places
+}
+
+func buildingsStage(s *Stage) string {
+	if s == nil {
+		return ""
+	}
+	return s.Buildings
+}
+
+func addressesStage(s *Stage) string {
+	if s == nil {
+		return ""
+	}
+	return s.Addresses
 }
 
 // PublishOSM serves the load in place of the extract's former generation
@@ -321,23 +427,81 @@ func (e Extracts) OSMPlacesNear(ctx context.Context, c providers.Circle) (*provi
 		return nil, nil, notCovered()
 	}
 	west, east := box.Lngs[0].West, box.Lngs[0].East
+	var places []providers.OSMPlace
+	x, err := e.covered(ctx, box.South, box.North, west, east, func(name string) (int64, error) {
+		var gen int64
+		var err error
+		places, gen, err = e.places(ctx, name, box.South, box.North, west, east, c)
+		return gen, err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return x, places, nil
+}
+
+// OSMAddressNearest returns the address point nearest to p within
+// radiusMeters of the served extract whose coverage holds p, read as
+// OSMPlacesNear reads places: with the extract they belong to.
+func (e Extracts) OSMAddressNearest(ctx context.Context, p providers.Point, radiusMeters float64) (*providers.OSMExtract, providers.OSMAddress, float64, error) {
+	if err := rules.CheckCoordinates(p.Lat, p.Lng); err != nil {
+		return nil, providers.OSMAddress{}, 0, err
+	}
+	if err := rules.CheckRadius(radiusMeters); err != nil {
+		return nil, providers.OSMAddress{}, 0, err
+	}
+	box := rules.BoundingBox(p, radiusMeters)
+	if len(box.Lngs) != 1 {
+		return nil, providers.OSMAddress{}, 0, notCovered()
+	}
+	west, east := box.Lngs[0].West, box.Lngs[0].East
+	c := providers.Circle{Center: p, RadiusMeters: radiusMeters}
+	var (
+		best  providers.OSMAddress
+		dist  float64
+		found bool
+	)
+	// The extract must hold the point; an address point is looked for in
+	// it only, even when the circle reaches past its edge.
+	x, err := e.covered(ctx, p.Lat, p.Lat, p.Lng, p.Lng, func(name string) (int64, error) {
+		var gen int64
+		var err error
+		best, dist, found, gen, err = e.nearestAddress(ctx, name, box.South, box.North, west, east, c)
+		return gen, err
+	})
+	if err != nil {
+		return nil, providers.OSMAddress{}, 0, err
+	}
+	if !found {
+		return nil, providers.OSMAddress{}, 0, providers.NotFound(providers.CodeSectionNotFound,
+			"no address point of an OpenStreetMap extract is this close")
+	}
+	return x, best, dist, nil
+}
+
+// covered finds the served extract whose coverage holds the rectangle
+// south, north, west, east and runs read on
+// it, which returns the generation its rows came from (0 for none). A
+// publish between the two reads is seen whole: the extract is read again
+// when the rows came from a newer generation.
+func (e Extracts) covered(ctx context.Context, south, north, west, east float64, read func(name string) (int64, error)) (*providers.OSMExtract, error) {
 	for range 3 {
-		x, err := e.extract(ctx, e.S.covering, box.South, box.North, west, east)
+		x, err := e.extract(ctx, e.S.covering, south, north, west, east)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if x == nil {
-			return nil, nil, notCovered()
+			return nil, notCovered()
 		}
-		places, gen, err := e.places(ctx, x.Name, box.South, box.North, west, east, c)
+		gen, err := read(x.Name)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if gen == 0 || gen == x.Generation {
-			return x, places, nil
+			return x, nil
 		}
 	}
-	return nil, nil, providers.Errorf(providers.KindUnavailable, providers.CodeDatabaseUnavailable,
+	return nil, providers.Errorf(providers.KindUnavailable, providers.CodeDatabaseUnavailable,
 		"the OpenStreetMap extract kept changing while it was read")
 }
 
@@ -347,7 +511,8 @@ func notCovered() error {
 
 func (e Extracts) places(ctx context.Context, name string, south, north, west, east float64,
 	c providers.Circle) ([]providers.OSMPlace, int64, error) {
-	rows, err := e.DB.Query(ctx, e.S.placesIn, name, south, north, west, east)
+	q := e.S.placesIn(sqlshared.AreaBandList(south, north))
+	rows, err := e.DB.Query(ctx, q, name, south, north, west, east)
 	if err != nil {
 		return nil, 0, e.DB.Err(ctx, err)
 	}
@@ -374,6 +539,39 @@ func (e Extracts) places(ctx context.Context, name string, south, north, west, e
 		}
 	}
 	return out, gen, e.DB.Err(ctx, rows.Err())
+}
+
+// nearestAddress reads the address points of the extract name inside the
+// rectangle and keeps the nearest within c; ties go to the smaller
+// element, so both engines pick the same.
+func (e Extracts) nearestAddress(ctx context.Context, name string, south, north, west, east float64,
+	c providers.Circle) (best providers.OSMAddress, dist float64, found bool, gen int64, err error) {
+	q := e.S.addressesIn(sqlshared.AreaBandList(south, north))
+	rows, err := e.DB.Query(ctx, q, name, south, north, west, east)
+	if err != nil {
+		return best, 0, false, 0, e.DB.Err(ctx, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var a providers.OSMAddress
+		var g int64
+		if err := rows.Scan(&g, &a.OSMRef.Type, &a.ID, &a.Version, &a.HouseNumber, &a.Street, &a.Unit, &a.City,
+			&a.Postcode, &a.Point.Lat, &a.Point.Lng); err != nil {
+			return best, 0, false, 0, e.DB.Err(ctx, err)
+		}
+		if gen != 0 && g != gen {
+			return best, 0, false, 0, providers.Errorf(providers.KindInternal, providers.CodeInternalError, "extract %s read across generations", name)
+		}
+		gen = g
+		d := c.Center.DistanceMeters(a.Point)
+		if d > c.RadiusMeters {
+			continue
+		}
+		if !found || d < dist || (d == dist && a.Key() < best.Key()) {
+			best, dist, found = a, d, true
+		}
+	}
+	return best, dist, found, gen, e.DB.Err(ctx, rows.Err())
 }
 
 func (e Extracts) extract(ctx context.Context, q string, args ...any) (*providers.OSMExtract, error) {

@@ -13,6 +13,7 @@ func init() {
 	register("OSMExtractServesPlacesInsideItsCoverage", testOSMPlaces)
 	register("OSMExtractInvisibleUntilPublishedAndReplacedWhole", testOSMReplace)
 	register("OSMExtractLoadResumesAndSkipsSameFile", testOSMResume)
+	register("OSMAddressNearestIsThePointClosestWithinTheRadius", testOSMAddressNearest)
 }
 
 // dc is a small extract's coverage around the White House.
@@ -169,5 +170,50 @@ func testOSMResume(t *testing.T, open Opener) {
 	none, served, err := db.BeginOSM(ctx, "dc", "f1")
 	if err != nil || none.Generation != 0 || served == nil || served.Places != 10 {
 		t.Errorf("BeginOSM of the file served = %+v, %+v, %v; want nothing to do", none, served, err)
+	}
+}
+
+func testOSMAddressNearest(t *testing.T, open Opener) {
+	db := open(t, nil)
+	ctx := context.Background()
+	addr := func(id int64, number string, lat, lng float64) providers.OSMAddress {
+		return providers.OSMAddress{OSMRef: providers.OSMRef{Type: "node", ID: id, Version: 1}, HouseNumber: number,
+			Street: "Example Street Northwest", City: "Washington", Postcode: "20005", Point: providers.Point{Lat: lat, Lng: lng}}
+	}
+	near := addr(1, "1210", 38.89910, -77.03035) // about 4 m east of the point asked
+	next := addr(2, "1212", 38.89910, -77.03060) // about 18 m west
+	far := addr(3, "1300", 38.90010, -77.03010)  // about 112 m north
+	load, _, err := db.BeginOSM(ctx, "dc", "f1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutOSM(ctx, &load, providers.OSMBatch{Addresses: []providers.OSMAddress{far, next, near}}, 3); err != nil {
+		t.Fatal(err)
+	}
+	ts := time.Date(2026, 11, 20, 21, 0, 0, 0, time.UTC)
+	if _, err := db.PublishOSM(ctx, load, providers.OSMExtract{Coverage: dc, Timestamp: ts}); err != nil {
+		t.Fatal(err)
+	}
+	p := providers.Point{Lat: 38.89910, Lng: -77.03040}
+	x, a, d, err := db.OSMAddressNearest(ctx, p, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.Name != "dc" || !x.Timestamp.Equal(ts) || a.OSMRef != near.OSMRef || a.HouseNumber != "1210" ||
+		a.Street != near.Street || a.City != "Washington" || a.Postcode != "20005" || a.Point != near.Point {
+		t.Errorf("the nearest address point = %+v of %+v, want %+v of dc", a, x, near)
+	}
+	if d < 3 || d > 6 {
+		t.Errorf("its distance = %.1f m, want about 4", d)
+	}
+	// Nothing within the radius, or outside every extract: not found.
+	if _, a, _, err := db.OSMAddressNearest(ctx, providers.Point{Lat: 38.8950, Lng: -77.0304}, 30); providers.KindOf(err) != providers.KindNotFound {
+		t.Errorf("no address point within 30 m: got %+v, %v; want KindNotFound", a, err)
+	}
+	if _, _, _, err := db.OSMAddressNearest(ctx, providers.Point{Lat: 40.7, Lng: -74}, 30); providers.KindOf(err) != providers.KindNotFound {
+		t.Errorf("a point outside every extract: err = %v, want KindNotFound", err)
+	}
+	if _, _, _, err := db.OSMAddressNearest(ctx, providers.Point{Lat: 91, Lng: 0}, 30); providers.KindOf(err) != providers.KindInvalid {
+		t.Errorf("latitude 91: err = %v, want KindInvalid", err)
 	}
 }
