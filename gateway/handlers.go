@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,8 +26,13 @@ func (g *Gateway) respondRecord(c *fiber.Ctx, st *requestState, p *providers.Pro
 	if created {
 		meta.Created = &src.Created
 	}
+	// This call's match (lookup, reverse), else the one the record keeps
+	// from its first (a GET by id): stored as the JSON Match.Text wrote,
+	// it is sent as it is, never decoded and encoded again.
 	if src.Match.Type != "" {
-		meta.Match = &src.Match
+		meta.Match = json.RawMessage(src.Match.Text())
+	} else if p.Match != "" && json.Valid([]byte(p.Match)) {
+		meta.Match = json.RawMessage(p.Match)
 	}
 	render := func(b []byte) ([]byte, error) {
 		b, err := appendRecordWith(b, p, sectionFields(inc, secs)...)

@@ -307,8 +307,9 @@ type recordMeta struct {
 	Source  string `json:"source"`
 	Created *bool  `json:"created,omitempty"`
 	// Match is how the record matched the request (lookup, reverse), or
-	// how it was first matched (a GET by id); nil when nobody kept it.
-	Match    *providers.Match                 `json:"match,omitempty"`
+	// how it was first matched (a GET by id), as providers.Match.Text
+	// writes it; nil when nobody kept it.
+	Match    json.RawMessage                  `json:"match,omitempty"`
 	Sections map[string]providers.SectionMeta `json:"sections,omitempty"`
 }
 
@@ -337,12 +338,8 @@ func appendMeta(b []byte, meta any) ([]byte, error) {
 			b = strconv.AppendBool(b, *m.Created)
 		}
 		if m.Match != nil {
-			mb, err := json.Marshal(m.Match)
-			if err != nil {
-				return nil, err
-			}
 			b = append(b, `,"match":`...)
-			b = append(b, mb...)
+			b = append(b, m.Match...)
 		}
 		if len(m.Sections) > 0 {
 			b = append(b, `,"sections":{`...)

@@ -115,17 +115,17 @@ func TestEnvelopeMetaMatchesEncodingJSON(t *testing.T) {
 		ExpiresAt: &expires, Cache: "hit", AgeSeconds: &age, Error: "upstream_unavailable", RetryAfter: &retry}
 	five := 5.0
 	for _, m := range []recordMeta{{Source: "census"}, {Source: "census", Created: &yes}, {Source: `q"<`, Created: &no},
-		{Source: "census", Created: &yes, Match: &providers.Match{Type: providers.MatchAddressPoint, DistanceM: &five},
+		{Source: "census", Created: &yes, Match: matchJSON(providers.Match{Type: providers.MatchAddressPoint, DistanceM: &five}),
 			Sections: map[string]providers.SectionMeta{"flood": {Status: "ok"}}},
 		{Source: "census", Sections: map[string]providers.SectionMeta{"flood": {Status: "ok"}}},
 		{Source: "census", Created: &yes, Sections: map[string]providers.SectionMeta{
 			"walkscore": {Status: "unavailable", Source: "osm-walk", Cache: "miss", Error: "section_not_applicable"},
 			"amenities": full, "flood": {Status: "ok", Source: "<&>", FetchedAt: &fetched, ExpiresAt: &fetched, Cache: "hit"},
 			"x\u2028\"": {}}},
-		{Source: "census", Created: &no, Match: &providers.Match{Type: "non_exact", MatchedAddress: "1 <A> ST, X, DC, 20001",
-			Differences: []string{"zip"}, Candidates: []providers.Candidate{{MatchedAddress: "1 A ST, Y, DC, 20002", Latitude: 38.9}}},
+		{Source: "census", Created: &no, Match: matchJSON(providers.Match{Type: "non_exact", MatchedAddress: "1 <A> ST, X, DC, 20001",
+			Differences: []string{"zip"}, Candidates: []providers.Candidate{{MatchedAddress: "1 A ST, Y, DC, 20002", Latitude: 38.9}}}),
 			Sections: map[string]providers.SectionMeta{"flood": {Status: "ok"}}},
-		{Source: "census", Match: &providers.Match{Type: "nearest_record", DistanceM: new(12.0)}},
+		{Source: "census", Match: matchJSON(providers.Match{Type: "nearest_record", DistanceM: new(12.0)})},
 	} {
 		got, err := envelope([]byte(`{}`), m)
 		if err != nil {
@@ -137,6 +137,9 @@ func TestEnvelopeMetaMatchesEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// matchJSON is m as a record's meta holds it: the text the store keeps.
+func matchJSON(m providers.Match) json.RawMessage { return json.RawMessage(m.Text()) }
 
 func TestEnvelopeMetaRefusesWhatEncodingJSONRefuses(t *testing.T) {
 	far := time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)

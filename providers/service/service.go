@@ -183,8 +183,8 @@ type Source struct {
 	Calls int
 	// Match is how the record was matched to this call's address or
 	// point (meta.match: address_point for a record a reverse lookup
-	// made from an address point of a loaded extract); for a Get, how it was first matched, zero when
-	// the record does not say.
+	// made from an address point of a loaded extract); zero for a Get,
+	// whose record keeps how it was first matched (Property.Match).
 	Match providers.Match
 }
 
@@ -194,8 +194,7 @@ func (s *Service) Get(ctx context.Context, id int64) (*providers.Property, Sourc
 	if err != nil {
 		return nil, Source{}, err
 	}
-	first, _ := providers.ParseMatch(p.Match)
-	return p, Source{Geocoder: p.Source, Tier: tier, Match: first}, nil
+	return p, Source{Geocoder: p.Source, Tier: tier}, nil
 }
 
 // Search returns a page of records and the total; KindInvalid for bad paging.
