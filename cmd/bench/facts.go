@@ -149,25 +149,13 @@ func (b *bench) factsLoadOn(ctx context.Context, engineName, database string) er
 	if err := os.WriteFile(cfg, []byte(configYAML(database, b.sbRoot, b.o.cacheMB, b.o.batchConc)), 0o644); err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, b.bin, "data", "load", "parcels", "-config", cfg, "-preset", "allegheny",
+	out, took, hwm, err := b.runMeasured(ctx, "data", "load", "parcels", "-config", cfg, "-preset", "allegheny",
 		"-as-of", "2026-09-30", "-failures", filepath.Join(b.tmp, "facts-load.failures.csv"), file)
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.Env = append(os.Environ(), b.o.env...)
-	t0 := time.Now()
-	if err := cmd.Start(); err != nil {
+	if err != nil {
 		return err
 	}
-	peak := make(chan int64, 1)
-	go func() { peak <- peakRSS(cmd.Process.Pid) }()
-	err := cmd.Wait()
-	took := time.Since(t0)
-	hwm := <-peak
-	if err != nil {
-		return fmt.Errorf("data load parcels: %v\n%s", err, out.String())
-	}
 	matched := ""
-	for _, line := range strings.Split(out.String(), "\n") {
+	for _, line := range strings.Split(out, "\n") {
 		if strings.HasPrefix(line, "rows matched:") {
 			matched = strings.TrimSpace(strings.TrimPrefix(line, "rows matched:"))
 		}
@@ -182,6 +170,29 @@ func (b *bench) factsLoadOn(ctx context.Context, engineName, database string) er
 		met:   rate >= 20000 && hwm < 300<<20,
 	})
 	return nil
+}
+
+// runMeasured runs propertyd with args (and the run's -env) to its end
+// and returns what it printed, how long it took and its peak resident
+// memory; a failure carries the output.
+func (b *bench) runMeasured(ctx context.Context, args ...string) (out string, took time.Duration, hwm int64, err error) {
+	cmd := exec.CommandContext(ctx, b.bin, args...)
+	var buf strings.Builder
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	cmd.Env = append(os.Environ(), b.o.env...)
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		return "", 0, 0, err
+	}
+	peak := make(chan int64, 1)
+	go func() { peak <- peakRSS(cmd.Process.Pid) }()
+	err = cmd.Wait()
+	took = time.Since(t0)
+	hwm = <-peak
+	if err != nil {
+		return buf.String(), took, hwm, fmt.Errorf("%s: %v\n%s", strings.Join(args[:min(3, len(args))], " "), err, buf.String())
+	}
+	return buf.String(), took, hwm, nil
 }
 
 // peakRSS polls the peak resident memory (VmHWM) of process pid until it

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -67,21 +66,9 @@ func (b *bench) osmOn(ctx context.Context, engineName, database string) error {
 		return err
 	}
 	b.logf("loading the extract on %s", engineName)
-	cmd := exec.CommandContext(ctx, b.bin, "data", "load", "osm", "-config", cfg, file)
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.Env = append(os.Environ(), b.o.env...)
-	t0 := time.Now()
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	peak := make(chan int64, 1)
-	go func() { peak <- peakRSS(cmd.Process.Pid) }()
-	err := cmd.Wait()
-	took := time.Since(t0)
-	hwm := <-peak
+	_, took, hwm, err := b.runMeasured(ctx, "data", "load", "osm", "-config", cfg, file)
 	if err != nil {
-		return fmt.Errorf("data load osm: %v\n%s", err, out.String())
+		return err
 	}
 	n := b.o.osmFeatures
 	rate := float64(n) / took.Seconds()
