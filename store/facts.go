@@ -12,20 +12,30 @@ import (
 // rows' R*Tree and the properties'.
 var factDialect = &factsql.Dialect{
 	Param: func(n int) string { return "?" + strconv.Itoa(n) },
+	// The R*Tree drives both (CROSS JOIN keeps SQLite from reading every
+	// row without a facts_key through fact_rows_key's NULLs instead, as it
+	// would without statistics).
 	RowsNear: `SELECT ` + factsql.RowColumns + ` FROM fact_rows_rtree t
-		JOIN fact_rows r ON r.id = t.id JOIN fact_sets s ON s.dataset = r.dataset AND s.generation = r.generation
+		CROSS JOIN fact_rows r ON r.id = t.id JOIN fact_sets s ON s.dataset = r.dataset AND s.generation = r.generation
 		WHERE t.min_lat >= ?1 AND t.max_lat <= ?2 AND t.min_lng >= ?3 AND t.max_lng <= ?4
 			AND r.facts_key IS NULL AND r.shape IS NULL`,
 	ParcelsAt: `SELECT r.shape, ` + factsql.RowColumns + ` FROM fact_rows_rtree t
-		JOIN fact_rows r ON r.id = t.id JOIN fact_sets s ON s.dataset = r.dataset AND s.generation = r.generation
+		CROSS JOIN fact_rows r ON r.id = t.id JOIN fact_sets s ON s.dataset = r.dataset AND s.generation = r.generation
 		WHERE t.min_lat <= ?1 AND t.max_lat >= ?1 AND t.min_lng <= ?2 AND t.max_lng >= ?2
-			AND r.facts_key IS NULL AND r.shape IS NOT NULL`,
-	// A load's rows go in the R*Tree when it is published, in one
-	// statement, not row by row as they are written (migration 0010).
-	IndexRows: `INSERT OR REPLACE INTO fact_rows_rtree (id, min_lat, max_lat, min_lng, max_lng)
+			AND r.facts_key IS NULL AND r.shape IS NOT NULL AND ` + factsql.Large("r") + `
+		UNION ALL ` + factsql.ParcelBandsAt("?1", "?2", sqliteBand),
+	// A load's rows go in the R*Tree (points, large parcels) and in
+	// fact_parcel_bands (small parcels) when it is published, in one
+	// statement each, not row by row as they are written (migrations 0010
+	// and 0012).
+	IndexRows: []string{
+		`INSERT OR REPLACE INTO fact_rows_rtree (id, min_lat, max_lat, min_lng, max_lng)
 		SELECT id, COALESCE(min_lat, latitude), COALESCE(max_lat, latitude),
 			COALESCE(min_lng, longitude), COALESCE(max_lng, longitude)
-		FROM fact_rows WHERE dataset = ?1 AND generation = ?2 AND latitude IS NOT NULL AND longitude IS NOT NULL`,
+		FROM fact_rows r WHERE dataset = ?1 AND generation = ?2 AND latitude IS NOT NULL AND longitude IS NOT NULL
+			AND (shape IS NULL OR ` + factsql.Large("r") + `)`,
+		factsql.ParcelBandsFill("?1", "?2", sqliteBand, "INSERT OR REPLACE", ""),
+	},
 	// A row's rectangle: its parcel's box, else its point widened by
 	// dlat, dlng.
 	RecordsNearRows: `SELECT t.id FROM fact_rows r JOIN properties_rtree t
@@ -57,6 +67,10 @@ var factDialect = &factsql.Dialect{
 				WHERE t.min_lat BETWEEN COALESCE(r.min_lat, r.latitude - ?3) AND COALESCE(r.max_lat, r.latitude + ?3)
 				AND t.min_lng BETWEEN COALESCE(r.min_lng, r.longitude - ?4) AND COALESCE(r.max_lng, r.longitude + ?4))`,
 }
+
+// sqliteBand is the latitude band of expr, as properties_area_band and
+// fact_parcel_bands write it.
+func sqliteBand(expr string) string { return "CAST(" + expr + " * 200 AS INTEGER)" }
 
 var factStatements = factsql.Build(factDialect)
 

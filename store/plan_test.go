@@ -216,3 +216,33 @@ func TestNearestPlanUsesTheSpatialIndex(t *testing.T) {
 	}
 	t.Log(plan)
 }
+
+// A point's parcels are sought, never scanned: the small ones by the
+// latitude bands' key (band, then west edge), the large ones through the
+// R*Tree by box.
+func TestParcelsAtPlanSeeksBandsAndTree(t *testing.T) {
+	db := openInternal(t)
+	plan := strings.Join(queryPlan(t, db, factDialect.ParcelsAt, 41.8750, -87.6318), " | ")
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`SEARCH b USING PRIMARY KEY \(band=\? AND min_lng>\? AND min_lng<\?\)`),
+		regexp.MustCompile(`SCAN t VIRTUAL TABLE INDEX 2:[A-Z0-9]+`),
+	} {
+		if !want.MatchString(plan) {
+			t.Errorf("ParcelsAt plan %q does not match %s", plan, want)
+		}
+	}
+	if strings.Contains(plan, "SCAN r") || strings.Contains(plan, "SCAN b") {
+		t.Errorf("ParcelsAt plan %q scans a table", plan)
+	}
+	t.Log(plan)
+}
+
+// The points near a record are sought through the R*Tree by box.
+func TestRowsNearPlanSeeksTheTree(t *testing.T) {
+	db := openInternal(t)
+	plan := strings.Join(queryPlan(t, db, factDialect.RowsNear, 41.87, 41.88, -87.64, -87.63), " | ")
+	if !regexp.MustCompile(`^SCAN t VIRTUAL TABLE INDEX 2:[A-Z0-9]+ \| SEARCH r USING INTEGER PRIMARY KEY`).MatchString(plan) {
+		t.Errorf("RowsNear plan %q does not search the R*Tree by box first", plan)
+	}
+	t.Log(plan)
+}

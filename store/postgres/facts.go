@@ -38,7 +38,12 @@ var factDialect = &factsql.Dialect{
 			AND r.latitude IS NOT NULL AND r.longitude IS NOT NULL AND r.facts_key IS NULL AND r.shape IS NULL`,
 	ParcelsAt: `SELECT r.shape, ` + factsql.RowColumns + ` FROM ` + factsql.ServedRows + `
 		WHERE box(point(r.min_lng, r.min_lat), point(r.max_lng, r.max_lat)) @> point($2, $1)
-			AND r.shape IS NOT NULL AND r.facts_key IS NULL`,
+			AND r.shape IS NOT NULL AND ` + factsql.Large("r") + ` AND r.facts_key IS NULL
+		UNION ALL ` + factsql.ParcelBandsAt("$1", "$2", pgBand),
+	// A load's small parcels go in fact_parcel_bands when it is
+	// published, sorted, in one statement (migration 0012); the GiST
+	// indexes are kept row by row.
+	IndexRows: []string{factsql.ParcelBandsFill("$1", "$2", pgBand, "INSERT", " ON CONFLICT DO NOTHING")},
 	// A row's rectangle: its parcel's box, else its point widened by
 	// dlat, dlng.
 	RecordsNearRows: `SELECT p.id FROM fact_rows r JOIN properties p
@@ -54,6 +59,10 @@ var factDialect = &factsql.Dialect{
 				point(COALESCE(r.min_lng, r.longitude - $4), COALESCE(r.min_lat, r.latitude - $3)),
 				point(COALESCE(r.max_lng, r.longitude + $4), COALESCE(r.max_lat, r.latitude + $3))))`,
 }
+
+// pgBand is the latitude band of expr, as properties_area_band and
+// fact_parcel_bands write it.
+func pgBand(expr string) string { return "trunc(" + expr + " * 200)::integer" }
 
 var factStatements = factsql.Build(factDialect)
 

@@ -222,8 +222,8 @@ func (f *Facts) Publish(ctx context.Context, load providers.FactLoad, set provid
 	if set.Source == "" {
 		set.Source = ds
 	}
-	if f.S.d.IndexRows != "" {
-		if _, err := f.DB.Exec(ctx, f.S.d.IndexRows, ds, gen); err != nil {
+	for _, q := range f.S.d.IndexRows {
+		if _, err := f.DB.Exec(ctx, q, ds, gen); err != nil {
 			return set, f.DB.Err(ctx, err)
 		}
 	}

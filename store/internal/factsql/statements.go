@@ -18,6 +18,8 @@ type Dialect struct {
 	RowsNear string
 	// ParcelsAt selects the shape, then RowColumns, of served rows without
 	// a facts_key whose parcel's bounding box holds a point: lat, lng.
+	// Small parcels (SmallParcel) are found through fact_parcel_bands
+	// (ParcelBandsAt), larger ones through the engine's spatial index.
 	ParcelsAt string
 	// RecordsNearRows selects the ids of records within a rectangle of
 	// half-height dlat and half-width dlng of a point row of a load, or
@@ -29,11 +31,12 @@ type Dialect struct {
 	// lots, years, stories, units and provenances (nil for NULL), then
 	// the time. Unset: one UPDATE a record, prepared once.
 	UpdateMany string
-	// IndexRows, when set, puts the rows of a load (dataset, generation)
-	// in the spatial index that is not kept row by row, before it is
-	// published. It must be safe to run twice (a publish interrupted after
+	// IndexRows put the rows of a load (dataset, generation) in the
+	// spatial indexes that are not kept row by row, before it is
+	// published: fact_parcel_bands (ParcelBands) and, on SQLite, the
+	// R*Tree. Each must be safe to run twice (a publish interrupted after
 	// it runs it again).
-	IndexRows string
+	IndexRows []string
 	// Analyze, when set, refreshes the planner's statistics of the rows
 	// before a publish joins them with the records: PostgreSQL otherwise
 	// plans those joins for the empty table it last saw and loops over
@@ -67,6 +70,51 @@ type Dialect struct {
 	// PointRowsMatched counts the point rows of a load that have a record
 	// in such a rectangle: dataset, generation, dlat, dlng.
 	PointRowsMatched string
+}
+
+// SmallParcel is the largest side, in degrees of latitude and of
+// longitude, of a parcel's box that fact_parcel_bands holds (migration
+// 0012): one latitude band of properties_area_band, so that a point's
+// parcels lie in its band and the one south of it.
+const SmallParcel = "0.005"
+
+// Small is the SQL condition of a row r with a shape whose box is small
+// enough for fact_parcel_bands, written as migration 0012 writes it.
+func Small(r string) string {
+	return r + ".max_lat - " + r + ".min_lat <= " + SmallParcel + " AND " + r + ".max_lng - " + r + ".min_lng <= " + SmallParcel
+}
+
+// Large is the negation of Small, written as PostgreSQL's fact_rows_shape
+// index (migration 0012) writes its condition.
+func Large(r string) string {
+	return "(" + r + ".max_lat - " + r + ".min_lat > " + SmallParcel + " OR " + r + ".max_lng - " + r + ".min_lng > " + SmallParcel + ")"
+}
+
+// ParcelBandsAt selects the shape, then RowColumns, of the served small
+// parcels whose box holds a point (the first placeholder its latitude,
+// the second its longitude, as band(n) writes an engine's band of the
+// n-th placeholder): those of fact_parcel_bands in the point's band and
+// the one south of it whose west edge lies within SmallParcel west of the
+// point.
+func ParcelBandsAt(p1, p2 string, band func(expr string) string) string {
+	return `SELECT r.shape, ` + RowColumns + ` FROM fact_parcel_bands b
+		JOIN fact_rows r ON r.id = b.id JOIN fact_sets s ON s.dataset = r.dataset AND s.generation = r.generation
+		WHERE b.band IN (` + band("("+p1+" - "+SmallParcel+")") + `, ` + band(p1) + `)
+			AND b.min_lng BETWEEN ` + p2 + ` - ` + SmallParcel + ` AND ` + p2 + `
+			AND b.min_lat <= ` + p1 + ` AND b.max_lat >= ` + p1 + ` AND b.max_lng >= ` + p2 + `
+			AND r.facts_key IS NULL`
+}
+
+// ParcelBandsFill is IndexRows' statement filling fact_parcel_bands with
+// the small parcels of a load (dataset, generation: the first two
+// placeholders), sorted by key so each page of the table is written once;
+// band(expr) is the engine's band, conflict its way to skip an entry
+// already there.
+func ParcelBandsFill(p1, p2 string, band func(expr string) string, insert, conflict string) string {
+	return insert + ` INTO fact_parcel_bands (band, min_lng, id, min_lat, max_lat, max_lng)
+		SELECT ` + band("r.min_lat") + `, r.min_lng, r.id, r.min_lat, r.max_lat, r.max_lng FROM fact_rows r
+		WHERE r.dataset = ` + p1 + ` AND r.generation = ` + p2 + ` AND r.shape IS NOT NULL AND ` + Small("r") + `
+		ORDER BY 1, 2, 3` + conflict
 }
 
 // RowColumns are a served row's source and facts, in the order scanSource

@@ -25,6 +25,7 @@ func init() {
 	register("FactsJoinByCoordinatesWithinRadius", testFactsPoint)
 	register("FactsTwoFilesJoinOnKeyHigherRankWins", testFactsTwoFiles)
 	register("FactsJoinInsideTheirParcel", testFactsParcel)
+	register("FactsJoinParcelsOfEverySize", testFactsParcelSizes)
 	register("FactsPublishMergesEveryBatch", testFactsManyBatches)
 }
 
@@ -115,6 +116,61 @@ func testFactsParcel(t *testing.T, open Opener) {
 	u, _, _ := db.Save(ctx, unit)
 	wantInt(t, "a unit's year from its building's parcel", u.YearBuilt, 1950)
 	wantNil(t, "a unit's bedrooms from its building's parcel", u.Bedrooms)
+}
+
+// A parcel is found by its box whatever its size: the small ones through
+// the latitude bands (fact_parcel_bands, whose band is 0.005 degrees), the
+// large ones through the engine's spatial index, a small one across a
+// band's edge from the band of its south edge. A newer load of the
+// dataset replaces them all.
+func testFactsParcelSizes(t *testing.T, open Opener) {
+	db := open(t, nil)
+	ctx := context.Background()
+	// 41.8750 is a band edge (41.8750 * 200 = 8375): the small parcel's
+	// south edge lies in the band south of it, its records in either.
+	small := square(41.8748, -87.6320, 41.8752, -87.6316)
+	// About 2.2 km by 1.7 km: far more than a band.
+	large := square(41.8900, -87.6600, 41.9100, -87.6400)
+	// Exactly as wide and as tall as a band may hold.
+	edge := square(41.8600, -87.6200, 41.8650, -87.6150)
+	load(t, db, "parcels", "p1", 1, "2026-01-01", nil,
+		providers.FactRow{Key: "S", Point: &providers.Point{Lat: 41.8750, Lng: -87.6318}, Parcel: small,
+			Facts: providers.Facts{YearBuilt: ptr(1901)}},
+		providers.FactRow{Key: "L", Point: &providers.Point{Lat: 41.9000, Lng: -87.6500}, Parcel: large,
+			Facts: providers.Facts{YearBuilt: ptr(1902)}},
+		providers.FactRow{Key: "E", Point: &providers.Point{Lat: 41.8625, Lng: -87.6175}, Parcel: edge,
+			Facts: providers.Facts{YearBuilt: ptr(1903)}})
+	for _, c := range []struct {
+		name     string
+		lat, lng float64
+		want     int
+	}{
+		{"small parcel, south of the band edge", 41.8749, -87.6317, 1901},
+		{"small parcel, north of the band edge", 41.8751, -87.6319, 1901},
+		{"large parcel, near its north-east corner", 41.9099, -87.6401, 1902},
+		{"large parcel, near its south-west corner", 41.8901, -87.6599, 1902},
+		{"band-sized parcel, its north-east corner", 41.8650, -87.6150, 1903},
+		{"band-sized parcel, its south-west corner", 41.8600, -87.6200, 1903},
+	} {
+		r, _, err := db.Save(ctx, NewAt(fmt.Sprintf("%d PARCEL ST", int(c.lat*1e4)%1000), c.lat, c.lng))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantInt(t, "year of a record saved inside the "+c.name, r.YearBuilt, c.want)
+	}
+	out, _, _ := db.Save(ctx, NewAt("9 PARCEL ST", 41.8753, -87.6318))
+	wantNil(t, "year of a record just north of the small parcel", out.YearBuilt)
+	out, _, _ = db.Save(ctx, NewAt("10 PARCEL ST", 41.8750, -87.6315))
+	wantNil(t, "year of a record just east of the small parcel", out.YearBuilt)
+
+	// The next load has only the large parcel: the small ones are gone.
+	load(t, db, "parcels", "p2", 1, "2026-02-01", nil,
+		providers.FactRow{Key: "L", Point: &providers.Point{Lat: 41.9000, Lng: -87.6500}, Parcel: large,
+			Facts: providers.Facts{YearBuilt: ptr(1904)}})
+	r, _, _ := db.Save(ctx, NewAt("11 PARCEL ST", 41.8749, -87.6317))
+	wantNil(t, "year of a record in a small parcel the newer load dropped", r.YearBuilt)
+	r, _, _ = db.Save(ctx, NewAt("12 PARCEL ST", 41.9050, -87.6450))
+	wantInt(t, "year of a record in the large parcel of the newer load", r.YearBuilt, 1904)
 }
 
 // load runs a whole load of rows (and keys) into dataset at priority.
