@@ -250,7 +250,7 @@ type loader struct {
 	// (BuildingFacts) as the dataset FactsDataset, under fload.
 	facts    providers.FactStore
 	fload    providers.FactLoad
-	factRows []providers.FactRow
+	factRows []providers.FactRow // the batch's, as batch
 	now      time.Time
 	// emitOSM and emitFacts say whether the element being read is past
 	// the checkpoint of the features and of the facts.
@@ -387,8 +387,55 @@ func (l *loader) coord(id int64) (orb.Point, bool) {
 }
 
 // loadAll is the third pass: every element in file order, nodes first,
-// features written from the checkpoint on.
+// features written from the checkpoint on. The batches are written by a
+// goroutine of their own (writeBatches) while the file is read on, one
+// batch ahead at most: the database and the decoding then run side by
+// side on two cores rather than in turn.
 func (l *loader) loadAll(ctx context.Context) error {
+	const phase = "loading"
+	batches := make(chan pending, 1)
+	// stopped is closed when the writer fails: the reader stops at its
+	// next batch. (The reader's context is not canceled for it: osmpbf's
+	// decoder races with its own goroutines when its context ends.)
+	stopped := make(chan struct{})
+	written := make(chan error, 1)
+	go func() {
+		err := l.writeBatches(ctx, batches)
+		if err != nil {
+			close(stopped)
+		}
+		written <- err
+	}()
+	err := l.readAll(ctx, batches, stopped)
+	close(batches)
+	if werr := <-written; werr != nil {
+		return werr // the cause; the reader stopped for it
+	}
+	if err != nil {
+		return err
+	}
+	l.progress(l.elements, phase, true)
+	if l.timestamp.IsZero() {
+		l.timestamp = l.newest
+	}
+	return nil
+}
+
+// pending is a batch handed to writeBatches, with the elements read when
+// it was cut (its checkpoint).
+type pending struct {
+	batch    providers.OSMBatch
+	facts    []providers.FactRow
+	elements int64
+}
+
+// errStopped is readAll's error when the writer stopped: the writer's
+// error is the one returned.
+var errStopped = errors.New("the batches' writer stopped")
+
+// readAll reads the file, handing batches to out; it stops when ctx ends
+// or stopped is closed.
+func (l *loader) readAll(ctx context.Context, out chan<- pending, stopped <-chan struct{}) error {
 	const phase = "loading"
 	sc, done, err := l.src.scan(ctx, true, true, true)
 	if err != nil {
@@ -398,10 +445,24 @@ func (l *loader) loadAll(ctx context.Context) error {
 	l.grow = l.bounds == nil
 	order := 0 // 0 nodes, 1 ways, 2 relations: the file must keep this order
 	l.now = time.Now()
+	// The checkpoints as the load began: the writer moves the load's
+	// own as it commits.
+	fromOSM, fromFacts := l.load.Done, l.fload.Done
+	send := func() error {
+		select {
+		case out <- pending{batch: l.batch, facts: l.factRows, elements: l.elements}:
+			l.batch, l.factRows = providers.OSMBatch{}, nil
+			return nil
+		case <-stopped:
+			return errStopped
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	for sc.Scan() {
 		var rank int
-		l.emitOSM = l.elements >= l.load.Done
-		l.emitFacts = l.facts != nil && l.elements >= l.fload.Done
+		l.emitOSM = l.elements >= fromOSM
+		l.emitFacts = l.facts != nil && l.elements >= fromFacts
 		emit := l.emitOSM || l.emitFacts
 		switch o := sc.Object().(type) {
 		case *osm.Bounds:
@@ -432,7 +493,7 @@ func (l *loader) loadAll(ctx context.Context) error {
 		l.elements++
 		l.progress(l.elements, phase, false)
 		if l.batch.Len()+len(l.factRows) >= l.opts.Batch {
-			if err := l.flush(ctx); err != nil {
+			if err := send(); err != nil {
 				return err
 			}
 		}
@@ -440,14 +501,7 @@ func (l *loader) loadAll(ctx context.Context) error {
 	if err := l.scanErr(sc); err != nil {
 		return err
 	}
-	if err := l.flush(ctx); err != nil {
-		return err
-	}
-	l.progress(l.elements, phase, true)
-	if l.timestamp.IsZero() {
-		l.timestamp = l.newest
-	}
-	return nil
+	return send()
 }
 
 func (l *loader) seen(t time.Time) {
@@ -456,22 +510,23 @@ func (l *loader) seen(t time.Time) {
 	}
 }
 
-// flush writes the batch with the checkpoint of the elements read, and
-// the buildings' facts with theirs; a batch of nothing still moves the
-// checkpoint.
-func (l *loader) flush(ctx context.Context) error {
-	if l.elements > l.load.Done {
-		if err := l.st.PutOSM(ctx, &l.load, l.batch, l.elements); err != nil {
-			return err
+// writeBatches writes each batch with the checkpoint of the elements read
+// when it was cut, and the buildings' facts with theirs, in order; a batch
+// of nothing still moves the checkpoint. It alone changes l.load and
+// l.fload until the load is read.
+func (l *loader) writeBatches(ctx context.Context, in <-chan pending) error {
+	for p := range in {
+		if p.elements > l.load.Done {
+			if err := l.st.PutOSM(ctx, &l.load, p.batch, p.elements); err != nil {
+				return err
+			}
+		}
+		if l.facts != nil && p.elements > l.fload.Done {
+			if err := l.facts.PutFacts(ctx, &l.fload, nil, p.facts, p.elements, 0, 0); err != nil {
+				return err
+			}
 		}
 	}
-	l.batch = providers.OSMBatch{}
-	if l.facts != nil && l.elements > l.fload.Done {
-		if err := l.facts.PutFacts(ctx, &l.fload, nil, l.factRows, l.elements, 0, 0); err != nil {
-			return err
-		}
-	}
-	l.factRows = l.factRows[:0]
 	return nil
 }
 
