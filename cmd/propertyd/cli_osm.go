@@ -41,10 +41,13 @@ func (c *dataCommand) loadOSM(args []string) int {
 	if *poly != "" && len(files) > 1 {
 		return usageError(fs, c.stderr, "-poly is one extract's polygon; give one file with it, not %d", len(files))
 	}
-	for _, f := range append(files, *poly) {
-		if st, err := os.Stat(f); f != "" && (err != nil || st.IsDir()) {
+	for _, f := range files {
+		if st, err := os.Stat(f); err != nil || st.IsDir() {
 			return usageError(fs, c.stderr, "%s is no file", f)
 		}
+	}
+	if st, err := os.Stat(*poly); *poly != "" && (err != nil || st.IsDir()) {
+		return usageError(fs, c.stderr, "%s is no file", *poly)
 	}
 	fail := func(code int, format string, args ...any) int {
 		fmt.Fprintf(c.stderr, "propertyd data load osm: "+format+"\n", args...)
