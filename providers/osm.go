@@ -68,9 +68,16 @@ type OSMExtract struct {
 	// Name is the area the extract covers, by default the file's name
 	// without .osm.pbf ("district-of-columbia-latest"): a later load of
 	// the same name replaces this one.
-	Name        string
-	Generation  int64
-	Coverage    BBox      // the file header's bounding box, else that of its nodes
+	Name       string
+	Generation int64
+	// Coverage is the file header's bounding box, else that of its nodes;
+	// with a Boundary, the polygon's bounding box within that.
+	Coverage BBox
+	// Boundary is the extract's bounding polygon as WKB (a MultiPolygon of
+	// longitude, latitude, holes included), read from the polygon file it
+	// was loaded with; nil when it was loaded without one, and Coverage
+	// alone is what it covers.
+	Boundary    []byte
 	Timestamp   time.Time // when the data was taken from OpenStreetMap
 	Fingerprint string
 	Places      int64
@@ -110,14 +117,17 @@ type OSMStore interface {
 	PutOSM(ctx context.Context, load *OSMLoad, b OSMBatch, done int64) error
 	// PublishOSM serves the load in place of the extract's former
 	// generation, in one step (a reader sees the old extract or the new,
-	// never a mix), then drops the former features. x gives the coverage,
-	// timestamp and skipped count; the counts of features are the store's.
+	// never a mix), then drops the former features. x gives the coverage
+	// (and boundary), timestamp and skipped count; the counts of features
+	// are the store's.
 	PublishOSM(ctx context.Context, load OSMLoad, x OSMExtract) (OSMExtract, error)
 	// OSMExtracts lists the extracts served, by name.
 	OSMExtracts(ctx context.Context) ([]OSMExtract, error)
 	// OSMPlacesNear returns the served extract whose coverage holds the
-	// whole of c, and its places within c (great-circle distance to the
-	// place's point). It returns KindNotFound when no extract covers c.
+	// whole of c (its Boundary when it has one, else its Coverage; the
+	// newest where several do), and its places within c (great-circle
+	// distance to the place's point). It returns KindNotFound when no
+	// extract covers c.
 	OSMPlacesNear(ctx context.Context, c Circle) (*OSMExtract, []OSMPlace, error)
 	AddressPoints
 }
@@ -127,7 +137,7 @@ type OSMStore interface {
 // engines implement it (OSMStore).
 type AddressPoints interface {
 	// OSMAddressNearest returns the address point of the served extract
-	// whose coverage holds p that is nearest to p within radiusMeters,
+	// whose coverage (Boundary, else Coverage) holds p that is nearest to p within radiusMeters,
 	// that extract, and the distance (metres, great-circle). It returns
 	// KindNotFound when no extract covers p or none of its address points
 	// is that close; KindInvalid for coordinates or a radius out of range.

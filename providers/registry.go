@@ -53,8 +53,9 @@ type Courtesy struct {
 	// asked).
 	Concurrency int
 	// QuietAfterRateLimit is how long no call may go to the upstream,
-	// from any instance, after it answered rate limited (HTTP 429), or
-	// longer when its Retry-After says so (0: retry as any upstream).
+	// from any instance, after it answered rate limited (HTTP 429, or any
+	// answer the module returns as upstream_rate_limited), or longer when
+	// its Retry-After says so (0: retry as any upstream).
 	QuietAfterRateLimit time.Duration
 }
 

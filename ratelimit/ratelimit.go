@@ -349,18 +349,26 @@ func (o *Outbound) KeepQuiet(d time.Duration, s SharedQuiet, now func() time.Tim
 // asking (retryAfter, 0 when it did not say) for a wait: o keeps quiet for
 // the longer of the two and the quiet of KeepQuiet, and tells the fleet.
 // It returns how long the quiet lasts, 0 when o keeps none.
+//
+// One answer may be told twice (the transport sees a 429, then the guard
+// sees the error the module made of it): a quiet that this instance
+// already keeps to within a second of the one asked for is not told to the
+// fleet again.
 func (o *Outbound) RateLimited(ctx context.Context, retryAfter time.Duration) time.Duration {
 	if o == nil || o.quiet <= 0 {
 		return 0
 	}
 	d := max(o.quiet, retryAfter)
-	until := o.now().Add(d).UnixNano()
-	for cur := o.quietUntil.Load(); cur < until && !o.quietUntil.CompareAndSwap(cur, until); cur = o.quietUntil.Load() {
+	now := o.now().UnixNano()
+	until := now + int64(d)
+	prev := o.quietUntil.Load()
+	for prev < until && !o.quietUntil.CompareAndSwap(prev, until) {
+		prev = o.quietUntil.Load()
 	}
-	if o.fleetQuiet != nil {
+	if o.fleetQuiet != nil && until-prev >= int64(time.Second) {
 		o.fleetQuiet.Hold(context.WithoutCancel(ctx), d)
 	}
-	return d
+	return time.Duration(max(prev, until) - now)
 }
 
 // checkQuiet returns a *QuietError while o keeps quiet, by its own clock

@@ -439,3 +439,36 @@ func TestOutboundKeepsQuietAfterARateLimit(t *testing.T) {
 		release()
 	}
 }
+
+// countingQuiet is a SharedQuiet that counts what it is told.
+type countingQuiet struct{ holds []time.Duration }
+
+func (q *countingQuiet) Until(context.Context) (time.Time, bool) { return time.Time{}, true }
+func (q *countingQuiet) Hold(_ context.Context, d time.Duration) { q.holds = append(q.holds, d) }
+
+// One rate-limit answer told twice in a row (the transport sees a 429, the
+// guard the error the module made of it) is told to the fleet once; an
+// answer once the quiet is nearly over, or asking for longer, is told
+// again. A quiet kept longer already is what RateLimited says is left.
+func TestOutboundTellsTheFleetOfOneRateLimitOnce(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	fleet := &countingQuiet{}
+	o := NewOutbound(Limit{}, 1)
+	o.KeepQuiet(30*time.Second, fleet, clock)
+	ctx := context.Background()
+	o.RateLimited(ctx, 0)
+	now = now.Add(5 * time.Millisecond)
+	if d := o.RateLimited(ctx, 30*time.Second); d != 30*time.Second || len(fleet.holds) != 1 {
+		t.Fatalf("the same answer told again: quiet %v, fleet told %v; want 30s, told once", d, fleet.holds)
+	}
+	now = now.Add(10 * time.Second)
+	if d := o.RateLimited(ctx, 0); d != 30*time.Second || len(fleet.holds) != 2 {
+		t.Errorf("another answer 10 s into the quiet: quiet %v, fleet told %v; want 30s more, told again", d, fleet.holds)
+	}
+	o.RateLimited(ctx, 5*time.Minute)
+	now = now.Add(time.Minute)
+	if d := o.RateLimited(ctx, 0); d != 4*time.Minute || len(fleet.holds) != 3 {
+		t.Errorf("an answer a minute into a 5 minute quiet: quiet %v, fleet told %v; want the 4 minutes left, not told", d, fleet.holds)
+	}
+}

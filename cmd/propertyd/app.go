@@ -189,9 +189,10 @@ func (m *Main) buildModules(amenities providers.AmenitiesProvider, roles ...prov
 		if mod, ok := m.Registry.Lookup(pc.Module); ok {
 			courtesy = mod.Courtesy
 		}
+		limiter := m.outbound(role, pc, courtesy)
 		client := &http.Client{Transport: &guard.Retry{
 			Base: base, Max: *pc.Retries,
-			Limiter:   m.outbound(role, pc, courtesy),
+			Limiter:   limiter,
 			OnAttempt: func(*http.Request) { met.UpstreamAttempt(pc.Module) },
 		}}
 		mod, err := m.Registry.Build(role, pc.Module, providers.Settings{
@@ -212,6 +213,10 @@ func (m *Main) buildModules(amenities providers.AmenitiesProvider, roles ...prov
 				m.Logger.Warn("breaker state changed", "provider", name, "role", string(role), "from", from, "to", to)
 			},
 			OnCall: met.UpstreamCall,
+			// A rate limit the module read in an answer the transport
+			// took for a success (a rate-limit page sent with 200)
+			// keeps the upstream quiet as a 429 does.
+			RateLimited: limiter.RateLimited,
 		})
 		met.SetBreakerState(pc.Module, string(role), b.State())
 		m.breakers = append(m.breakers, b)

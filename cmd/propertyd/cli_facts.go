@@ -176,11 +176,17 @@ func (c *dataCommand) status(args []string) int {
 		fmt.Fprintln(c.stdout, "OpenStreetMap extracts loaded: none (propertyd data load osm)")
 	} else {
 		tw = tabwriter.NewWriter(c.stdout, 2, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "EXTRACT\tDATA OF\tPLACES\tBUILDINGS\tADDRESSES\tSKIPPED\tLOADED")
+		fmt.Fprintln(tw, "EXTRACT\tDATA OF\tPLACES\tBUILDINGS\tADDRESSES\tSKIPPED\tLOADED\tCOVERAGE")
 		for _, x := range extracts {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", x.Name, x.Date(), service.Thousands(int(x.Places)),
+			// A polygon when the extract was loaded with its .poly,
+			// else its bounding box.
+			cov := "box"
+			if x.Boundary != nil {
+				cov = "polygon"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", x.Name, x.Date(), service.Thousands(int(x.Places)),
 				service.Thousands(int(x.Buildings)), service.Thousands(int(x.Addresses)), service.Thousands(int(x.Skipped)),
-				x.LoadedAt.Format(time.RFC3339))
+				x.LoadedAt.Format(time.RFC3339), cov)
 		}
 		tw.Flush()
 	}

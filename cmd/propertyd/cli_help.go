@@ -84,7 +84,7 @@ Datasets:
   osm       OpenStreetMap extracts (.osm.pbf): amenities, buildings, addresses
 
 Run 'propertyd data load acs --help' (or parcels, osm) for its flags.`},
-	"data load osm": {"data load osm [-name NAME] [-config PATH] FILE.osm.pbf...", `Load OpenStreetMap extracts (.osm.pbf, such as Geofabrik's one per US
+	"data load osm": {"data load osm [-name NAME] [-poly FILE.poly] [-config PATH] FILE.osm.pbf...", `Load OpenStreetMap extracts (.osm.pbf, such as Geofabrik's one per US
 state) into the database: the places of the seven amenity categories (by
 the same tag rules the overpass module queries), the buildings with their
 footprints, levels, flats and start dates, and the address points. The
@@ -92,6 +92,14 @@ amenities and walk scores of a point whose 2,000 m circle lies inside a
 loaded extract are then answered from it, with no Overpass call, and the
 records inside a building take its facts (type, stories, units, year
 built) after the import and every assessor dataset.
+
+An extract's coverage is its bounding polygon when it is loaded with one:
+the Osmosis polygon file (.poly) -poly names, else the one beside the
+extract with its name (Geofabrik publishes <region>.poly beside
+<region>-latest.osm.pbf); without one it is the file's bounding box. A
+circle is answered from the extract only when it lies wholly inside. Every
+polygon file is read before anything is loaded: a malformed one, or one
+of another area, stops the command.
 
 Each file is the extract named after it (-name names another); loading a
 file of a name loaded before replaces that extract in one step, and the
@@ -106,8 +114,9 @@ exit codes: 0 ok, 1 failure (database, unreadable file), 2 usage, 3 invalid conf
 	"data status": {"data status [-config PATH]", `List the assessor datasets loaded (their source, precedence, rows kept,
 rows matched to records when loaded, rows failed, as-of date and load time),
 the OpenStreetMap extracts loaded (their data date, places, buildings,
-addresses, features skipped and load time) and, for each section loaded by state, the ACS states stored with their
-vintage.
+addresses, features skipped, load time, and whether a polygon or their
+bounding box is their coverage) and, for each section loaded by state, the
+ACS states stored with their vintage.
 
 exit codes: 0 ok, 1 failure (database), 2 usage, 3 invalid config`},
 	"data load parcels": {"data load parcels -dataset NAME [-preset P] [-as-of DATE] [-failures FILE] [-force] [-in-place] [-config PATH] FILE...", `Load the files of an assessor dataset (CSV, or GeoJSON FeatureCollection,

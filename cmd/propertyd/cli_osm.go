@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/osmextract"
 	"github.com/propertyd/propertyd/providers/service"
 	"github.com/propertyd/propertyd/store/engine"
@@ -18,11 +19,15 @@ import (
 // loadOSM serves "propertyd data load osm FILE.osm.pbf...": it streams
 // each OpenStreetMap extract into the database (see
 // providers/osmextract.Load), one after the other, resumable after a kill
-// by running it again.
+// by running it again. Each is loaded with its bounding polygon: the file
+// -poly names, else the .poly beside it (osmextract.PolyBeside), else none
+// (its bounding box is its coverage). Every polygon file is read before
+// anything is loaded, and a malformed one stops the command.
 func (c *dataCommand) loadOSM(args []string) int {
 	fs := newFlags("data load osm")
 	path := configFlag(fs)
 	name := fs.String("name", "", "`name` the extract is loaded under (default the file's name without .osm.pbf); one file only")
+	poly := fs.String("poly", "", "the extract's bounding polygon, an Osmosis .poly `file` (default the <region>.poly beside it, if any); one file only")
 	if code, ok := parseFlags(fs, args, c.stdout, c.stderr); !ok {
 		return code
 	}
@@ -33,14 +38,35 @@ func (c *dataCommand) loadOSM(args []string) int {
 	if *name != "" && len(files) > 1 {
 		return usageError(fs, c.stderr, "-name names one extract; give one file with it, not %d", len(files))
 	}
+	if *poly != "" && len(files) > 1 {
+		return usageError(fs, c.stderr, "-poly is one extract's polygon; give one file with it, not %d", len(files))
+	}
 	for _, f := range files {
 		if st, err := os.Stat(f); err != nil || st.IsDir() {
 			return usageError(fs, c.stderr, "%s is no file", f)
 		}
 	}
+	if st, err := os.Stat(*poly); *poly != "" && (err != nil || st.IsDir()) {
+		return usageError(fs, c.stderr, "%s is no file", *poly)
+	}
 	fail := func(code int, format string, args ...any) int {
 		fmt.Fprintf(c.stderr, "propertyd data load osm: "+format+"\n", args...)
 		return code
+	}
+	boundaries := make([]*osmextract.Boundary, len(files))
+	for i, f := range files {
+		p := *poly
+		if p == "" {
+			p = osmextract.PolyBeside(f)
+		}
+		if p == "" {
+			continue
+		}
+		b, err := osmextract.ReadPoly(p)
+		if err != nil {
+			return fail(exitError, "%v (nothing was loaded)", err)
+		}
+		boundaries[i] = b
 	}
 	cfg, err := LoadConfig(*path)
 	if err != nil {
@@ -69,7 +95,7 @@ func (c *dataCommand) loadOSM(args []string) int {
 		}
 		start := time.Now()
 		phaseStart, lastPhase := time.Now(), ""
-		res, err := osmextract.Load(ctx, db, file, osmextract.Options{Name: *name,
+		res, err := osmextract.Load(ctx, db, file, osmextract.Options{Name: *name, Boundary: boundaries[i],
 			Progress: func(n int64, phase string, force bool) {
 				if phase != lastPhase {
 					phaseStart, lastPhase = time.Now(), phase
@@ -78,7 +104,7 @@ func (c *dataCommand) loadOSM(args []string) int {
 				bar.update(int(n), fmt.Sprintf("%s  %s elements/s", phase, service.Thousands(int(rate))), force)
 			}})
 		bar.finish()
-		if errors.Is(err, osmextract.ErrFormat) {
+		if errors.Is(err, osmextract.ErrFormat) || errors.Is(err, osmextract.ErrPoly) {
 			return fail(exitError, "%v (the extract served before stays)", err)
 		}
 		if err != nil {
@@ -94,8 +120,8 @@ func (c *dataCommand) loadOSM(args []string) int {
 			resumed = " (resumed)"
 		}
 		took := time.Since(start)
-		fmt.Fprintf(c.stdout, "extract:        %s%s\ndata of:        %s\ncoverage:       %.4f,%.4f,%.4f,%.4f (west,south,east,north)\nelements read:  %s\nplaces:         %s\nbuildings:      %s\naddresses:      %s\nskipped:        %s (broken geometry)\ntook:           %s (%s elements/s)\n",
-			x.Name, resumed, x.Timestamp.UTC().Format(time.RFC3339), x.Coverage.West, x.Coverage.South, x.Coverage.East, x.Coverage.North,
+		fmt.Fprintf(c.stdout, "extract:        %s%s\ndata of:        %s\ncoverage:       %s\nelements read:  %s\nplaces:         %s\nbuildings:      %s\naddresses:      %s\nskipped:        %s (broken geometry)\ntook:           %s (%s elements/s)\n",
+			x.Name, resumed, x.Timestamp.UTC().Format(time.RFC3339), coverage(x, boundaries[i]),
 			service.Thousands(int(res.Elements)), service.Thousands(int(x.Places)), service.Thousands(int(x.Buildings)),
 			service.Thousands(int(x.Addresses)), service.Thousands(int(x.Skipped)), took.Round(time.Millisecond),
 			service.Thousands(int(float64(res.Elements)/max(took.Seconds(), 0.001))))
@@ -105,4 +131,22 @@ func (c *dataCommand) loadOSM(args []string) int {
 		}
 	}
 	return exitOK
+}
+
+// coverage says what an extract loaded with b (nil: none) covers: its
+// polygon within its box, or its box alone.
+func coverage(x providers.OSMExtract, b *osmextract.Boundary) string {
+	box := fmt.Sprintf("%.4f,%.4f,%.4f,%.4f (west,south,east,north)", x.Coverage.West, x.Coverage.South, x.Coverage.East, x.Coverage.North)
+	if x.Boundary == nil || b == nil {
+		return "box " + box
+	}
+	return fmt.Sprintf("polygon of %s (%s, %s, %s points) within %s", b.File,
+		plural(b.Areas, "area"), plural(b.Holes, "hole"), service.Thousands(b.Points), box)
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return service.Thousands(n) + " " + what + "s"
 }

@@ -238,3 +238,145 @@ func TestReverseInsideALoadedExtractTakesTheNearestAddressPoint(t *testing.T) {
 		}
 	})
 }
+
+// The fixture's bounding polygon (providers/osmextract/testdata), written
+// by hand in the Osmosis polygon file format Geofabrik publishes its
+// <region>.poly files in: the fixture's box without its north-east corner,
+// and a hole at -77.000..-76.995, 38.902..38.906.
+var franklinPoly = filepath.Join("..", "..", "providers", "osmextract", "testdata", "franklin-square.poly")
+
+// TestAnExtractLoadedWithItsPolygonAnswersOnlyInsideIt loads the fixture
+// with its polygon: a record whose 2,000 m circle lies inside the polygon
+// has its amenities from the extract with no Overpass call; one whose
+// circle lies inside the extract's box but reaches the polygon's hole has
+// them from Overpass, as outside every extract.
+func TestAnExtractLoadedWithItsPolygonAnswersOnlyInsideIt(t *testing.T) {
+	eachEngine(t, func(t *testing.T, database string) {
+		path := factsConfigFile(t, database)
+		var out, errb bytes.Buffer
+		c := &dataCommand{console{stdout: &out, stderr: &errb}}
+		if code := c.run([]string{"load", "osm", "-config", path, "-poly", franklinPoly, franklinPBF}); code != exitOK {
+			t.Fatalf("load: exit %d\n%s\n%s", code, out.String(), errb.String())
+		}
+		want := "coverage:       polygon of " + franklinPoly + " (1 area, 1 hole, 9 points) within -77.0700,38.8700,-76.9900,38.9300 (west,south,east,north)\n"
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the load's summary lacks %q:\n%s", want, out.String())
+		}
+		out.Reset()
+		if code := c.run([]string{"status", "-config", path}); code != exitOK || !strings.Contains(out.String(), "COVERAGE") ||
+			!strings.Contains(out.String(), "  polygon\n") {
+			t.Errorf("status after a load with a polygon: exit %d\n%s", code, out.String())
+		}
+
+		mt := httpmock.NewMockTransport()
+		providertest.RegisterCensusGeocoder(mt, census.DefaultBaseURL, providertest.CensusPlace{
+			Street: "1203 K ST NW", City: "WASHINGTON", State: "DC", Zip: "20005", Lat: 38.9, Lng: -77.03,
+			CountyName: "District of Columbia", StateFIPS: "11", CountyFIPS: "001", Tract: "010100", Block: "1000",
+		}, providertest.CensusPlace{
+			// 1.4 km west of the hole; its circle lies inside the box.
+			Street: "100 EXAMPLE AVE NE", City: "WASHINGTON", State: "DC", Zip: "20002", Lat: 38.905, Lng: -77.016,
+			CountyName: "District of Columbia", StateFIPS: "11", CountyFIPS: "001", Tract: "010600", Block: "1000",
+		})
+		providertest.RegisterOverpass(mt, overpass.DefaultBaseURL, providertest.OSMElement{Type: "node", ID: 1, Lat: 38.9045,
+			Lng: -76.9975, Tags: map[string]string{"amenity": "school", "name": "Hole Elementary"}})
+		m := startMain(t, testConfig(t, database), mt)
+		overpassCalls := func() int { return mt.GetCallCountInfo()["POST "+overpass.DefaultBaseURL] }
+
+		q := url.Values{"street": {"1203 K Street NW"}, "city": {"Washington"}, "state": {"DC"}, "include": {"amenities"}}
+		status, body, _ := getJSON(t, m, "/v1/properties/lookup?"+q.Encode())
+		if status != 200 {
+			t.Fatalf("lookup inside the polygon: %d %v", status, body)
+		}
+		if am := body["data"].(map[string]any)["amenities"].(map[string]any); am["source"] != "osm-extract" || overpassCalls() != 0 {
+			t.Errorf("inside the polygon: amenities %v after %d Overpass calls; want the extract's, no call", am, overpassCalls())
+		}
+
+		q = url.Values{"street": {"100 Example Avenue NE"}, "city": {"Washington"}, "state": {"DC"}, "include": {"amenities"}}
+		status, body, _ = getJSON(t, m, "/v1/properties/lookup?"+q.Encode())
+		if status != 200 {
+			t.Fatalf("lookup reaching the hole: %d %v", status, body)
+		}
+		if am := body["data"].(map[string]any)["amenities"].(map[string]any); am["source"] != "overpass" || overpassCalls() != 1 {
+			t.Errorf("a circle inside the box reaching the polygon's hole: amenities %v after %d Overpass calls; want overpass's, 1 call",
+				am, overpassCalls())
+		}
+	})
+}
+
+// TestDataLoadOSMTakesThePolygonBesideTheExtract loads an extract named as
+// Geofabrik names it with its <region>.poly beside it: the polygon is
+// taken without -poly.
+func TestDataLoadOSMTakesThePolygonBesideTheExtract(t *testing.T) {
+	dir := t.TempDir()
+	pbf, poly := filepath.Join(dir, "franklin-latest.osm.pbf"), filepath.Join(dir, "franklin.poly")
+	for from, to := range map[string]string{franklinPBF: pbf, franklinPoly: poly} {
+		raw, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(to, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errb bytes.Buffer
+	c := &dataCommand{console{stdout: &out, stderr: &errb}}
+	if code := c.run([]string{"load", "osm", "-config", factsConfigFile(t, filepath.Join(dir, "p.db")), pbf}); code != exitOK {
+		t.Fatalf("load: exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	if want := "extract:        franklin-latest\n"; !strings.Contains(out.String(), want) {
+		t.Errorf("the load's summary lacks %q:\n%s", want, out.String())
+	}
+	if want := "coverage:       polygon of " + poly + " (1 area, 1 hole, 9 points)"; !strings.Contains(out.String(), want) {
+		t.Errorf("the load's summary lacks %q:\n%s", want, out.String())
+	}
+}
+
+// TestDataLoadOSMRefusesABadPolygonBeforeLoading gives polygon files that
+// are not right: each stops the command before anything is loaded, saying
+// which file and what is wrong.
+func TestDataLoadOSMRefusesABadPolygonBeforeLoading(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	noEnd := write("no-end.poly", "franklin\n1\n -77.07 38.87\n -76.99 38.87\n -76.99 38.93\nEND\n")
+	swapped := write("swapped.poly", "franklin\n1\n 38.87 -77.07\n 38.87 -176.99\n 38.93 -76.99\nEND\nEND\n")
+	elsewhere := write("elsewhere.poly", "elsewhere\n1\n -80 40\n -79 40\n -79 41\nEND\nEND\n")
+	beside := filepath.Join(dir, "franklin.osm.pbf")
+	raw, err := os.ReadFile(franklinPBF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(beside, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	besidePoly := write("franklin.poly", "franklin\n1\n -77.07 38.87\nEND\nEND\n")
+	path := factsConfigFile(t, filepath.Join(dir, "p.db"))
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"-poly", noEnd, franklinPBF}, exitError, noEnd + ": not a readable polygon file: line 6: the file ends without its last END (nothing was loaded)"},
+		{[]string{"-poly", swapped, franklinPBF}, exitError, swapped + ": not a readable polygon file: line 4: \"38.87 -176.99\" is out of range"},
+		{[]string{"-poly", elsewhere, franklinPBF}, exitError, "the polygon of " + elsewhere + " lies outside the extract's bounding box"},
+		{[]string{beside}, exitError, besidePoly + ": not a readable polygon file: line 2: section \"1\" has fewer than three distinct points"},
+		{[]string{"-poly", filepath.Join(dir, "missing.poly"), franklinPBF}, exitUsage, "missing.poly is no file"},
+		{[]string{"-poly", noEnd, franklinPBF, beside}, exitUsage, "give one file with it"},
+	} {
+		var out, errb bytes.Buffer
+		c := &dataCommand{console{stdout: &out, stderr: &errb}}
+		if code := c.run(append([]string{"load", "osm", "-config", path}, tc.args...)); code != tc.code || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("data load osm %v: exit %d, stderr %q; want exit %d saying %q", tc.args, code, errb.String(), tc.code, tc.want)
+		}
+	}
+	var out bytes.Buffer
+	c := &dataCommand{console{stdout: &out, stderr: &out}}
+	if code := c.run([]string{"status", "-config", path}); code != exitOK || !strings.Contains(out.String(), "OpenStreetMap extracts loaded: none") {
+		t.Errorf("status after the refused loads: exit %d\n%s", code, out.String())
+	}
+}

@@ -18,13 +18,14 @@ import (
 )
 
 // fakeOverpass answers Overpass queries after a delay, as next does, or
-// with the public instance's HTTP 429 page while limited is set, and counts
-// the queries in flight, the most at once, every query, and the
-// User-Agents they came with. Other hosts go to next directly.
+// with the public instance's HTTP 429 page while limited is set, or with
+// the same page and HTTP 200, as some mirrors send it, while limitedPage
+// is, and counts the queries in flight, the most at once, every query, and
+// the User-Agents they came with. Other hosts go to next directly.
 type fakeOverpass struct {
-	next, tooMany http.RoundTripper
-	delay         time.Duration
-	limited       atomic.Bool
+	next, tooMany, pageOK http.RoundTripper
+	delay                 time.Duration
+	limited, limitedPage  atomic.Bool
 
 	mu                 sync.Mutex
 	now, most, queries int
@@ -32,9 +33,10 @@ type fakeOverpass struct {
 }
 
 func newFakeOverpass(delay time.Duration) *fakeOverpass {
-	tooMany := httpmock.NewMockTransport()
+	tooMany, pageOK := httpmock.NewMockTransport(), httpmock.NewMockTransport()
 	providertest.RegisterOverpassRateLimited(tooMany, overpass.DefaultBaseURL, 0)
-	return &fakeOverpass{next: upstreams(), tooMany: tooMany, delay: delay, agents: map[string]int{}}
+	providertest.RegisterOverpassHTMLError(pageOK, overpass.DefaultBaseURL, http.StatusOK, providertest.OverpassRateLimitedMessage, 0)
+	return &fakeOverpass{next: upstreams(), tooMany: tooMany, pageOK: pageOK, delay: delay, agents: map[string]int{}}
 }
 
 func (f *fakeOverpass) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -53,6 +55,9 @@ func (f *fakeOverpass) RoundTrip(r *http.Request) (*http.Response, error) {
 	f.mu.Unlock()
 	if f.limited.Load() {
 		return f.tooMany.RoundTrip(r)
+	}
+	if f.limitedPage.Load() {
+		return f.pageOK.RoundTrip(r)
 	}
 	return f.next.RoundTrip(r)
 }
@@ -130,5 +135,70 @@ func TestFleetIsOnePoliteOverpassClient(t *testing.T) {
 	}
 	if q, _ := up.counts(); q != 13 {
 		t.Errorf("Overpass got %d queries after its 429, want none for 30 s from any instance", q-13)
+	}
+}
+
+// An Overpass mirror that answers the rate-limit page with HTTP 200 gets the
+// quiet a 429 gets: the instance answers rate limited, retry after 30 s,
+// and sends nothing for those 30 s though the mirror would answer again;
+// on the section's own route the answer carries Retry-After.
+func TestARateLimitPageSentWith200KeepsOverpassQuiet(t *testing.T) {
+	up := newFakeOverpass(0)
+	cfg := testConfig(t, filepath.Join(t.TempDir(), "p.db"))
+	cfg.Keys[0].Burst, cfg.Keys[0].Rate = 1000, 1000
+	m, _ := startLogged(t, cfg, up)
+	st, body, _ := getJSON(t, m, "/v1/properties/reverse?lat=37.5300&lng=-77.4720")
+	if st != 200 {
+		t.Fatalf("reverse: %d %v", st, body)
+	}
+	route := fmt.Sprintf("/v1/properties/%v/amenities", body["data"].(map[string]any)["id"])
+
+	up.limitedPage.Store(true)
+	st, body, h := getJSON(t, m, route)
+	if st != 502 || body["code"] != "upstream_rate_limited" || h.Get("Retry-After") != "30" {
+		t.Fatalf("amenities when the mirror sends its rate-limit page with 200: %d %v, Retry-After %q; want 502 upstream_rate_limited, Retry-After 30",
+			st, body, h.Get("Retry-After"))
+	}
+	up.limitedPage.Store(false) // the mirror would answer now: the instance still waits
+	st, body, h = getJSON(t, m, route)
+	if ra := h.Get("Retry-After"); st != 502 || body["code"] != "upstream_rate_limited" || (ra != "30" && ra != "29") {
+		t.Errorf("amenities just after the rate-limit page: %d %v, Retry-After %q; want 502 upstream_rate_limited, Retry-After about 30",
+			st, body, ra)
+	}
+	if s := amenitiesAt(t, m, 1); s["error"] != "upstream_rate_limited" {
+		t.Errorf("amenities of another point in the quiet: %v; want upstream_rate_limited", s)
+	}
+	if q, _ := up.counts(); q != 1 {
+		t.Errorf("the mirror got %d queries after its rate-limit page, want none for 30 s", q-1)
+	}
+}
+
+// Three instances sharing a Redis: once an Overpass mirror answers one of
+// them with the rate-limit page and HTTP 200, none of the three sends it
+// anything for 30 s, as after a 429.
+func TestFleetKeepsQuietAfterARateLimitPageSentWith200(t *testing.T) {
+	u, prefix := fleettest.URL(t), fleettest.Prefix(t)
+	up := newFakeOverpass(0)
+	var mains []*Main
+	for i := range 3 {
+		cfg := testConfig(t, filepath.Join(t.TempDir(), fmt.Sprintf("p%d.db", i)))
+		cfg.Redis = RedisConfig{URL: u, Prefix: prefix}
+		cfg.Keys[0].Burst, cfg.Keys[0].Rate = 1000, 1000
+		m, _ := startLogged(t, cfg, up)
+		mains = append(mains, m)
+	}
+	up.limitedPage.Store(true)
+	if s := amenitiesAt(t, mains[0], 0); s["error"] != "upstream_rate_limited" || s["retry_after"] != 30.0 {
+		t.Fatalf("amenities when the mirror sends its rate-limit page with 200: %v; want upstream_rate_limited, retry after 30 s", s)
+	}
+	up.limitedPage.Store(false)
+	for i, m := range mains {
+		s := amenitiesAt(t, m, 1+i)
+		if ra, _ := s["retry_after"].(float64); s["error"] != "upstream_rate_limited" || ra < 25 || ra > 30 {
+			t.Errorf("amenities on instance %d just after instance 0 got the rate-limit page: %v; want rate limited, retry after about 30 s", i, s)
+		}
+	}
+	if q, _ := up.counts(); q != 1 {
+		t.Errorf("the mirror got %d queries after its rate-limit page, want none for 30 s from any instance", q-1)
 	}
 }

@@ -63,4 +63,17 @@
 // with the same file. The coverage is the header's bounding box, else that
 // of the file's nodes; the timestamp is the header's replication
 // timestamp, else the newest element's.
+//
+// # Coverage
+//
+// A PBF header holds a bounding box, no polygon: a state's box holds much
+// of its neighbours, where the extract has no data. The polygon the
+// publisher cut the extract with is a file of its own, in the OpenStreetMap
+// wiki's "Osmosis/Polygon Filter File Format" (Geofabrik's <region>.poly,
+// read by ReadPoly). Loaded with one (Options.Boundary), the extract's
+// coverage is that polygon, and its box the polygon's bounding box within
+// the header's; the store then answers a circle from the extract only when
+// the whole circle lies inside the polygon. A polygon that does not meet
+// the header's box is another area's, and stops the load before it
+// starts.
 package osmextract

@@ -38,6 +38,11 @@ type Options struct {
 	// Batch is how many features a transaction writes; 0 means
 	// DefaultBatch.
 	Batch int
+	// Boundary, when set, is the extract's bounding polygon (ReadPoly):
+	// the coverage is then the polygon (within the file's bounding box),
+	// else the bounding box alone. The same file with another polygon is
+	// another load.
+	Boundary *Boundary
 	// Progress, when set, is told the elements read so far in the
 	// current phase and what the phase is; force is true at a phase's end.
 	Progress func(elements int64, phase string, force bool)
@@ -103,7 +108,16 @@ func Load(ctx context.Context, st providers.OSMStore, file string, opts Options)
 	if err != nil {
 		return Result{}, err
 	}
-	load, served, err := st.BeginOSM(ctx, opts.Name, fp)
+	osmFP := fp
+	if opts.Boundary != nil {
+		if hdr.bounds != nil {
+			if _, err := opts.Boundary.within(bbox(hdr.bounds)); err != nil {
+				return Result{}, err
+			}
+		}
+		osmFP = opts.Boundary.fingerprint(fp)
+	}
+	load, served, err := st.BeginOSM(ctx, opts.Name, osmFP)
 	if err != nil {
 		return Result{}, err
 	}
@@ -149,14 +163,22 @@ func Load(ctx context.Context, st providers.OSMStore, file string, opts Options)
 		}
 		facts = &set
 	}
-	b := l.bounds
-	x, err := st.PublishOSM(ctx, l.load, providers.OSMExtract{
-		Coverage:  providers.BBox{West: b.MinLon, South: b.MinLat, East: b.MaxLon, North: b.MaxLat},
-		Timestamp: l.timestamp, Skipped: l.skipped})
+	x := providers.OSMExtract{Coverage: bbox(l.bounds), Timestamp: l.timestamp, Skipped: l.skipped}
+	if opts.Boundary != nil {
+		if x.Coverage, err = opts.Boundary.within(x.Coverage); err != nil {
+			return Result{}, err
+		}
+		x.Boundary = opts.Boundary.WKB()
+	}
+	x, err = st.PublishOSM(ctx, l.load, x)
 	if err != nil {
 		return Result{}, err
 	}
 	return Result{Extract: x, Resumed: load.Resumed, Elements: l.elements, Facts: facts}, nil
+}
+
+func bbox(b *osm.Bounds) providers.BBox {
+	return providers.BBox{West: b.MinLon, South: b.MinLat, East: b.MaxLon, North: b.MaxLat}
 }
 
 // fingerprint names a file: its base name, its size and the SHA-256 of its

@@ -266,3 +266,49 @@ func TestABadFileStopsWithAClearErrorAndLeavesTheExtractServed(t *testing.T) {
 		}
 	}
 }
+
+// A load with the extract's polygon serves it as the coverage, within the
+// header's box; the same file with another polygon, or none, is another
+// load; a polygon of another area stops the load before anything is
+// written.
+func TestALoadWithAPolygonKeepsItAsTheCoverage(t *testing.T) {
+	ctx := context.Background()
+	poly, err := osmextract.ReadPoly("testdata/franklin-square.poly")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := newMemStore()
+	res, err := osmextract.Load(ctx, st, fixturePBF, osmextract.Options{Boundary: poly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	box := providers.BBox{West: -77.07, South: 38.87, East: -76.99, North: 38.93}
+	if x := res.Extract; x.Coverage != box || !reflect.DeepEqual(x.Boundary, poly.WKB()) || x.Places != 12 {
+		t.Errorf("extract loaded with the polygon: coverage %+v, boundary of %d bytes, %d places; want the box %+v, the polygon's %d bytes, 12 places",
+			x.Coverage, len(x.Boundary), x.Places, box, len(poly.WKB()))
+	}
+	again, err := osmextract.Load(ctx, st, fixturePBF, osmextract.Options{Boundary: poly})
+	if err != nil || !again.AlreadyLoaded {
+		t.Errorf("the same file and polygon again: %+v, %v; want already loaded", again, err)
+	}
+	plain, err := osmextract.Load(ctx, st, fixturePBF, osmextract.Options{})
+	if err != nil || plain.AlreadyLoaded || plain.Extract.Boundary != nil || plain.Extract.Coverage != box {
+		t.Errorf("the same file without the polygon: %+v, %v; want it loaded again with the box alone", plain, err)
+	}
+
+	other := filepath.Join(t.TempDir(), "elsewhere.poly")
+	if err := os.WriteFile(other, []byte("elsewhere\n1\n -80 40\n -79 40\n -79 41\n -80 41\nEND\nEND\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere, err := osmextract.ReadPoly(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := newMemStore()
+	if _, err := osmextract.Load(ctx, fresh, fixturePBF, osmextract.Options{Boundary: elsewhere}); !errors.Is(err, osmextract.ErrPoly) {
+		t.Errorf("a polygon of another area: err = %v, want ErrPoly", err)
+	}
+	if fresh.load.Generation != 0 || fresh.puts != 0 {
+		t.Errorf("a polygon of another area began a load (%+v) and wrote %d batches; want nothing", fresh.load, fresh.puts)
+	}
+}

@@ -36,6 +36,16 @@ type Policy struct {
 	// the error as Do returns it (nil on success) and how long it took.
 	// Calls refused by an open breaker are not reported.
 	OnCall func(name string, err error, d time.Duration)
+	// RateLimited, when set, is told about every call the upstream
+	// answered rate limited (an error with code upstream_rate_limited,
+	// but not a call refused unsent during a quiet), with the wait the
+	// answer asked for (0 when it named none), and returns how long calls
+	// to the upstream are held back: ratelimit.Outbound.RateLimited, which
+	// starts the quiet its maintainers ask for. The error then says that
+	// wait as its RetryAfter. A module recognises a rate limit however its
+	// upstream says it (a 429, an error page sent with 200) and the guard
+	// starts the quiet alike; the transport (Retry) sees only the 429s.
+	RateLimited func(ctx context.Context, retryAfter time.Duration) time.Duration
 }
 
 // DefaultPolicy holds the defaults of Policy's fields, stated once: the
@@ -132,7 +142,7 @@ func Do[T any](ctx context.Context, b *Breaker, fn func(context.Context) (T, err
 		defer cancel()
 		start := time.Now()
 		v, err := fn(cctx)
-		err = classify(ctx, err)
+		err = b.rateLimited(ctx, classify(ctx, err))
 		if b.policy.OnCall != nil {
 			b.policy.OnCall(b.name, err, time.Since(start))
 		}
@@ -149,6 +159,22 @@ func Do[T any](ctx context.Context, b *Breaker, fn func(context.Context) (T, err
 		return zero, err
 	}
 	return v.(T), nil
+}
+
+// rateLimited tells the policy's RateLimited of a call the upstream
+// answered rate limited, and returns err saying how long the quiet lasts.
+func (b *Breaker) rateLimited(ctx context.Context, err error) error {
+	pe, ok := err.(*providers.Error)
+	if b.policy.RateLimited == nil || !ok || pe.Code != providers.CodeUpstreamRateLimited || IsQuiet(err) {
+		return err
+	}
+	quiet := b.policy.RateLimited(ctx, pe.RetryAfter)
+	if quiet <= pe.RetryAfter {
+		return err
+	}
+	with := *pe
+	with.RetryAfter = quiet
+	return &with
 }
 
 // classify turns context errors into provider errors: a deadline that

@@ -23,6 +23,11 @@ const OverpassTimeoutRemark = fakeupstream.OverpassTimeoutRemark
 // out of memory on the server.
 const OverpassMemoryRemark = fakeupstream.OverpassMemoryRemark
 
+// OverpassRateLimitedMessage is what the upstream's "rate_limited" HTML page
+// says after "Error:": with RegisterOverpassHTMLError and status 200 it is
+// the page some mirrors send with a success code.
+const OverpassRateLimitedMessage = fakeupstream.OverpassRateLimitedMessage
+
 // RegisterOverpass makes baseURL (the interpreter URL) answer Overpass QL
 // queries, sent as POST form data= or GET ?data=, like the real server: with
 // the elements that lie within a statement's around radius and match its tag

@@ -43,7 +43,10 @@
 //     with a truncated result. A "runtime remark" is informational only.
 //   - a body that is not JSON (mirrors send their HTML error pages with
 //     status 200) is KindUpstream: upstream_rate_limited when the page names
-//     the rate_limited dispatcher state, upstream_error otherwise.
+//     the rate_limited dispatcher state, upstream_error otherwise. The
+//     former starts the same quiet as a 429 (see Usage policy): the guard
+//     around the module starts it on the error's code, which only this
+//     package can read from the page.
 //
 // HTTP 429 (the "OSM3S Response" HTML page, rate_limited) is KindUpstream
 // with code upstream_rate_limited and RetryAfter from a Retry-After header
@@ -60,10 +63,11 @@
 // The public instances ask for a descriptive User-Agent naming a contact
 // (the default names config.yaml's contact, see Provision), fewer than
 // about 10,000 queries a day, one script per user with no parallel workers,
-// and at least 30 s of quiet after an HTTP 429. The module declares the
-// last two as its providers.Courtesy (Concurrency 1, QuietAfterRateLimit
-// 30 s), which the outbound limits of its role apply for the whole fleet
-// when the instances share a Redis. Data is © OpenStreetMap contributors,
+// and at least 30 s of quiet after an HTTP 429 (or the rate-limit page a
+// mirror sends with 200). The module declares the last two as its
+// providers.Courtesy (Concurrency 1, QuietAfterRateLimit 30 s), which the
+// outbound limits of its role apply for the whole fleet when the instances
+// share a Redis. Data is © OpenStreetMap contributors,
 // ODbL. Cache answers and keep the radius small, or load an extract (which
 // answers in front of the module); heavy use calls for a self-hosted
 // instance (set base_url).

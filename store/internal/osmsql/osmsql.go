@@ -1,9 +1,11 @@
 // Package osmsql is the OpenStreetMap extract logic both database engines
 // share: loading an extract's features under a generation, publishing it
 // in one step in place of the extract's former generation, and reading the
-// places around a point. The engines differ only in how they talk to their
-// driver (factsql.Conn, factsql.DB) and in the spatial statements of their
-// Dialect, so the rules live here once.
+// places around a point from the extract that covers them (its bounding
+// box, then its bounding polygon when it was loaded with one: coverage.go).
+// The engines differ only in how they talk to their driver (factsql.Conn,
+// factsql.DB) and in the spatial statements of their Dialect, so the rules
+// live here once.
 package osmsql
 
 import (
@@ -11,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/paulmach/orb"
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store/internal/factsql"
@@ -107,7 +111,7 @@ type Statements struct {
 }
 
 const extractColumns = `name, generation, min_lat, max_lat, min_lng, max_lng, timestamp, fingerprint,
-	places, buildings, addresses, skipped, loaded_at`
+	places, buildings, addresses, skipped, loaded_at, boundary`
 
 // Build binds d's statements.
 func Build(d *Dialect) *Statements {
@@ -141,22 +145,23 @@ func Build(d *Dialect) *Statements {
 				city = excluded.city, postcode = excluded.postcode,
 				latitude = excluded.latitude, longitude = excluded.longitude`),
 		publish: b(`INSERT INTO osm_extracts (` + extractColumns + `)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (name) DO UPDATE SET generation = excluded.generation, min_lat = excluded.min_lat,
 				max_lat = excluded.max_lat, min_lng = excluded.min_lng, max_lng = excluded.max_lng,
 				timestamp = excluded.timestamp, fingerprint = excluded.fingerprint, places = excluded.places,
 				buildings = excluded.buildings, addresses = excluded.addresses, skipped = excluded.skipped,
-				loaded_at = excluded.loaded_at`),
+				loaded_at = excluded.loaded_at, boundary = excluded.boundary`),
 		endLoad:        b(`DELETE FROM osm_loads WHERE name = ? AND generation = ?`),
 		countPlaces:    b(`SELECT COUNT(*) FROM osm_places WHERE generation = ?`),
 		countBuildings: b(`SELECT COUNT(*) FROM osm_buildings WHERE generation = ?`),
 		countAddresses: b(`SELECT COUNT(*) FROM osm_addresses WHERE generation = ?`),
 		extracts:       `SELECT ` + extractColumns + ` FROM osm_extracts ORDER BY name`,
-		// The extract holding a rectangle: south, north, west, east. The
-		// newest wins where two overlap.
+		// The extracts whose box holds a rectangle (south, north, west,
+		// east), newest first: the newest whose boundary holds what is
+		// asked wins where several do.
 		covering: b(`SELECT ` + extractColumns + ` FROM osm_extracts
 			WHERE min_lat <= ? AND max_lat >= ? AND min_lng <= ? AND max_lng >= ?
-			ORDER BY timestamp DESC, name LIMIT 1`),
+			ORDER BY timestamp DESC, name`),
 		dropPlaces:    b(`DELETE FROM osm_places WHERE id IN (SELECT id FROM osm_places WHERE generation = ? LIMIT ` + itoa(dropBatch) + `)`),
 		dropBuildings: b(`DELETE FROM osm_buildings WHERE id IN (SELECT id FROM osm_buildings WHERE generation = ? LIMIT ` + itoa(dropBatch) + `)`),
 		dropAddresses: b(`DELETE FROM osm_addresses WHERE id IN (SELECT id FROM osm_addresses WHERE generation = ? LIMIT ` + itoa(dropBatch) + `)`),
@@ -342,9 +347,14 @@ func (e Extracts) PublishOSM(ctx context.Context, load providers.OSMLoad, x prov
 	}
 	x.LoadedAt = rules.Stamp(time.Now())
 	c := x.Coverage
+	var boundary any // NULL: the box is the coverage
+	if len(x.Boundary) > 0 {
+		boundary = x.Boundary
+	}
 	err := e.DB.Tx(ctx, func(tx factsql.Conn) error {
 		if _, err := tx.Exec(ctx, e.S.publish, x.Name, x.Generation, c.South, c.North, c.West, c.East,
-			stamp(x.Timestamp), x.Fingerprint, x.Places, x.Buildings, x.Addresses, x.Skipped, stamp(x.LoadedAt)); err != nil {
+			stamp(x.Timestamp), x.Fingerprint, x.Places, x.Buildings, x.Addresses, x.Skipped, stamp(x.LoadedAt),
+			boundary); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, e.S.endLoad, x.Name, x.Generation)
@@ -412,7 +422,8 @@ func (e Extracts) OSMExtracts(ctx context.Context) ([]providers.OSMExtract, erro
 }
 
 // OSMPlacesNear returns the served extract whose coverage holds all of c
-// and its places within c. The places are read with the extract they
+// (circleInside its boundary, when it has one) and its places within c.
+// The places are read with the extract they
 // belong to, so a publish between the two reads is seen whole: the
 // extract is read again when the places came from a newer generation.
 func (e Extracts) OSMPlacesNear(ctx context.Context, c providers.Circle) (*providers.OSMExtract, []providers.OSMPlace, error) {
@@ -428,7 +439,8 @@ func (e Extracts) OSMPlacesNear(ctx context.Context, c providers.Circle) (*provi
 	}
 	west, east := box.Lngs[0].West, box.Lngs[0].East
 	var places []providers.OSMPlace
-	x, err := e.covered(ctx, box.South, box.North, west, east, func(name string) (int64, error) {
+	holds := func(mp orb.MultiPolygon) bool { return circleInside(mp, c, box.South, box.North, west, east) }
+	x, err := e.covered(ctx, box.South, box.North, west, east, holds, func(name string) (int64, error) {
 		var gen int64
 		var err error
 		places, gen, err = e.places(ctx, name, box.South, box.North, west, east, c)
@@ -463,7 +475,8 @@ func (e Extracts) OSMAddressNearest(ctx context.Context, p providers.Point, radi
 	)
 	// The extract must hold the point; an address point is looked for in
 	// it only, even when the circle reaches past its edge.
-	x, err := e.covered(ctx, p.Lat, p.Lat, p.Lng, p.Lng, func(name string) (int64, error) {
+	holds := func(mp orb.MultiPolygon) bool { return pointInside(mp, p) }
+	x, err := e.covered(ctx, p.Lat, p.Lat, p.Lng, p.Lng, holds, func(name string) (int64, error) {
 		var gen int64
 		var err error
 		best, dist, found, gen, err = e.nearestAddress(ctx, name, box.South, box.North, west, east, c)
@@ -479,14 +492,16 @@ func (e Extracts) OSMAddressNearest(ctx context.Context, p providers.Point, radi
 	return x, best, dist, nil
 }
 
-// covered finds the served extract whose coverage holds the rectangle
-// south, north, west, east and runs read on
-// it, which returns the generation its rows came from (0 for none). A
-// publish between the two reads is seen whole: the extract is read again
-// when the rows came from a newer generation.
-func (e Extracts) covered(ctx context.Context, south, north, west, east float64, read func(name string) (int64, error)) (*providers.OSMExtract, error) {
+// covered finds the newest served extract whose box holds the rectangle
+// south, north, west, east and whose boundary, when it has one, holds
+// what is asked (holds tells), and runs read on it, which returns the
+// generation its rows came from (0 for none). A publish between the two
+// reads is seen whole: the extract is read again when the rows came from
+// a newer generation.
+func (e Extracts) covered(ctx context.Context, south, north, west, east float64, holds func(orb.MultiPolygon) bool,
+	read func(name string) (int64, error)) (*providers.OSMExtract, error) {
 	for range 3 {
-		x, err := e.extract(ctx, e.S.covering, south, north, west, east)
+		x, err := e.covering(ctx, south, north, west, east, holds)
 		if err != nil {
 			return nil, err
 		}
@@ -503,6 +518,30 @@ func (e Extracts) covered(ctx context.Context, south, north, west, east float64,
 	}
 	return nil, providers.Errorf(providers.KindUnavailable, providers.CodeDatabaseUnavailable,
 		"the OpenStreetMap extract kept changing while it was read")
+}
+
+// covering returns the first extract the covering statement lists whose
+// boundary holds what holds tests (an extract without one is held by its
+// box, which the statement tested); nil when none does.
+func (e Extracts) covering(ctx context.Context, south, north, west, east float64, holds func(orb.MultiPolygon) bool) (*providers.OSMExtract, error) {
+	rows, err := e.DB.Query(ctx, e.S.covering, south, north, west, east)
+	if err != nil {
+		return nil, e.DB.Err(ctx, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		x, err := scanExtract(rows)
+		if err != nil {
+			return nil, e.DB.Err(ctx, err)
+		}
+		if x.Boundary == nil {
+			return &x, nil
+		}
+		if mp, ok := readBoundary(x.Boundary); ok && holds(mp) {
+			return &x, nil
+		}
+	}
+	return nil, e.DB.Err(ctx, rows.Err())
 }
 
 func notCovered() error {
@@ -596,8 +635,11 @@ func scanExtract(rows factsql.Rows) (providers.OSMExtract, error) {
 		ts, loaded string
 	)
 	if err := rows.Scan(&x.Name, &x.Generation, &x.Coverage.South, &x.Coverage.North, &x.Coverage.West, &x.Coverage.East,
-		&ts, &x.Fingerprint, &x.Places, &x.Buildings, &x.Addresses, &x.Skipped, &loaded); err != nil {
+		&ts, &x.Fingerprint, &x.Places, &x.Buildings, &x.Addresses, &x.Skipped, &loaded, &x.Boundary); err != nil {
 		return x, err
+	}
+	if len(x.Boundary) == 0 {
+		x.Boundary = nil
 	}
 	x.Timestamp, _ = time.Parse(stampLayout, ts)
 	x.LoadedAt, _ = time.Parse(stampLayout, loaded)

@@ -3,8 +3,12 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
+
+	"github.com/paulmach/orb"
+	"github.com/paulmach/orb/encoding/wkb"
 
 	"github.com/propertyd/propertyd/providers"
 )
@@ -14,6 +18,7 @@ func init() {
 	register("OSMExtractInvisibleUntilPublishedAndReplacedWhole", testOSMReplace)
 	register("OSMExtractLoadResumesAndSkipsSameFile", testOSMResume)
 	register("OSMAddressNearestIsThePointClosestWithinTheRadius", testOSMAddressNearest)
+	register("OSMExtractWithABoundaryServesOnlyWhatLiesInsideIt", testOSMBoundary)
 }
 
 // dc is a small extract's coverage around the White House.
@@ -216,4 +221,111 @@ func testOSMAddressNearest(t *testing.T, open Opener) {
 	if _, _, _, err := db.OSMAddressNearest(ctx, providers.Point{Lat: 91, Lng: 0}, 30); providers.KindOf(err) != providers.KindInvalid {
 		t.Errorf("latitude 91: err = %v, want KindInvalid", err)
 	}
+}
+
+// dcBoundary is a bounding polygon within dc's box, as a .poly file gives
+// one: the box without its north-east corner east of -77.0 and north of
+// 38.92 (the notch), and with a hole of about 870 by 1,110 m around
+// 38.85, -77.06.
+var dcBoundary = orb.MultiPolygon{{
+	{{-77.12, 38.79}, {-76.90, 38.79}, {-76.90, 38.92}, {-77.0, 38.92}, {-77.0, 38.99}, {-77.12, 38.99}, {-77.12, 38.79}},
+	{{-77.065, 38.845}, {-77.055, 38.845}, {-77.055, 38.855}, {-77.065, 38.855}, {-77.065, 38.845}},
+}}
+
+func testOSMBoundary(t *testing.T, open Opener) {
+	db := open(t, nil)
+	ctx := context.Background()
+	shape, err := wkb.Marshal(dcBoundary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(id int64, name string, lat, lng float64) (providers.OSMPlace, providers.OSMAddress) {
+		pt := providers.Point{Lat: lat, Lng: lng}
+		return place(id, "restaurants", "cafe", name, lat, lng), providers.OSMAddress{OSMRef: providers.OSMRef{Type: "node", ID: id, Version: 1},
+			HouseNumber: fmt.Sprint(id), Street: "Example Street Northwest", City: "Washington", Postcode: "20005", Point: pt}
+	}
+	inside, insideAddr := at(1, "Inside Cafe", 38.8980, -77.0365)
+	notch, notchAddr := at(2, "Notch Cafe", 38.9500, -76.9500)
+	hole, holeAddr := at(3, "Hole Cafe", 38.8500, -77.0600)
+
+	// An older extract covering the whole box, without a boundary, and
+	// the newer one with it: where the newer's polygon does not reach,
+	// the older answers.
+	older := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
+	newer := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	for _, x := range []struct {
+		name     string
+		ts       time.Time
+		boundary []byte
+		places   []providers.OSMPlace
+		addrs    []providers.OSMAddress
+	}{
+		{"wide", older, nil, []providers.OSMPlace{notch}, []providers.OSMAddress{notchAddr}},
+		{"dc", newer, shape, []providers.OSMPlace{inside, notch, hole}, []providers.OSMAddress{insideAddr, notchAddr, holeAddr}},
+	} {
+		load, _, err := db.BeginOSM(ctx, x.name, "f-"+x.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.PutOSM(ctx, &load, providers.OSMBatch{Places: x.places, Addresses: x.addrs}, 1); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.PublishOSM(ctx, load, providers.OSMExtract{Coverage: dc, Boundary: x.boundary, Timestamp: x.ts}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	for _, tc := range []struct {
+		name   string
+		c      providers.Circle
+		want   string // the extract that answers; "" none
+		places int
+	}{
+		{"a circle inside the polygon", providers.Circle{Center: whiteHouse, RadiusMeters: 2000}, "dc", 1},
+		{"a circle in the notch, inside the box", providers.Circle{Center: notch.Point, RadiusMeters: 1000}, "wide", 1},
+		{"a circle crossing into the notch", providers.Circle{Center: providers.Point{Lat: 38.93, Lng: -77.01}, RadiusMeters: 2000}, "wide", 0},
+		{"a circle around the hole", providers.Circle{Center: hole.Point, RadiusMeters: 300}, "wide", 0},
+		{"a circle reaching past the box", providers.Circle{Center: providers.Point{Lat: 38.985, Lng: -77.05}, RadiusMeters: 2000}, "", 0},
+	} {
+		x, places, err := db.OSMPlacesNear(ctx, tc.c)
+		switch {
+		case tc.want == "" && providers.KindOf(err) != providers.KindNotFound:
+			t.Errorf("%s: extract %q, %v; want no extract (KindNotFound)", tc.name, nameOf(x), err)
+		case tc.want == "":
+		case err != nil || x.Name != tc.want || len(places) != tc.places:
+			t.Errorf("%s: extract %q, %d places, %v; want extract %s with %d places", tc.name, nameOf(x), len(places), err, tc.want, tc.places)
+		}
+	}
+
+	for _, tc := range []struct {
+		name string
+		p    providers.Point
+		want string
+	}{
+		{"a point inside the polygon", insideAddr.Point, "dc"},
+		{"a point in the notch", notchAddr.Point, "wide"},
+		// wide covers it, and has no address point there.
+		{"a point in the hole", holeAddr.Point, ""},
+	} {
+		x, a, _, err := db.OSMAddressNearest(ctx, tc.p, 30)
+		switch {
+		case tc.want == "" && providers.KindOf(err) != providers.KindNotFound:
+			t.Errorf("%s: %+v of extract %q, %v; want none (KindNotFound)", tc.name, a, nameOf(x), err)
+		case tc.want == "":
+		case err != nil || x.Name != tc.want || a.Point != tc.p:
+			t.Errorf("%s: %+v of extract %q, %v; want its address point from %s", tc.name, a, nameOf(x), err, tc.want)
+		}
+	}
+
+	xs, err := db.OSMExtracts(ctx)
+	if err != nil || len(xs) != 2 || xs[0].Name != "dc" || !reflect.DeepEqual(xs[0].Boundary, shape) || xs[1].Boundary != nil {
+		t.Errorf("OSMExtracts = %d extracts, %v; want dc with its boundary as published and wide with none", len(xs), err)
+	}
+}
+
+func nameOf(x *providers.OSMExtract) string {
+	if x == nil {
+		return ""
+	}
+	return x.Name
 }

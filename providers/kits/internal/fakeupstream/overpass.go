@@ -82,13 +82,15 @@ func OverpassRemark(remark string, partial ...OSMElement) Reply {
 	return overpassJSON(partial, remark, true)
 }
 
+// OverpassRateLimitedMessage is what the upstream's "rate_limited" HTML
+// page says after "Error:".
+const OverpassRateLimitedMessage = "runtime error: open64: 0 Success /osm3s_osm_base Dispatcher_Client::request_read_and_idx::rate_limited. Please check /api/status for the quota of your IP address."
+
 // OverpassRateLimited is the upstream's HTTP 429 "rate_limited" HTML page; a
 // retryAfter above zero adds a Retry-After header in whole seconds (the
 // public instance sends none).
 func OverpassRateLimited(retryAfter time.Duration) Reply {
-	return OverpassErrorPage(http.StatusTooManyRequests,
-		"runtime error: open64: 0 Success /osm3s_osm_base Dispatcher_Client::request_read_and_idx::rate_limited. Please check /api/status for the quota of your IP address.",
-		retryAfter)
+	return OverpassErrorPage(http.StatusTooManyRequests, OverpassRateLimitedMessage, retryAfter)
 }
 
 // OverpassTooBusy is the upstream's HTTP 504 "server is probably too busy"
