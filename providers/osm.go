@@ -102,6 +102,13 @@ type OSMLoad struct {
 	Resumed     bool
 }
 
+// ConcurrentWriter is implemented by a store whose transactions may run on
+// several connections at once (PostgreSQL, not SQLite's single writer): a
+// load then writes its independent transactions side by side.
+type ConcurrentWriter interface {
+	ConcurrentWrites() bool
+}
+
 // OSMStore keeps OpenStreetMap extracts. Both database engines implement
 // it; its methods are safe for concurrent use.
 type OSMStore interface {
