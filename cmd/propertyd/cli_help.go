@@ -103,8 +103,9 @@ of another area, stops the command.
 
 Each file is the extract named after it (-name names another); loading a
 file of a name loaded before replaces that extract in one step, and the
-file already loaded is not loaded again. The file is read three times,
-streaming; features are written 5,000 a transaction with a checkpoint, so
+file already loaded is not loaded again. The file is read twice,
+streaming (the nodes' coordinates wait in a temporary file, in TMPDIR);
+features are written 20,000 a transaction with a checkpoint, so
 a killed load resumes where it stopped when run again with the same file.
 A file that is not a readable extract (not PBF, truncated, not sorted)
 stops the load and leaves the extract served before in place; a feature

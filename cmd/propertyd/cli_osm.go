@@ -73,7 +73,7 @@ func (c *dataCommand) loadOSM(args []string) int {
 		return fail(exitConfig, "%v", err)
 	}
 	if cfg.MemoryLimitMB > 0 && os.Getenv("GOMEMLIMIT") == "" {
-		// The load's live memory is the node array and a batch; without
+		// The load's live memory is a few batches and the node cache; without
 		// a limit the collector lets garbage grow the heap to twice that.
 		debug.SetMemoryLimit(cfg.MemoryLimitMB << 20)
 	}

@@ -33,24 +33,20 @@
 // # Memory
 //
 // Ways name their nodes by id, so their coordinates must be found. The
-// loader reads the file three times: the relations (the member ways and
-// nodes of the relations it keeps), the ways (the node ids of the ways it
-// keeps, which it sorts into one compact array), then everything in file
-// order, when each node the array holds gets its coordinates (two int32 of
-// 1e-7 degrees, as PBF stores them) and ways and relations are built from
-// them. Memory is 16 bytes a node referenced by a kept way (an id and its
-// two coordinates), whatever the file's size otherwise: the District of
-// Columbia's extract (about 150,000 buildings of some 8 nodes each) needs
-// about 20 MB; California's (some 11 million buildings) would need about
-// 1.4 GB, which a node store on disk would avoid (not done yet). Nodes
-// nobody keeps, and every element's tags, are dropped as they are read.
-// Measured (make bench, rows osm and pg-osm) on a generated extract of
-// 1,000,000 features (800,000 buildings of four nodes, 100,000 places,
-// 100,000 address points): the passes read it at some 285,000 features a
-// second into a store that keeps nothing, and the whole load, building
-// facts included, took 26 s into SQLite and 35 s into PostgreSQL on a busy
-// two-core machine (peaks of 241 and 214 MB resident); the writes set its
-// pace.
+// loader reads the file twice: the relations (the member ways of the
+// relations it keeps), then everything in file order. Every node's
+// coordinates go to a temporary file as they are read (nodeFile: a sparse,
+// dense array of 8 bytes a node id, as osmium's dense_file_array, unlinked
+// at once), and ways and relations, which come after the nodes, read them
+// back through a 16 MiB cache of pages. Resident memory is that cache, the
+// batches being written and the store's own, whatever the extract's size;
+// the disk holds 8 bytes a node of the file (about 1.6 GB for California's
+// 200 million nodes). Measured with the generated extract of cmd/bench
+// (800,000 four-node buildings, 100,000 places and 100,000 address points a
+// million features), loaded into SQLite by the command: peak resident
+// memory 211 MB at 1,000,000 features and 219 MB at 5,000,000, with the
+// command's Go heap limit (memory_limit_mb's default, 200 MB). Nodes
+// nobody keeps and every element's tags are dropped as they are read.
 //
 // # Loads
 //
@@ -58,7 +54,7 @@
 // district-of-columbia-latest.osm.pbf) unless Options.Name says otherwise;
 // loading a file of the same name replaces the extract in one step
 // (providers.OSMStore), and a load of the file already served does
-// nothing. Features are written 5,000 a transaction with a checkpoint (the
+// nothing. Features are written 20,000 a transaction with a checkpoint (the
 // elements read), so a killed load resumes where it stopped when run again
 // with the same file. The coverage is the header's bounding box, else that
 // of the file's nodes; the timestamp is the header's replication

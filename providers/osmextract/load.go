@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 
@@ -39,6 +38,10 @@ type Options struct {
 	// Batch is how many features a transaction writes; 0 means
 	// DefaultBatch.
 	Batch int
+	// TempDir is where the nodes' coordinates are kept while the file is
+	// read (a sparse file of 8 bytes a node id, unlinked at once); ""
+	// means the system's temporary directory.
+	TempDir string
 	// Boundary, when set, is the extract's bounding polygon (ReadPoly):
 	// the coverage is then the polygon (within the file's bounding box),
 	// else the bounding box alone. The same file with another polygon is
@@ -144,9 +147,12 @@ func Load(ctx context.Context, st providers.OSMStore, file string, opts Options)
 	if err := l.readRelations(ctx); err != nil {
 		return Result{}, err
 	}
-	if err := l.readWays(ctx); err != nil {
+	nodes, err := newNodeFile(opts.TempDir)
+	if err != nil {
 		return Result{}, err
 	}
+	defer nodes.close()
+	l.nodes = nodes
 	if err := l.loadAll(ctx); err != nil {
 		return Result{}, err
 	}
@@ -261,9 +267,6 @@ func (s source) scan(ctx context.Context, nodes, ways, relations bool) (osm.Scan
 	return sc, func() { sc.Close(); f.Close() }, nil
 }
 
-// unknown marks a node coordinate not seen (yet).
-const unknown = math.MinInt32
-
 // loader is one load's state across its passes.
 type loader struct {
 	st   providers.OSMStore
@@ -283,19 +286,17 @@ type loader struct {
 	// the checkpoint of the features and of the facts.
 	emitOSM, emitFacts bool
 
-	// memberWays are the ways the kept relations are made of; memberNodes
-	// their nodes. memberGeo holds the closed rings of member ways and
-	// memberBound the bounding box of every member way, once read.
+	// memberWays are the ways the kept relations are made of. memberGeo
+	// holds the closed rings of member ways and memberBound the bounding
+	// box of every member way, once read.
 	memberWays  map[int64]struct{}
-	memberNodes []int64
 	memberGeo   map[int64]orb.Ring
 	memberBound map[int64]orb.Bound
 
-	// needed are the ids of the nodes kept ways and relations reference,
-	// sorted; lat and lng their coordinates in 1e-7 degrees (unknown
-	// until read).
-	needed   []int64
-	lat, lng []int32
+	// nodes keeps every node's coordinates, on disk; nodesErr is the
+	// first error reading or writing it.
+	nodes    *nodeFile
+	nodesErr error
 
 	bounds    *osm.Bounds // the header's, else grown over the nodes
 	grow      bool
@@ -332,11 +333,8 @@ func (l *loader) readRelations(ctx context.Context) error {
 			continue
 		}
 		for _, m := range r.Members {
-			switch m.Type {
-			case osm.TypeWay:
+			if m.Type == osm.TypeWay {
 				l.memberWays[m.Ref] = struct{}{}
-			case osm.TypeNode:
-				l.memberNodes = append(l.memberNodes, m.Ref)
 			}
 		}
 	}
@@ -351,48 +349,6 @@ func keepRelation(r *osm.Relation, k kinds) bool {
 	return k.category != "" || (r.Tags.Find("type") == "multipolygon" && k.building != "")
 }
 
-// readWays is the second pass: the nodes of the ways kept, sorted into
-// needed.
-func (l *loader) readWays(ctx context.Context) error {
-	const phase = "reading ways"
-	sc, done, err := l.src.scan(ctx, false, true, false)
-	if err != nil {
-		return err
-	}
-	defer done()
-	needed := l.memberNodes
-	l.memberNodes = nil
-	var n int64
-	for sc.Scan() {
-		w, ok := sc.Object().(*osm.Way)
-		if !ok {
-			continue
-		}
-		n++
-		l.progress(n, phase, false)
-		if _, member := l.memberWays[int64(w.ID)]; !member && !classify(w.Tags).any() {
-			continue
-		}
-		for _, wn := range w.Nodes {
-			needed = append(needed, int64(wn.ID))
-		}
-	}
-	l.progress(n, phase, true)
-	if err := l.scanErr(sc); err != nil {
-		return err
-	}
-	slices.Sort(needed)
-	// A copy of exactly the ids kept, so the array the appends grew (up to
-	// twice as large, with every shared node repeated) can go.
-	l.needed = slices.Clone(slices.Compact(needed))
-	l.lat = make([]int32, len(l.needed))
-	l.lng = make([]int32, len(l.needed))
-	for i := range l.lat {
-		l.lat[i], l.lng[i] = unknown, unknown
-	}
-	return nil
-}
-
 func (l *loader) scanErr(sc osm.Scanner) error {
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -403,17 +359,16 @@ func (l *loader) scanErr(sc osm.Scanner) error {
 	return nil
 }
 
-// coord returns node id's coordinates, if a kept way needs them and they
-// were read.
+// coord returns node id's coordinates, if it was read.
 func (l *loader) coord(id int64) (orb.Point, bool) {
-	i, found := slices.BinarySearch(l.needed, id)
-	if !found || l.lat[i] == unknown {
-		return orb.Point{}, false
+	p, ok, err := l.nodes.get(id)
+	if err != nil && l.nodesErr == nil {
+		l.nodesErr = err
 	}
-	return orb.Point{float64(l.lng[i]) / 1e7, float64(l.lat[i]) / 1e7}, true
+	return p, ok
 }
 
-// loadAll is the third pass: every element in file order, nodes first,
+// loadAll is the second pass: every element in file order, nodes first,
 // features written from the checkpoint on. The batches are written by a
 // goroutine of their own (writeBatches) while the file is read on, one
 // batch ahead at most: the database and the decoding then run side by
@@ -528,6 +483,9 @@ func (l *loader) readAll(ctx context.Context, out chan<- pending, stopped <-chan
 	if err := l.scanErr(sc); err != nil {
 		return err
 	}
+	if l.nodesErr != nil {
+		return l.nodesErr
+	}
 	return send()
 }
 
@@ -571,8 +529,8 @@ func ref(typ string, id int64, version int) providers.OSMRef {
 
 func (l *loader) node(n *osm.Node, emit bool) {
 	lat, lon := round7(n.Lat), round7(n.Lon)
-	if i, found := slices.BinarySearch(l.needed, int64(n.ID)); found {
-		l.lat[i], l.lng[i] = int32(math.Round(lat*1e7)), int32(math.Round(lon*1e7))
+	if err := l.nodes.put(int64(n.ID), lat, lon); err != nil && l.nodesErr == nil {
+		l.nodesErr = err
 	}
 	if l.grow {
 		if l.bounds == nil {
