@@ -42,6 +42,19 @@ var factDialect = &factsql.Dialect{
 			ON t.min_lat BETWEEN COALESCE(r.min_lat, r.latitude - ?3) AND COALESCE(r.max_lat, r.latitude + ?3)
 			AND t.min_lng BETWEEN COALESCE(r.min_lng, r.longitude - ?4) AND COALESCE(r.max_lng, r.longitude + ?4)
 		WHERE r.dataset = ?1 AND r.generation = ?2 AND r.facts_key IS NULL AND r.latitude IS NOT NULL`,
+	// From the records' side: the small parcels through the bands, the
+	// points and large parcels through the R*Tree (an entry within dlat,
+	// dlng of the record: a point row so near, or a parcel's box, which
+	// must then hold the record).
+	RowsAtRecords: factsql.RecordParcelBands("?1", "?2", sqliteBand) + `
+		UNION ALL
+		SELECT p.id, r.id FROM properties p CROSS JOIN fact_rows_rtree t CROSS JOIN fact_rows r
+		WHERE t.min_lat <= p.latitude + ?3 AND t.max_lat >= p.latitude - ?3
+			AND t.min_lng <= p.longitude + ?4 AND t.max_lng >= p.longitude - ?4
+			AND r.id = t.id AND r.dataset = ?1 AND r.generation = ?2 AND r.facts_key IS NULL
+			AND r.latitude IS NOT NULL
+			AND (r.shape IS NULL OR (r.min_lat <= p.latitude AND r.max_lat >= p.latitude
+				AND r.min_lng <= p.longitude AND r.max_lng >= p.longitude AND ` + factsql.Large("r") + `))`,
 	// The indexes of properties that hold a fact (0004 to 0006: the
 	// search indexes), rebuilt by a publish that merges many records; a
 	// reader in WAL mode keeps the former ones until the commit.

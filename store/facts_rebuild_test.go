@@ -122,3 +122,17 @@ func TestPublishRebuildingKeepsIndexesAndReaders(t *testing.T) {
 }
 
 func ptrInt(n int) *int { return &n }
+
+// TestConformanceFactsFromRecords runs the facts behaviours again with
+// every publish finding the records near its rows from the records' side:
+// both sides find the same records and count the same rows matched.
+func TestConformanceFactsFromRecords(t *testing.T) {
+	storetest.RunFacts(t, func(t *testing.T) storetest.Opener {
+		path := filepath.Join(t.TempDir(), "propertyd.db")
+		return func(t testing.TB, now func() time.Time) storetest.Store {
+			db := openWithNow(t, path, now)
+			db.Store.Facts.FromRecords = func(rows, records int64) bool { return true }
+			return db
+		}
+	})
+}

@@ -19,3 +19,17 @@ func TestConformance(t *testing.T) {
 		}
 	})
 }
+
+// TestConformanceFactsFromRecords runs the facts behaviours with every
+// publish finding the records near its rows from the records' side.
+func TestConformanceFactsFromRecords(t *testing.T) {
+	pgtest.URL(t)
+	storetest.RunFacts(t, func(t *testing.T) storetest.Opener {
+		u := freshSchema(t)
+		return func(t testing.TB, now func() time.Time) storetest.Store {
+			db := openURL(t, u, now)
+			db.Store.Facts.FromRecords = func(rows, records int64) bool { return true }
+			return db
+		}
+	})
+}

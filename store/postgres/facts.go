@@ -52,6 +52,20 @@ var factDialect = &factsql.Dialect{
 				point(COALESCE(r.max_lng, r.longitude + $4), COALESCE(r.max_lat, r.latitude + $3)))
 		WHERE r.dataset = $1 AND r.generation = $2 AND r.facts_key IS NULL
 			AND r.latitude IS NOT NULL AND r.longitude IS NOT NULL`,
+	// From the records' side: small parcels through the bands, points
+	// and large parcels through their GiST indexes.
+	RowsAtRecords: factsql.RecordParcelBands("$1", "$2", pgBand) + `
+		UNION ALL
+		SELECT p.id, r.id FROM properties p JOIN fact_rows r
+			ON point(r.longitude, r.latitude) <@ box(point(p.longitude - $4, p.latitude - $3),
+				point(p.longitude + $4, p.latitude + $3))
+		WHERE r.dataset = $1 AND r.generation = $2 AND r.facts_key IS NULL
+			AND r.latitude IS NOT NULL AND r.longitude IS NOT NULL AND r.shape IS NULL
+		UNION ALL
+		SELECT p.id, r.id FROM properties p JOIN fact_rows r
+			ON box(point(r.min_lng, r.min_lat), point(r.max_lng, r.max_lat)) @> point(p.longitude, p.latitude)
+		WHERE r.dataset = $1 AND r.generation = $2 AND r.facts_key IS NULL
+			AND r.shape IS NOT NULL AND ` + factsql.Large("r"),
 	PointRowsMatched: `SELECT COUNT(*) FROM fact_rows r
 		WHERE r.dataset = $1 AND r.generation = $2 AND r.facts_key IS NULL
 			AND r.latitude IS NOT NULL AND r.longitude IS NOT NULL

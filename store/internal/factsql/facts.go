@@ -35,6 +35,11 @@ type Facts struct {
 	// means the measured rule (rebuildMin, rebuildShare). Tests set it to
 	// run every behaviour through both ways of merging.
 	RebuildAt func(merged, records int64) bool
+	// FromRecords decides whether a publish finds the records near the
+	// point and parcel rows of a load of rows rows from the records' side
+	// (Dialect.RowsAtRecords); nil means when records are fewer. Tests
+	// set it to run every behaviour through both sides.
+	FromRecords func(rows, records int64) bool
 }
 
 // scanSource scans lead, then RowColumns into a SourcedFacts, the row's

@@ -239,12 +239,17 @@ func (f *Facts) Publish(ctx context.Context, load providers.FactLoad, set provid
 	if _, err := QueryRow(ctx, f.DB, f.S.keyRowsMatched, []any{ds, gen}, &keyMatched); err != nil {
 		return set, f.DB.Err(ctx, err)
 	}
-	if _, err := QueryRow(ctx, f.DB, f.S.pointRowsMatched, []any{ds, gen, dlat, dlng}, &pointMatched); err != nil {
+	var records int64
+	if _, err := QueryRow(ctx, f.DB, f.S.countRecords, nil, &records); err != nil {
 		return set, f.DB.Err(ctx, err)
+	}
+	near, pointMatched, err := f.pointRecords(ctx, ds, gen, dlat, dlng, set.Rows, records, true)
+	if err != nil {
+		return set, err
 	}
 	set.Matched = keyMatched + pointMatched
 	set.LoadedAt = time.Now().UTC()
-	err := f.DB.Tx(ctx, func(c Conn) error {
+	err = f.DB.Tx(ctx, func(c Conn) error {
 		_, err := c.Exec(ctx, f.S.publish, ds, set.Source, set.Priority, gen, set.AsOf, set.Fingerprint,
 			set.Rows, set.Matched, set.Failed, stamp(set.LoadedAt))
 		return err
@@ -259,13 +264,20 @@ func (f *Facts) Publish(ctx context.Context, load providers.FactLoad, set provid
 		return set, err
 	}
 	gens = append(gens, olds...)
-	var ids []int64
+	ids := near
 	for _, g := range gens {
 		for _, q := range []struct {
 			sql  string
 			args []any
-		}{{f.S.keyRecords, []any{ds, g}}, {f.S.unitRecords, []any{ds, g}}, {f.S.recordsNearRows, []any{ds, g, dlat, dlng}}} {
+		}{{f.S.keyRecords, []any{ds, g}}, {f.S.unitRecords, []any{ds, g}}} {
 			got, err := f.int64s(ctx, q.sql, q.args...)
+			if err != nil {
+				return set, err
+			}
+			ids = append(ids, got...)
+		}
+		if g != gen {
+			got, _, err := f.pointRecords(ctx, ds, g, dlat, dlng, set.Rows, records, false)
 			if err != nil {
 				return set, err
 			}
@@ -289,6 +301,48 @@ func (f *Facts) Publish(ctx context.Context, load providers.FactLoad, set provid
 		return set, f.DB.Err(ctx, err)
 	}
 	return set, nil
+}
+
+// pointRecords returns the records near the point rows, or inside the
+// parcels, of the generation g of dataset ds, and (when count) how many of
+// those rows have one. With fewer records than rows (rows, records) and a
+// dialect that can (or as FromRecords says), each record looks up its rows
+// (RowsAtRecords);
+// otherwise each row looks up its records (RecordsNearRows,
+// PointRowsMatched). Both find the same pairs.
+func (f *Facts) pointRecords(ctx context.Context, ds string, g int64, dlat, dlng float64, rows, records int64,
+	count bool) ([]int64, int64, error) {
+	fromRecords := records < rows
+	if f.FromRecords != nil {
+		fromRecords = f.FromRecords(rows, records)
+	}
+	if f.S.d.RowsAtRecords == "" || !fromRecords {
+		ids, err := f.int64s(ctx, f.S.recordsNearRows, ds, g, dlat, dlng)
+		if err != nil || !count {
+			return ids, 0, err
+		}
+		var matched int64
+		if _, err := QueryRow(ctx, f.DB, f.S.pointRowsMatched, []any{ds, g, dlat, dlng}, &matched); err != nil {
+			return nil, 0, f.DB.Err(ctx, err)
+		}
+		return ids, matched, nil
+	}
+	q, err := f.DB.Query(ctx, f.S.d.RowsAtRecords, ds, g, dlat, dlng)
+	if err != nil {
+		return nil, 0, f.DB.Err(ctx, err)
+	}
+	defer q.Close()
+	var ids []int64
+	matched := map[int64]struct{}{}
+	for q.Next() {
+		var rec, row int64
+		if err := q.Scan(&rec, &row); err != nil {
+			return nil, 0, f.DB.Err(ctx, err)
+		}
+		ids = append(ids, rec)
+		matched[row] = struct{}{}
+	}
+	return ids, int64(len(matched)), f.DB.Err(ctx, q.Err())
 }
 
 // mergeAll merges ids, mergeBatch a transaction, or all in one around a

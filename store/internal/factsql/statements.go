@@ -70,6 +70,27 @@ type Dialect struct {
 	// PointRowsMatched counts the point rows of a load that have a record
 	// in such a rectangle: dataset, generation, dlat, dlng.
 	PointRowsMatched string
+	// RowsAtRecords, when set, selects the pairs (record id, row id) that
+	// RecordsNearRows and PointRowsMatched find, read from the records'
+	// side: each record looks up the rows of the load around it
+	// (dataset, generation, dlat, dlng). A publish reads it when there are
+	// fewer records than rows (a state's buildings loaded beside a few
+	// thousand records): a look-up a record rather than one a row.
+	RowsAtRecords string
+}
+
+// RecordParcelBands is the part of RowsAtRecords that finds the small
+// parcels of a load (dataset ?1/$1, generation ?2/$2, as p1 and p2 write
+// them) holding a record p, through fact_parcel_bands; band(expr) is the
+// engine's latitude band. The engine's statement joins from properties p
+// and adds the rest (points and large parcels) through its spatial index.
+func RecordParcelBands(p1, p2 string, band func(expr string) string) string {
+	return `SELECT p.id, r.id FROM properties p
+		CROSS JOIN fact_parcel_bands b CROSS JOIN fact_rows r
+		WHERE b.band IN (` + band("(p.latitude - "+SmallParcel+")") + `, ` + band("p.latitude") + `)
+			AND b.min_lng BETWEEN p.longitude - ` + SmallParcel + ` AND p.longitude
+			AND b.min_lat <= p.latitude AND b.max_lat >= p.latitude AND b.max_lng >= p.longitude
+			AND r.id = b.id AND r.dataset = ` + p1 + ` AND r.generation = ` + p2 + ` AND r.facts_key IS NULL`
 }
 
 // SmallParcel is the largest side, in degrees of latitude and of
