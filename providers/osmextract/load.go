@@ -278,7 +278,7 @@ type loader struct {
 	// (BuildingFacts) as the dataset FactsDataset, under fload.
 	facts    providers.FactStore
 	fload    providers.FactLoad
-	factRows []providers.FactRow // the batch's, as batch
+	factRows []providers.FactRow // the facts rows of the batch being read
 	now      time.Time
 	// concurrent is true when st writes on several connections at once.
 	concurrent bool
