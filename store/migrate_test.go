@@ -11,7 +11,11 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/paulmach/orb"
+	"github.com/paulmach/orb/encoding/wkb"
+
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/store/internal/storetest"
 )
 
 // Migrations are numbered upward from 1. Gaps are allowed: work on two
@@ -247,5 +251,89 @@ func wantKind(t testing.TB, err error, kind providers.Kind, code string) {
 	var pe *providers.Error
 	if !errors.As(err, &pe) || pe.Kind != kind || pe.Code != code {
 		t.Fatalf("error %v, want kind %d code %q", err, kind, code)
+	}
+}
+
+// A database whose parcels were loaded before migration 0012 keeps finding
+// them: the small ones move from the R*Tree to fact_parcel_bands, the
+// large ones stay in the tree, and neither is found twice.
+func TestParcelsLoadedBeforeTheBandsAreFoundAfter(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "p.db")
+	before := fstest.MapFS{}
+	for _, v := range embeddedVersions(t) {
+		if v >= 12 {
+			continue
+		}
+		names, err := fs.Glob(migrationFS, fmt.Sprintf("%04d_*.sql", v))
+		if err != nil || len(names) != 1 {
+			t.Fatalf("migration %d: %v %v", v, names, err)
+		}
+		data, err := fs.ReadFile(migrationFS, names[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[names[0]] = &fstest.MapFile{Data: data}
+	}
+	raw, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := migrate(ctx, raw, before); err != nil {
+		t.Fatal(err)
+	}
+	// A served dataset of two parcels, written as the loads of schema 11
+	// wrote them: rows, then every row's box in the R*Tree.
+	square := func(south, west, north, east float64) []byte {
+		raw, err := wkb.Marshal(orb.Polygon{{{west, south}, {east, south}, {east, north}, {west, north}, {west, south}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return raw
+	}
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`INSERT INTO fact_sets (dataset, source, priority, generation, as_of, row_count, loaded_at)
+			VALUES ('parcels', 'parcels', 1, 1, '2026-01-01', 2, '2026-01-01T00:00:00.000Z')`, nil},
+		{`INSERT INTO fact_rows (dataset, generation, row_key, latitude, longitude, shape, min_lat, max_lat, min_lng, max_lng, year_built)
+			VALUES ('parcels', 1, 'S', 41.8750, -87.6318, ?, 41.8748, 41.8752, -87.6320, -87.6316, 1901)`,
+			[]any{square(41.8748, -87.6320, 41.8752, -87.6316)}},
+		{`INSERT INTO fact_rows (dataset, generation, row_key, latitude, longitude, shape, min_lat, max_lat, min_lng, max_lng, year_built)
+			VALUES ('parcels', 1, 'L', 41.9000, -87.6500, ?, 41.8900, 41.9100, -87.6600, -87.6400, 1902)`,
+			[]any{square(41.8900, -87.6600, 41.9100, -87.6400)}},
+		{`INSERT INTO fact_rows_rtree (id, min_lat, max_lat, min_lng, max_lng) SELECT id, min_lat, max_lat, min_lng, max_lng FROM fact_rows`, nil},
+	} {
+		if _, err := raw.Exec(q.sql, q.args...); err != nil {
+			t.Fatalf("%s: %v", q.sql, err)
+		}
+	}
+	raw.Close()
+
+	db, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var bands, tree int
+	if err := db.readers.QueryRow(`SELECT (SELECT COUNT(*) FROM fact_parcel_bands), (SELECT COUNT(*) FROM fact_rows_rtree)`).Scan(&bands, &tree); err != nil {
+		t.Fatal(err)
+	}
+	if bands != 1 || tree != 1 {
+		t.Errorf("after the upgrade: %d parcels in the bands, %d in the R*Tree; want the small one in the bands, the large one in the tree", bands, tree)
+	}
+	for _, c := range []struct {
+		street   string
+		lat, lng float64
+		want     int
+	}{{"1 BAND ST", 41.8749, -87.6317, 1901}, {"2 BAND ST", 41.9050, -87.6450, 1902}} {
+		r, _, err := db.Save(ctx, storetest.NewAt(c.street, c.lat, c.lng))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.YearBuilt == nil || *r.YearBuilt != c.want {
+			t.Errorf("%s after the upgrade: year %v, want %d", c.street, r.YearBuilt, c.want)
+		}
 	}
 }
