@@ -1,12 +1,15 @@
 // Package osmwalk is the osm-walk module: a walkability score computed from
 // the OpenStreetMap amenities propertyd already fetches, for deployments
 // without a Walk Score API key. It registers itself as module "osm-walk" for
-// the walkscore role and calls no upstream of its own: it asks the
-// configured amenities source (Settings.Amenities, normally the cached
-// overpass module) for the amenities within overpass.DefaultRadius (2000 m)
-// of the point, the radius the amenities section uses by default, so both
-// share one cache entry and a cached property costs no upstream call. The
-// radius covers the whole decay range below (1 mile is 1609 m).
+// the walkscore role and calls no upstream of its own: it scores the
+// amenities within overpass.DefaultRadius (2000 m) of the point, the radius
+// the amenities section uses by default, so both share one cache entry and a
+// cached property costs no upstream call. The service reads or fetches those
+// amenities through their section and hands them to ScoreAmenities
+// (providers.AmenitiesScorer), so a request including both sections reads
+// and decodes them once; WalkScore, for other callers, asks the configured
+// amenities source (Settings.Amenities) for them. The radius covers the
+// whole decay range below (1 mile is 1609 m).
 //
 // # Formula
 //
