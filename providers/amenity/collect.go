@@ -23,8 +23,8 @@ const Attribution = "© OpenStreetMap contributors, ODbL 1.0 (https://www.openst
 
 // Collect builds the answer around p from places, each already classified
 // (an element Rules rejects is no Place): placed, de-duplicated, sorted and
-// capped at maxResults per category (0 means no cap). A place listed twice
-// (same Key) counts once. radius and source are reported as they are; the
+// capped at maxResults per category (0 means no cap; see Cap). A place
+// listed twice (same Key) counts once. radius and source are reported as they are; the
 // caller has chosen the places within the radius. The answer carries
 // Attribution.
 //
@@ -70,7 +70,7 @@ func Collect(p providers.Point, radius int, places []providers.OSMPlace, maxResu
 			return compareRefs(x.place.OSMRef, y.place.OSMRef)
 		})
 		if maxResults > 0 && len(items) > maxResults {
-			items = items[:maxResults]
+			items = capped(cs, items, maxResults)
 		}
 		list := make([]providers.Amenity, len(items))
 		for i, k := range items {
@@ -87,6 +87,27 @@ func Collect(p providers.Point, radius int, places []providers.OSMPlace, maxResu
 		out.TotalCount += len(list)
 	}
 	return out
+}
+
+// capped returns the first n of items (in the answer's order) and, after
+// them, the first of each type none of those has, in that order; it
+// reuses items.
+func capped(cs []candidate, items []int32, n int) []int32 {
+	var typesBuf [8]string
+	types := typesBuf[:0]
+	for _, k := range items[:n] {
+		if t := cs[k].place.Type; !slices.Contains(types, t) {
+			types = append(types, t)
+		}
+	}
+	kept := items[:n]
+	for _, k := range items[n:] {
+		if t := cs[k].place.Type; !slices.Contains(types, t) {
+			types = append(types, t)
+			kept = append(kept, k)
+		}
+	}
+	return kept
 }
 
 // maxCategories bounds providers.AmenityCategories, so that Collect keeps

@@ -15,8 +15,8 @@ import (
 )
 
 // plainCollect is the answer as the package doc defines it, written the
-// plain way (one sorted list per category, a map of the names kept): what
-// Collect answered before it sorted indexes, and must go on answering.
+// plain way (one sorted list per category, a map of the names kept, the
+// types listed): what Collect must answer, however it goes about it.
 func plainCollect(p providers.Point, radius int, places []providers.OSMPlace, maxResults int, source string) *providers.Amenities {
 	type cand struct {
 		item   providers.Amenity
@@ -74,7 +74,18 @@ func plainCollect(p providers.Point, radius int, places []providers.OSMPlace, ma
 			return strings.Compare(a.key, b.key)
 		})
 		if maxResults > 0 && len(kept) > maxResults {
-			kept = kept[:maxResults]
+			listed := map[string]bool{}
+			for _, c := range kept[:maxResults] {
+				listed[c.item.Type] = true
+			}
+			capped := kept[:maxResults:maxResults]
+			for _, c := range kept[maxResults:] {
+				if !listed[c.item.Type] {
+					listed[c.item.Type] = true
+					capped = append(capped, c)
+				}
+			}
+			kept = capped
 		}
 		list := make([]providers.Amenity, len(kept))
 		for i, c := range kept {
@@ -138,6 +149,49 @@ func TestCollectAnswersAsTheRulesSay(t *testing.T) {
 				t.Fatalf("seed %d, max_results %d: a user would read\n%s\nwhere the rules give\n%s", seed, maxResults, gj, wj)
 			}
 		}
+	}
+}
+
+// TestACapListsTheNearestOfEachOtherType: capped at 2, the grocery list
+// is the two nearest convenience stores and then the supermarket farther
+// off, not the third convenience store; transit, the two bus stops and the
+// subway entrance; a category within the cap is listed whole.
+func TestACapListsTheNearestOfEachOtherType(t *testing.T) {
+	p := providers.Point{Lat: 38.9, Lng: -77.03}
+	north := func(m float64) providers.Point { return providers.Point{Lat: p.Lat + m/111195, Lng: p.Lng} }
+	id := int64(0)
+	place := func(cat, typ, name string, m float64) providers.OSMPlace {
+		id++
+		return providers.OSMPlace{OSMRef: providers.OSMRef{Type: "node", ID: id}, Category: cat, Type: typ, Name: name,
+			NameKey: amenity.NameKey(name), Point: north(m)}
+	}
+	places := []providers.OSMPlace{
+		place("grocery", "convenience", "Corner 1", 100), place("grocery", "convenience", "Corner 2", 200),
+		place("grocery", "convenience", "Corner 3", 300), place("grocery", "supermarket", "Big Market", 900),
+		place("grocery", "supermarket", "Bigger Market", 1000),
+		place("transit", "bus_stop", "K St", 50), place("transit", "bus_stop", "L St", 150), place("transit", "bus_stop", "M St", 250),
+		place("transit", "subway_entrance", "Metro", 700), place("transit", "bus_stop", "N St", 800),
+		place("schools", "school", "Elm School", 400),
+	}
+	got := amenity.Collect(p, 2000, places, 2, "osm-extract")
+	names := func(cat string) []string {
+		var out []string
+		for _, a := range got.Categories[cat] {
+			out = append(out, a.Name)
+		}
+		return out
+	}
+	for cat, want := range map[string][]string{
+		"grocery": {"Corner 1", "Corner 2", "Big Market"},
+		"transit": {"K St", "L St", "Metro"},
+		"schools": {"Elm School"},
+	} {
+		if g := names(cat); !slices.Equal(g, want) {
+			t.Errorf("%s capped at 2: a user reads %q, want %q", cat, g, want)
+		}
+	}
+	if got.TotalCount != 7 {
+		t.Errorf("total_count = %d, want the 7 items listed", got.TotalCount)
 	}
 }
 
