@@ -24,57 +24,25 @@ const Attribution = "© OpenStreetMap contributors, ODbL 1.0 (https://www.openst
 // Collect builds the answer around p from places, each already classified
 // (an element Rules rejects is no Place): placed, de-duplicated, sorted and
 // capped at maxResults per category (0 means no cap; see Cap). A place
-// listed twice (same Key) counts once. radius and source are reported as they are; the
-// caller has chosen the places within the radius. The answer carries
-// Attribution.
-//
-// It sorts indexes into one slice of candidates rather than the candidates
-// themselves, and compares places by their Key's text only when two are
-// as near: a downtown circle holds thousands of places.
+// listed twice (same Key) counts once. radius and source are reported as
+// they are; the caller has chosen the places within the radius. The answer
+// carries Attribution.
 func Collect(p providers.Point, radius int, places []providers.OSMPlace, maxResults int, source string) *providers.Amenities {
-	cs := make([]candidate, 0, len(places))
-	seen := make(map[element]struct{}, len(places))
-	var byCat [maxCategories][]int32
-	for i := range places {
-		pl := &places[i]
-		cat := categoryIndex(pl.Category)
-		if cat < 0 {
-			continue
-		}
-		e := element{pl.OSMRef.Type, pl.ID}
-		if _, dup := seen[e]; dup {
-			continue
-		}
-		seen[e] = struct{}{}
-		m := p.DistanceMeters(pl.Point)
-		byCat[cat] = append(byCat[cat], int32(len(cs)))
-		cs = append(cs, candidate{place: pl, meters: m, miles: roundMiles(m)})
-	}
+	col := gather(p, places)
 	out := &providers.Amenities{
 		RadiusMeters: radius,
 		Categories:   make(map[string][]providers.Amenity, len(providers.AmenityCategories)),
 		Source:       source,
 		Attribution:  Attribution,
 	}
-	var d deduper
 	for ci, cat := range providers.AmenityCategories {
-		items := d.dedupe(cs, byCat[ci])
-		slices.SortFunc(items, func(a, b int32) int {
-			x, y := &cs[a], &cs[b]
-			if c := cmp.Compare(x.miles, y.miles); c != 0 {
-				return c
-			}
-			if c := strings.Compare(x.place.Name, y.place.Name); c != 0 {
-				return c
-			}
-			return compareRefs(x.place.OSMRef, y.place.OSMRef)
-		})
+		items := col.byCat[ci]
 		if maxResults > 0 && len(items) > maxResults {
-			items = capped(cs, items, maxResults)
+			items = capped(col.cs, items, maxResults)
 		}
 		list := make([]providers.Amenity, len(items))
 		for i, k := range items {
-			c := &cs[k]
+			c := &col.cs[k]
 			list[i] = providers.Amenity{
 				Name:          c.place.Name,
 				Type:          c.place.Type,
@@ -87,6 +55,56 @@ func Collect(p providers.Point, radius int, places []providers.OSMPlace, maxResu
 		out.TotalCount += len(list)
 	}
 	return out
+}
+
+// collection is places on their way into an answer: byCat lists, for each
+// of providers.AmenityCategories, the indexes into cs of the items kept,
+// in the answer's order.
+//
+// It sorts indexes into one slice of candidates rather than the candidates
+// themselves, and compares places by their Key's text only when two are
+// as near: a downtown circle holds thousands of places.
+type collection struct {
+	cs    []candidate
+	byCat [maxCategories][]int32
+}
+
+// gather places, de-duplicates and sorts places around p.
+func gather(p providers.Point, places []providers.OSMPlace) *collection {
+	col := &collection{cs: make([]candidate, 0, len(places))}
+	seen := make(map[element]struct{}, len(places))
+	for i := range places {
+		pl := &places[i]
+		cat := categoryIndex(pl.Category)
+		if cat < 0 {
+			continue
+		}
+		e := element{pl.OSMRef.Type, pl.ID}
+		if _, dup := seen[e]; dup {
+			continue
+		}
+		seen[e] = struct{}{}
+		m := p.DistanceMeters(pl.Point)
+		col.byCat[cat] = append(col.byCat[cat], int32(len(col.cs)))
+		col.cs = append(col.cs, candidate{place: pl, meters: m, miles: roundMiles(m)})
+	}
+	cs := col.cs
+	var d deduper
+	for ci := range providers.AmenityCategories {
+		items := d.dedupe(cs, col.byCat[ci])
+		slices.SortFunc(items, func(a, b int32) int {
+			x, y := &cs[a], &cs[b]
+			if c := cmp.Compare(x.miles, y.miles); c != 0 {
+				return c
+			}
+			if c := strings.Compare(x.place.Name, y.place.Name); c != 0 {
+				return c
+			}
+			return compareRefs(x.place.OSMRef, y.place.OSMRef)
+		})
+		col.byCat[ci] = items
+	}
+	return col
 }
 
 // capped returns the first n of items (in the answer's order) and, after
