@@ -33,6 +33,10 @@ var osmDialect = &osmsql.Dialect{
 		},
 		Places: "osm_places_stage", Buildings: "osm_buildings_stage", Addresses: "osm_addresses_stage",
 	},
+	// Lists are arrays: the text of the places' and address points'
+	// statements is the same whatever the bands and filters, and each is
+	// prepared and planned once a connection rather than once a circle.
+	ListParam: func(n int) string { return "= ANY(" + dialect.Param(n) + ")" },
 	PlacesIn: func(bands string) string {
 		return `SELECT ` + osmsql.PlaceColumns + ` FROM osm_extracts x
 			JOIN osm_places p ON p.generation = x.generation

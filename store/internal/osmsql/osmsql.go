@@ -24,10 +24,17 @@ import (
 type Dialect struct {
 	// Param is the engine's placeholder of the n-th argument.
 	Param func(n int) string
+	// ListParam, when set, is how the engine takes a list as one
+	// argument, written after the value compared (PostgreSQL: "= ANY($n)",
+	// the list bound as an array): a statement's text then does not vary
+	// with its lists, and one prepared statement serves every circle
+	// (PostgreSQL planned each new text, 0.6 ms). When nil, a list is
+	// written "IN (...)" of one placeholder a value.
+	ListParam func(n int) string
 	// PlacesIn selects PlaceColumns of the places of the extract served
 	// under a name (the first placeholder, numbered as Param numbers
 	// them) in the latitude bands that bands selects (the condition on
-	// the band expression: "IN (...)" of its list) and
+	// the band expression: "IN (...)" of its list, or ListParam's) and
 	// inside the rectangle south (2nd), north (3rd), west (4th), east
 	// (5th), from osm_places as p and ending with its WHERE conditions:
 	// the places' filters (see OSMPlacesNear) are appended to them, on p's
@@ -105,7 +112,7 @@ type Statements struct {
 	countPlaces, countBuildings, countAddresses, extracts, covering   string
 	dropPlaces, dropBuildings, dropAddresses, oldGenerations          string
 	placesIn, addressesIn                                             func(bands string) string
-	param                                                             func(n int) string
+	param, listParam                                                  func(n int) string
 	analyze                                                           string
 	stage                                                             *Stage
 	stagedPlaces, stagedBuildings, stagedAddresses                    string
@@ -173,6 +180,7 @@ func Build(d *Dialect) *Statements {
 		placesIn:    d.PlacesIn,
 		addressesIn: d.AddressesIn,
 		param:       d.Param,
+		listParam:   d.ListParam,
 		analyze:     d.Analyze,
 		stage:       d.Stage,
 	}
@@ -633,8 +641,12 @@ func (q *query) arg(v any) string {
 }
 
 // in returns the condition that a value is one of vs, its arguments
-// added: "IN (...)".
+// added: "IN (...)", or the engine's list argument (Dialect.ListParam).
 func in[T any](q *query, vs []T) string {
+	if q.s.listParam != nil {
+		q.args = append(q.args, vs)
+		return q.s.listParam(len(q.args))
+	}
 	ps := make([]string, len(vs))
 	for i, v := range vs {
 		ps[i] = q.arg(v)
