@@ -73,6 +73,19 @@ type WalkScoreProvider interface {
 	WalkScore(ctx context.Context, p Point, address string) (*WalkScore, error)
 }
 
+// AmenitiesScorer is implemented by a walk score module that computes its
+// score from the amenities around the point alone, calling no upstream of
+// its own (osm-walk). The service then reads or fetches the amenities
+// within ScoreRadius through their own section and hands them to
+// ScoreAmenities, rather than the module asking for them again: a request
+// including both sections reads, fetches and decodes the amenities once.
+// a may be shared with other callers and must not be changed.
+// Implementations are safe for concurrent use.
+type AmenitiesScorer interface {
+	ScoreRadius() int
+	ScoreAmenities(a *Amenities) *WalkScore
+}
+
 // HousingProvider reports tract-level housing figures.
 type HousingProvider interface {
 	Housing(ctx context.Context, t Tract) (*Housing, error)

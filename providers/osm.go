@@ -2,6 +2,7 @@ package providers
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -91,6 +92,34 @@ type OSMExtract struct {
 // answered from it.
 func (x OSMExtract) Date() string { return x.Timestamp.UTC().Format("2006-01-02") }
 
+// PlaceFilter selects which places of a circle OSMPlacesNear reads, so
+// that a capped amenities answer reads the few places it may list rather
+// than the thousands of a downtown circle (see package amenity). Its zero
+// value selects every place.
+type PlaceFilter struct {
+	// Within, when above zero, selects only the places within that many
+	// metres of the circle's center (great-circle distance, as the
+	// circle's own): the extract must still hold the whole circle.
+	Within float64
+	// Categories, Types and NameKeys, when any is set, select only the
+	// places of one of Categories, of one of Types, or whose NameKey is
+	// one of NameKeys (a place with no name has none).
+	Categories, Types, NameKeys []string
+}
+
+// Selects reports whether f selects pl, a place of the circle around
+// center: what OSMPlacesNear reads of the circle.
+func (f PlaceFilter) Selects(center Point, pl OSMPlace) bool {
+	if f.Within > 0 && center.DistanceMeters(pl.Point) > f.Within {
+		return false
+	}
+	if len(f.Categories) == 0 && len(f.Types) == 0 && len(f.NameKeys) == 0 {
+		return true
+	}
+	return slices.Contains(f.Categories, pl.Category) || slices.Contains(f.Types, pl.Type) ||
+		(pl.NameKey != "" && slices.Contains(f.NameKeys, pl.NameKey))
+}
+
 // OSMLoad is a load of one extract in progress: its features are invisible
 // until PublishOSM. Done counts the input elements committed (a resumed
 // load skips them).
@@ -133,9 +162,9 @@ type OSMStore interface {
 	// OSMPlacesNear returns the served extract whose coverage holds the
 	// whole of c (its Boundary when it has one, else its Coverage; the
 	// newest where several do), and its places within c (great-circle
-	// distance to the place's point). It returns KindNotFound when no
-	// extract covers c.
-	OSMPlacesNear(ctx context.Context, c Circle) (*OSMExtract, []OSMPlace, error)
+	// distance to the place's point) that f selects (the zero PlaceFilter:
+	// all). It returns KindNotFound when no extract covers c.
+	OSMPlacesNear(ctx context.Context, c Circle, f PlaceFilter) (*OSMExtract, []OSMPlace, error)
 	AddressPoints
 }
 

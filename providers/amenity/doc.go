@@ -40,6 +40,18 @@
 // relations are placed at their center. Items are de-duplicated: within a
 // category two items with the same name less than DedupeMeters apart (a
 // shop mapped as a node and as its building, the two platforms of one bus
-// stop) count once, as the one nearer the point. A cap keeps only the
-// nearest N items of each category.
+// stop) count once, as the one nearer the point.
+//
+// # Cap
+//
+// A cap of N keeps, of each category, its first N items and, after them,
+// the first item of each type none of those is: twenty bus stops do not hide
+// the subway entrance a little farther, nor twenty convenience stores the
+// supermarket. Each list stays sorted; it holds at most N items and one more
+// for each other type of its category (the values of its Rules). A score
+// weighing at most N items of a category, nearest first, and counting only
+// the best item where it weighs types differently, reads the same from a
+// capped answer as from the whole (osm-walk's walk score: see its package
+// doc). The overpass module's max_results option sets the cap (20 by
+// default), for its answers and for those read from a loaded extract.
 package amenity

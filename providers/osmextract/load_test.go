@@ -83,7 +83,7 @@ func (m *memStore) PublishOSM(_ context.Context, load providers.OSMLoad, x provi
 
 func (m *memStore) OSMExtracts(context.Context) ([]providers.OSMExtract, error) { return nil, nil }
 
-func (m *memStore) OSMPlacesNear(context.Context, providers.Circle) (*providers.OSMExtract, []providers.OSMPlace, error) {
+func (m *memStore) OSMPlacesNear(context.Context, providers.Circle, providers.PlaceFilter) (*providers.OSMExtract, []providers.OSMPlace, error) {
 	return nil, nil, nil
 }
 
@@ -227,7 +227,7 @@ func TestAStoppedLoadResumesAndTheSameFileAgainChangesNothing(t *testing.T) {
 	if err != nil || !again.AlreadyLoaded || again.Extract.Generation != res.Extract.Generation {
 		t.Errorf("the same file again = %+v, %v; want already loaded, generation %d", again, err, res.Extract.Generation)
 	}
-	x, places, err := db.OSMPlacesNear(ctx, providers.Circle{Center: providers.Point{Lat: 38.9, Lng: -77.03}, RadiusMeters: 2000})
+	x, places, err := db.OSMPlacesNear(ctx, providers.Circle{Center: providers.Point{Lat: 38.9, Lng: -77.03}, RadiusMeters: 2000}, providers.PlaceFilter{})
 	if err != nil || x.Name != "franklin" || len(places) != 11 {
 		t.Errorf("places within 2 km = %d, %v; want 11 (all but the diner 2.6 km away)", len(places), err)
 	}
@@ -260,7 +260,7 @@ func TestABadFileStopsWithAClearErrorAndLeavesTheExtractServed(t *testing.T) {
 		if !errors.Is(err, osmextract.ErrFormat) {
 			t.Errorf("%s: err = %v, want ErrFormat", name, err)
 		}
-		x, places, err := db.OSMPlacesNear(ctx, providers.Circle{Center: providers.Point{Lat: 38.9, Lng: -77.03}, RadiusMeters: 2000})
+		x, places, err := db.OSMPlacesNear(ctx, providers.Circle{Center: providers.Point{Lat: 38.9, Lng: -77.03}, RadiusMeters: 2000}, providers.PlaceFilter{})
 		if err != nil || len(places) != 11 || x.Date() != "2026-11-20" {
 			t.Errorf("after %s: %d places, %v; want the extract served before, whole", name, len(places), err)
 		}

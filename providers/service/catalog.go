@@ -58,6 +58,23 @@ type Entry struct {
 	// module may answer whole (see Region); a module that implements
 	// Region.Bind's interface is asked by region, any other key by key.
 	Region *Region
+	// FromAmenities, when set, binds a module that computes the section's
+	// value from the amenities around the point alone (osm-walk's walk
+	// score): the service reads or fetches those amenities through their
+	// section and hands them over (see Derivation). ok is false for any
+	// other module, which Bind serves.
+	FromAmenities func(mod any) (d Derivation, ok bool)
+}
+
+// Derivation is how a section's value is computed from the amenities
+// within Radius metres of the point: Value of them. A request that
+// includes the amenities at that radius hands the derived section the
+// amenities it read or fetched, so that they are read, fetched and decoded
+// once for both; any other reads them through their section, as a request
+// does (cache tiers, breaker, coalescing), fetched anew when expired.
+type Derivation struct {
+	Radius int
+	Value  func(a *providers.Amenities) any
 }
 
 // FetchFunc asks a provider module for a section's value of p.
@@ -103,6 +120,13 @@ var Catalog = []Entry{
 		Bind: BindTo(func(m providers.WalkScoreProvider, ctx context.Context, p *providers.Property, _ Options) (any, error) {
 			return m.WalkScore(ctx, p.Point(), oneLine(p))
 		}),
+		FromAmenities: func(mod any) (Derivation, bool) {
+			m, ok := mod.(providers.AmenitiesScorer)
+			if !ok {
+				return Derivation{}, false
+			}
+			return Derivation{Radius: m.ScoreRadius(), Value: func(a *providers.Amenities) any { return m.ScoreAmenities(a) }}, true
+		},
 	},
 	{
 		Role: providers.RoleDemographics, Section: providers.SectionDemographics, Cost: 1,
@@ -258,7 +282,13 @@ func (c *Config) Add(role providers.Role, m Module) error {
 	if !ok {
 		return wrong
 	}
-	sec := &Section{Name: e.Section, Source: m.Name, TTL: m.TTL, Refresh: m.Refresh, Key: e.Key, Fetch: fetch.Around(m.Around)}
+	sec := &Section{Name: e.Section, Source: m.Name, TTL: m.TTL, Refresh: m.Refresh, Key: e.Key}
+	if e.FromAmenities != nil {
+		if d, ok := e.FromAmenities(m.Value); ok {
+			sec.FromAmenities, fetch = &d, sec.derive
+		}
+	}
+	sec.Fetch = fetch.Around(m.Around)
 	if u, ok := m.Value.(providers.SectionUpgrader); ok {
 		sec.Upgrade = u.UpgradeSection
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -16,6 +17,11 @@ import (
 type Options struct {
 	// Radius is the amenities search radius in metres.
 	Radius int
+
+	// amenities is what the request holds of the amenities at Radius,
+	// handed to a section derived from them (Section.FromAmenities); nil
+	// when it holds nothing it may hand on.
+	amenities *held
 }
 
 // Section is one enrichment section: where its data comes from, the natural
@@ -61,6 +67,10 @@ type Section struct {
 	// answers by region.
 	Region      *Region
 	FetchRegion RegionFetchFunc
+	// FromAmenities, when set, is how the section's value is computed
+	// from the amenities around the point (see Derivation); Fetch is
+	// then that computation, run under the module's breaker and timeout.
+	FromAmenities *Derivation
 
 	svc *Service
 }
@@ -98,6 +108,11 @@ type SectionResult struct {
 	// for the vintage in Meta; an embedded section whose releases move
 	// leaves the result unsettled). Zero otherwise.
 	Until time.Time
+
+	// value is Data as the module answered it, when this call's trip
+	// asked the module: a section derived from this one takes it rather
+	// than decoding Data. It is shared and must not be changed.
+	value any
 }
 
 // settledWith is until, the settled time of a value, once it embeds sub,
@@ -175,7 +190,7 @@ func (s *Service) Enrich(ctx context.Context, p *providers.Property, names []str
 	case 0:
 	case 1:
 		i := misses[0]
-		out[i], _ = s.sectionOf(ctx, p, names[i], o, false, &reads[i])
+		out[i], _ = s.sectionOf(ctx, p, names[i], s.handedOn(names, i, out, nil, o), false, &reads[i])
 	default:
 		s.fetchSections(ctx, p, o, names, misses, reads, out)
 	}
@@ -183,17 +198,102 @@ func (s *Service) Enrich(ctx context.Context, p *providers.Property, names []str
 }
 
 // fetchSections fills out[i] for each i of misses, concurrently: each
-// waits on its own upstream.
+// waits on its own upstream, but a section derived from the amenities of
+// the same request (handedOn) waits for them, and is handed them.
 func (s *Service) fetchSections(ctx context.Context, p *providers.Property, o Options, names []string, misses []int, reads []sectionRead, out []SectionResult) {
 	var wg sync.WaitGroup
+	errs := make([]error, len(names))
+	done := make([]chan struct{}, len(names))
+	for _, i := range misses {
+		done[i] = make(chan struct{})
+	}
 	for _, i := range misses {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out[i], _ = s.sectionOf(ctx, p, names[i], o, false, &reads[i])
+			defer close(done[i])
+			oi := s.handedOn(names, i, out, func(j int) (error, bool) {
+				if done[j] == nil {
+					return nil, false
+				}
+				<-done[j]
+				return errs[j], true
+			}, o)
+			out[i], errs[i] = s.sectionOf(ctx, p, names[i], oi, false, &reads[i])
 		}()
 	}
 	wg.Wait()
+}
+
+// handedOn returns o for names[i], with the amenities of the request
+// handed on when names[i] is derived from them (Section.FromAmenities) at
+// o's radius and the request includes them: out holds them once read,
+// and wait, when set, waits until out[j] is fetched and returns its error
+// (ok false when out[j] was read, not fetched). Only what the derived
+// section could take from the amenities' own trip is handed on: a fresh
+// value, or the error the trip failed with; for an expired value the
+// derived section fetches them anew, as it would alone.
+func (s *Service) handedOn(names []string, i int, out []SectionResult, wait func(j int) (error, bool), o Options) Options {
+	sec := s.cfg.Sections[names[i]]
+	if sec == nil || sec.FromAmenities == nil || sec.FromAmenities.Radius != o.Radius {
+		return o
+	}
+	j := slices.Index(names, providers.SectionAmenities)
+	if j < 0 || j == i {
+		return o
+	}
+	var err error
+	if wait != nil {
+		err, _ = wait(j)
+	}
+	switch r := out[j]; {
+	case r.Data != nil && r.Meta.Status == StatusOK:
+		o.amenities = &held{r: r}
+	case r.Data == nil && err != nil:
+		o.amenities = &held{err: err}
+	}
+	return o
+}
+
+// held is a section's result a request already has in hand, handed to a
+// section derived from it so that it is neither read nor fetched again:
+// a fresh value, or the error fetching it failed with.
+type held struct {
+	r   SectionResult
+	err error
+}
+
+// amenities returns the amenities h holds: the value the module answered
+// when the request's trip asked it, else Data decoded; or h's error.
+func (h held) amenities() (*providers.Amenities, error) {
+	if h.err != nil {
+		return nil, h.err
+	}
+	if a, ok := h.r.value.(*providers.Amenities); ok && a != nil {
+		return a, nil
+	}
+	var out providers.Amenities
+	if err := json.Unmarshal(h.r.Data, &out); err != nil {
+		return nil, providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "cached amenities are unreadable")
+	}
+	return &out, nil
+}
+
+// derive is the Fetch of a section derived from the amenities (see
+// Derivation): from those the request handed on, else from those read
+// through their section.
+func (sec *Section) derive(ctx context.Context, p *providers.Property, o Options) (any, error) {
+	h := o.amenities
+	if h == nil {
+		r, err := sec.svc.sectionOf(ctx, &providers.Property{Latitude: p.Latitude, Longitude: p.Longitude},
+			providers.SectionAmenities, Options{Radius: sec.FromAmenities.Radius}, true, nil)
+		h = &held{r: r, err: err}
+	}
+	a, err := h.amenities()
+	if err != nil {
+		return nil, providers.As(err)
+	}
+	return sec.FromAmenities.Value(a), nil
 }
 
 // SectionOf returns one section of p. The error is non-nil exactly when the
@@ -399,18 +499,28 @@ func (sec *Section) get(ctx context.Context, p *providers.Property, o Options, f
 	return r, err
 }
 
+// fetched is what a trip that fetches a section's value lands with: the
+// record stored, and the value the module answered when the trip asked it
+// (nil when the record was read from the store, or says there is none).
+type fetched struct {
+	rec *providers.SectionRecord
+	val any
+}
+
 // landed is the result of a trip that fetched the section's value (l,
 // err), cached being what the caller had read, from tier.
-func (sec *Section) landed(l landed[*providers.SectionRecord], err error, cached *providers.SectionRecord, tier string) (SectionResult, error) {
+func (sec *Section) landed(l landed[fetched], err error, cached *providers.SectionRecord, tier string) (SectionResult, error) {
 	if err == nil {
 		cache := CacheMiss
 		if l.tier == providers.TierDatabase {
 			cache = CacheHit
 		}
-		if l.val.Missing {
-			return sec.missing(l.val, cache, l.tier)
+		if l.val.rec.Missing {
+			return sec.missing(l.val.rec, cache, l.tier)
 		}
-		return sec.result(l.val, StatusOK, cache).from(l.tier), nil
+		r := sec.result(l.val.rec, StatusOK, cache).from(l.tier)
+		r.value = l.val.val
+		return r, nil
 	}
 	if cached != nil && providers.KindOf(err) != providers.KindCanceled {
 		if cached.Missing {
@@ -449,11 +559,14 @@ func (sec *Section) refreshLater(p *providers.Property, o Options, rd *sectionRe
 // fetchTrip is the trip that fetches the section's value at key for p:
 // it reads the value again first when it must (see flights), else asks
 // the module (fetchAndStore). had is what the caller read (nil: nothing).
-func (sec *Section) fetchTrip(p *providers.Property, o Options, key string, had *providers.SectionRecord, n note) trip[*providers.SectionRecord] {
-	return trip[*providers.SectionRecord]{
+func (sec *Section) fetchTrip(p *providers.Property, o Options, key string, had *providers.SectionRecord, n note) trip[fetched] {
+	return trip[fetched]{
 		key: sec.flightKey(key), note: n,
-		recheck: func(ctx context.Context) (*providers.SectionRecord, bool) { return sec.reread(ctx, key) },
-		fetch: func(ctx context.Context) (*providers.SectionRecord, string, error) {
+		recheck: func(ctx context.Context) (fetched, bool) {
+			rec, fresh := sec.reread(ctx, key)
+			return fetched{rec: rec}, fresh
+		},
+		fetch: func(ctx context.Context) (fetched, string, error) {
 			return sec.fetchAndStore(ctx, p, o, key, had)
 		},
 	}
@@ -466,7 +579,7 @@ func (sec *Section) fetchTrip(p *providers.Property, o Options, key string, had 
 // however many requests wait on it (and a region load's once for the
 // region, however many keys wait on it). had is what the caller read
 // (nil: nothing), which a failure leaves to be served stale.
-func (sec *Section) fetchAndStore(ctx context.Context, p *providers.Property, o Options, key string, had *providers.SectionRecord) (_ *providers.SectionRecord, tier string, err error) {
+func (sec *Section) fetchAndStore(ctx context.Context, p *providers.Property, o Options, key string, had *providers.SectionRecord) (_ fetched, tier string, err error) {
 	defer func() {
 		if err == nil {
 			sec.svc.bg.succeeded(sec.flightKey(key))
@@ -477,7 +590,7 @@ func (sec *Section) fetchAndStore(ctx context.Context, p *providers.Property, o 
 	if sec.FetchRegion != nil {
 		// The module answers the key's whole region at once (region.go).
 		if rec, tier, handled, err := sec.fetchRegional(ctx, key); handled {
-			return rec, tier, err
+			return fetched{rec: rec}, tier, err
 		}
 	}
 	store := sec.svc.cfg.Store
@@ -487,21 +600,21 @@ func (sec *Section) fetchAndStore(ctx context.Context, p *providers.Property, o 
 		// as a value would be, instead of asking on every request.
 		rec := sec.missingRecord(key, providers.As(err), sec.stamp())
 		if err := store.PutSection(ctx, rec); err != nil {
-			return nil, providers.TierUpstream, err
+			return fetched{}, providers.TierUpstream, err
 		}
-		return &rec, providers.TierUpstream, nil
+		return fetched{rec: &rec}, providers.TierUpstream, nil
 	}
 	if err != nil {
-		return nil, providers.TierUpstream, err
+		return fetched{}, providers.TierUpstream, err
 	}
 	rec, err := sec.valueRecord(key, val, sec.stamp())
 	if err != nil {
-		return nil, providers.TierUpstream, err
+		return fetched{}, providers.TierUpstream, err
 	}
 	if err := store.PutSection(ctx, rec); err != nil {
-		return nil, providers.TierUpstream, err
+		return fetched{}, providers.TierUpstream, err
 	}
-	return &rec, providers.TierUpstream, nil
+	return fetched{rec: &rec, val: val}, providers.TierUpstream, nil
 }
 
 // stale is the result of serving the expired value r: status stale, from
@@ -587,12 +700,5 @@ func (a sectionAmenities) Amenities(ctx context.Context, p providers.Point, radi
 		return nil, providers.Errorf(providers.KindUnavailable, providers.CodeUpstreamUnavailable, "no amenities source is configured")
 	}
 	r, err := sec.svc.sectionOf(ctx, &providers.Property{Latitude: p.Lat, Longitude: p.Lng}, providers.SectionAmenities, Options{Radius: radius}, true, nil)
-	if err != nil {
-		return nil, err
-	}
-	var out providers.Amenities
-	if err := json.Unmarshal(r.Data, &out); err != nil {
-		return nil, providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "cached amenities are unreadable")
-	}
-	return &out, nil
+	return held{r: r, err: err}.amenities()
 }

@@ -32,6 +32,16 @@
 // it is written and read back in UTC, so records, sections and the ETags
 // made from them are identical to what the SQLite engine returns.
 //
+// # Durability
+//
+// Records and everything else commit as the server is configured
+// (synchronous_commit on by default: the write-ahead log is on disk before
+// a commit returns). Section values are a cache and commit without
+// waiting for the disk (PutSection), the trade package store makes with
+// SQLite's synchronous=NORMAL: a crash of the server or its machine may
+// lose the last values written, which are fetched again, and corrupts
+// nothing.
+//
 // # Errors
 //
 // A database that cannot be reached (refused or broken connection, server

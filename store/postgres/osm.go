@@ -33,16 +33,20 @@ var osmDialect = &osmsql.Dialect{
 		},
 		Places: "osm_places_stage", Buildings: "osm_buildings_stage", Addresses: "osm_addresses_stage",
 	},
+	// Lists are arrays: the text of the places' and address points'
+	// statements is the same whatever the bands and filters, and each is
+	// prepared and planned once a connection rather than once a circle.
+	ListParam: func(n int) string { return "= ANY(" + dialect.Param(n) + ")" },
 	PlacesIn: func(bands string) string {
 		return `SELECT ` + osmsql.PlaceColumns + ` FROM osm_extracts x
 			JOIN osm_places p ON p.generation = x.generation
-			WHERE x.name = $1 AND trunc(p.latitude * 200)::integer IN (` + bands + `)
+			WHERE x.name = $1 AND trunc(p.latitude * 200)::integer ` + bands + `
 				AND p.longitude BETWEEN $4 AND $5 AND p.latitude BETWEEN $2 AND $3`
 	},
 	AddressesIn: func(bands string) string {
 		return `SELECT ` + osmsql.AddressColumns + ` FROM osm_extracts x
 			JOIN osm_addresses a ON a.generation = x.generation
-			WHERE x.name = $1 AND trunc(a.latitude * 200)::integer IN (` + bands + `)
+			WHERE x.name = $1 AND trunc(a.latitude * 200)::integer ` + bands + `
 				AND a.longitude BETWEEN $4 AND $5 AND a.latitude BETWEEN $2 AND $3`
 	},
 }

@@ -195,19 +195,45 @@ func TestOutsideEveryExtractOverpassAnswers(t *testing.T) {
 	}
 }
 
+// TestTheCapOfTheModuleHoldsForTheExtract: with max_results=1 the
+// extract's answer is capped as Overpass caps its own: in each category the
+// nearest item, then the nearest of each other type, the same on both
+// paths.
 func TestTheCapOfTheModuleHoldsForTheExtract(t *testing.T) {
-	remote, err := overpass.New(providers.Settings{Options: map[string]string{"max_results": "1"}})
+	ctx := context.Background()
+	capped := map[string]string{"max_results": "1"}
+	mt := httpmock.NewMockTransport()
+	providertest.RegisterOverpass(mt, overpass.DefaultBaseURL, overpassElements(t)...)
+	remote, err := overpass.New(providers.Settings{Client: &http.Client{Transport: mt}, Options: capped})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := extract.New(loadedStore(t), remote, nil).Amenities(context.Background(), franklinSquare, 2000)
+	fromOverpass, err := remote.Amenities(ctx, franklinSquare, 2000)
 	if err != nil {
 		t.Fatal(err)
+	}
+	unused, err := overpass.New(providers.Settings{Options: capped})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := extract.New(loadedStore(t), unused, nil).Amenities(ctx, franklinSquare, 2000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Categories, fromOverpass.Categories) || got.TotalCount != fromOverpass.TotalCount {
+		t.Errorf("capped at 1, the extract and Overpass answer differently:\nextract  %+v\noverpass %+v", got, fromOverpass)
 	}
 	for cat, items := range got.Categories {
-		if len(items) > 1 {
-			t.Errorf("%s has %d items, want at most max_results=1", cat, len(items))
+		types := map[string]bool{}
+		for i, it := range items {
+			if i > 0 && types[it.Type] {
+				t.Errorf("%s lists %q, a %s beyond max_results=1 whose type is listed already", cat, it.Name, it.Type)
+			}
+			types[it.Type] = true
 		}
+	}
+	if got.TotalCount >= 10 {
+		t.Errorf("capped at 1, %d items are listed; the whole answer has 10", got.TotalCount)
 	}
 }
 

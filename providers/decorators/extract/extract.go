@@ -10,6 +10,7 @@ package extract
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,7 +26,7 @@ const Source = "osm-extract"
 // Places is what Amenities reads the extracts through: the store's
 // providers.OSMStore.
 type Places interface {
-	OSMPlacesNear(ctx context.Context, c providers.Circle) (*providers.OSMExtract, []providers.OSMPlace, error)
+	OSMPlacesNear(ctx context.Context, c providers.Circle, f providers.PlaceFilter) (*providers.OSMExtract, []providers.OSMPlace, error)
 	OSMExtracts(ctx context.Context) ([]providers.OSMExtract, error)
 }
 
@@ -38,7 +39,9 @@ const ListEvery = 10 * time.Second
 // covers the circle and from Next elsewhere, Next's calls run under Around
 // (its breaker: a local answer never counts for or against the upstream).
 // MaxResults caps each category as the module's own option does (0: no
-// cap). Build it with New; it is safe for concurrent use when Local and
+// cap); with a cap, only what the cap may list is read of the extract
+// (amenity.CollectNearest), for the answer all its places give. Build it
+// with New; it is safe for concurrent use when Local and
 // Next are, and its fields must not change once it is in use.
 type Amenities struct {
 	Local      Places
@@ -83,11 +86,9 @@ func New(local Places, next providers.AmenitiesProvider, around providers.Around
 // to spend Overpass's goodwill.
 func (a *Amenities) Amenities(ctx context.Context, p providers.Point, radiusMeters int) (*providers.Amenities, error) {
 	if a.Local != nil && radiusMeters > 0 {
-		x, places, err := a.Local.OSMPlacesNear(ctx, providers.Circle{Center: p, RadiusMeters: float64(radiusMeters)})
+		out, err := a.local(ctx, p, radiusMeters)
 		switch {
 		case err == nil:
-			out := amenity.Collect(p, radiusMeters, places, a.MaxResults, Source)
-			out.Vintage = x.Date()
 			return out, nil
 		case providers.KindOf(err) != providers.KindNotFound && providers.KindOf(err) != providers.KindInvalid:
 			return nil, err
@@ -105,6 +106,47 @@ func (a *Amenities) Amenities(ctx context.Context, p providers.Point, radiusMete
 	err := a.Around(ctx, call)
 	return out, err
 }
+
+// local answers from the extract that holds the whole circle, reading of
+// it only what the cap may list (amenity.CollectNearest): a few reads of
+// one extract, all again when a load of it was published between them.
+// It returns KindNotFound when no extract holds the circle.
+func (a *Amenities) local(ctx context.Context, p providers.Point, radius int) (*providers.Amenities, error) {
+	c := providers.Circle{Center: p, RadiusMeters: float64(radius)}
+	for range 3 {
+		var first *providers.OSMExtract
+		changed := false
+		out, err := amenity.CollectNearest(p, radius, a.MaxResults, Source, func(f providers.PlaceFilter) ([]providers.OSMPlace, error) {
+			x, places, err := a.Local.OSMPlacesNear(ctx, c, f)
+			switch {
+			case err != nil && first != nil && providers.KindOf(err) == providers.KindNotFound:
+				changed = true // the extract was dropped since the first read
+				return nil, errChanged
+			case err != nil:
+				return nil, err
+			case first == nil:
+				first = x
+			case x.Name != first.Name || x.Generation != first.Generation:
+				changed = true
+				return nil, errChanged
+			}
+			return places, nil
+		})
+		if changed {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out.Vintage = first.Date()
+		return out, nil
+	}
+	return nil, providers.Errorf(providers.KindUnavailable, providers.CodeDatabaseUnavailable,
+		"the OpenStreetMap extract kept changing while it was read")
+}
+
+// errChanged stops a reading of an extract that another load replaced.
+var errChanged = errors.New("the extract changed while it was read")
 
 // Supersedes reports whether an answer read from an extract of the date
 // vintage was read from an extract no longer served: the extract it came

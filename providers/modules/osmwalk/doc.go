@@ -1,12 +1,15 @@
 // Package osmwalk is the osm-walk module: a walkability score computed from
 // the OpenStreetMap amenities propertyd already fetches, for deployments
 // without a Walk Score API key. It registers itself as module "osm-walk" for
-// the walkscore role and calls no upstream of its own: it asks the
-// configured amenities source (Settings.Amenities, normally the cached
-// overpass module) for the amenities within overpass.DefaultRadius (2000 m)
-// of the point, the radius the amenities section uses by default, so both
-// share one cache entry and a cached property costs no upstream call. The
-// radius covers the whole decay range below (1 mile is 1609 m).
+// the walkscore role and calls no upstream of its own: it scores the
+// amenities within overpass.DefaultRadius (2000 m) of the point, the radius
+// the amenities section uses by default, so both share one cache entry and a
+// cached property costs no upstream call. The service reads or fetches those
+// amenities through their section and hands them to ScoreAmenities
+// (providers.AmenitiesScorer), so a request including both sections reads
+// and decodes them once; WalkScore, for other callers, asks the configured
+// amenities source (Settings.Amenities) for them. The radius covers the
+// whole decay range below (1 mile is 1609 m).
 //
 // # Formula
 //
@@ -55,6 +58,19 @@
 // errands do). The breakdown reports, per category, its max points
 // (weight), how many items the amenities list had (count), the nearest
 // distance in miles (null when none) and the points earned, rounded to two
-// decimals. If the amenities module caps results (its max_results option),
-// restaurant and transit points can only count the items it kept.
+// decimals.
+//
+// # Capped amenities
+//
+// The amenities module caps each category (its max_results option, 20 by
+// default): the nearest N items, then the nearest of each type none of them
+// is (package amenity). The score is the same as from the whole list when
+// N is at least 10, the most ranks of a category: a category whose items
+// all have one type factor earns its points from its nearest items, which
+// the cap keeps; grocery, the one category weighing a type differently,
+// earns them from its single best item, which is the nearest of its type,
+// listed too. TestACapDoesNotChangeTheScore holds the table to that. Only
+// count then says how many items the capped list holds, not how many lie
+// within the radius. A max_results below 10 makes restaurant and transit
+// points count the items it keeps only.
 package osmwalk

@@ -30,7 +30,10 @@ var module = providers.Module{Name: Name, Roles: []providers.Role{providers.Role
 
 func init() { providers.Register(module) }
 
-var _ providers.WalkScoreProvider = (*Client)(nil)
+var (
+	_ providers.WalkScoreProvider = (*Client)(nil)
+	_ providers.AmenitiesScorer   = (*Client)(nil)
+)
 
 // Client computes walk scores from an amenities source. Build it with New;
 // the zero value is not usable. It holds no mutable state and is safe for
@@ -74,3 +77,12 @@ func (c *Client) WalkScore(ctx context.Context, p providers.Point, address strin
 	}
 	return Score(a), nil
 }
+
+// ScoreRadius is Radius: the service reads the amenities the score is
+// computed from at it (see providers.AmenitiesScorer).
+func (c *Client) ScoreRadius() int { return Radius }
+
+// ScoreAmenities returns Score of a: the walk score the service computes
+// from the amenities it read or fetched for the same request, as WalkScore
+// computes it from those it asks for.
+func (c *Client) ScoreAmenities(a *providers.Amenities) *providers.WalkScore { return Score(a) }

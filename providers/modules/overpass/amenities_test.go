@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -95,6 +96,37 @@ func TestAmenitiesDecodesNodesWaysAndRelations(t *testing.T) {
 	}
 	if n := mt.GetTotalCallCount(); n != 1 {
 		t.Errorf("upstream calls = %d, want 1", n)
+	}
+}
+
+// TestAmenitiesListTheNearestTwentyOfACategoryByDefault: around a point
+// with 25 bus stops and a railway station beyond them, the transit list is
+// the 20 nearest bus stops and then the station; max_results 0 lists all.
+func TestAmenitiesListTheNearestTwentyOfACategoryByDefault(t *testing.T) {
+	var elements []providertest.OSMElement
+	for i := range 25 {
+		elements = append(elements, providertest.OSMElement{Type: "node", ID: int64(100 + i),
+			Lat: pioneer.Lat + float64(i+1)*0.0005, Lng: pioneer.Lng, Tags: map[string]string{"highway": "bus_stop", "name": fmt.Sprintf("Stop %02d", i+1)}})
+	}
+	elements = append(elements, providertest.OSMElement{Type: "node", ID: 99, Lat: pioneer.Lat - 0.015, Lng: pioneer.Lng,
+		Tags: map[string]string{"railway": "station", "name": "Union Station"}})
+	for _, tc := range []struct {
+		opts  map[string]string
+		count int
+	}{{nil, 21}, {map[string]string{"max_results": "0"}, 26}} {
+		mt := httpmock.NewMockTransport()
+		providertest.RegisterOverpass(mt, overpass.DefaultBaseURL, elements...)
+		got, err := newClient(t, mt, tc.opts).Amenities(context.Background(), pioneer, overpass.DefaultRadius)
+		if err != nil {
+			t.Fatal(err)
+		}
+		transit := got.Categories["transit"]
+		if len(transit) != tc.count || got.TotalCount != tc.count {
+			t.Fatalf("options %v: transit lists %d places (total_count %d), want %d", tc.opts, len(transit), got.TotalCount, tc.count)
+		}
+		if tc.opts == nil && (transit[19].Name != "Stop 20" || transit[20].Name != "Union Station") {
+			t.Errorf("by default transit ends %q, %q; want the 20th bus stop, then the station beyond the others", transit[19].Name, transit[20].Name)
+		}
 	}
 }
 

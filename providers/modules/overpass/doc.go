@@ -29,7 +29,9 @@
 // does not depend on which of the two a point was served from. The query
 // asks for exactly amenity.Rules; elements without coordinates (the server
 // can send a way with an empty "center": {}) are skipped. The max_results
-// option keeps only the nearest N items of each category.
+// option caps each category (DefaultMaxResults, 20, unless it says
+// otherwise; 0 lists every place): its nearest N items, and the nearest of
+// each type none of them is (package amenity's Cap).
 //
 // # Quirks and failures
 //

@@ -40,6 +40,13 @@ const (
 	// DefaultUserAgent is sent unless the user_agent option says otherwise;
 	// the public instances ask clients to identify themselves.
 	DefaultUserAgent = "propertyd (property enrichment proxy; OpenStreetMap amenities)"
+	// DefaultMaxResults is the cap of each category (see package
+	// amenity) unless the max_results option says otherwise: the nearest
+	// 20 places, and the nearest of each other type, as nearby-place APIs
+	// list 20 (Google Places, Yelp) rather than every place of a dense
+	// downtown (some 3,300 within 2 km, 349 KB). It keeps osm-walk's
+	// score what the whole list gives, which needs at least 10.
+	DefaultMaxResults = 20
 	// QuietAfterRateLimit is how long the fleet sends nothing after an
 	// HTTP 429: the public instances' maintainers ask for at least 30 s.
 	QuietAfterRateLimit = 30 * time.Second
@@ -53,7 +60,7 @@ const (
 // of the options.
 var module = providers.Module{Name: Name, Roles: []providers.Role{providers.RoleAmenities},
 	DefaultBaseURL: DefaultBaseURL, New: func() any {
-		return &Client{Options: Options{TimeoutSeconds: DefaultTimeoutSeconds, UserAgent: DefaultUserAgent}}
+		return &Client{Options: Options{TimeoutSeconds: DefaultTimeoutSeconds, MaxResults: DefaultMaxResults, UserAgent: DefaultUserAgent}}
 	},
 	Courtesy: providers.Courtesy{Concurrency: Concurrency, QuietAfterRateLimit: QuietAfterRateLimit}}
 
@@ -69,8 +76,9 @@ type Options struct {
 	// TimeoutSeconds is the server-side query budget, 1 to
 	// MaxTimeoutSeconds (default DefaultTimeoutSeconds).
 	TimeoutSeconds int `yaml:"timeout_seconds"`
-	// MaxResults keeps only the nearest N items per category; 0 (the
-	// default) keeps all.
+	// MaxResults caps each category at its nearest N items and the
+	// nearest of each other type (amenity.Collect); 0 keeps all. The
+	// default is DefaultMaxResults.
 	MaxResults int `yaml:"max_results"`
 	// UserAgent is the User-Agent header (default DefaultUserAgent, with
 	// the operator's contact from config.yaml appended: see Provision).
@@ -135,9 +143,9 @@ func inRange(name string, n, lo, hi int) error {
 	return nil
 }
 
-// ResultCap returns the max_results option: how many items of each
-// category an answer keeps (0: all), so that an answer read from a local
-// extract keeps as many.
+// ResultCap returns the max_results option: the cap of each category of
+// an answer (0: none), so that an answer read from a local extract is
+// capped alike.
 func (c *Client) ResultCap() int { return c.MaxResults }
 
 // TimeoutSeconds returns the server-side query budget the client sends.

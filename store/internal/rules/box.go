@@ -90,3 +90,34 @@ func (k *Closest) Result() (*providers.Property, error) {
 	}
 	return k.best, nil
 }
+
+// Planar is a test every point of a circle passes, cheap enough to run on
+// every index entry of a box in SQL: (lat - Lat)² + K·(lng - Lng)² ≤ Limit,
+// in degrees. It is a superset of the circle (a point passing it may lie a
+// hair outside), so the caller still checks each point it keeps by its
+// great-circle distance; it drops the corners of the box, a fifth of it.
+type Planar struct{ Lat, Lng, K, Limit float64 }
+
+// PlanarTest returns the Planar test of the circle of radius metres around
+// p, whose bounding box is b, or ok=false when the circle is too large or
+// too near a pole for a flat test to hold it (the box alone then serves).
+//
+// Within the box both latitudes are at most maxAbs from the equator, so
+// the great-circle distance d satisfies, by the haversine formula,
+// sin²(d/2R) ≥ sin²(Δφ/2) + cos²(maxAbs)·sin²(Δλ/2), and for angles under
+// 0.02 rad sin(x) ≥ x(1 - x²/6) loses less than one part in 10⁴: a point
+// within the circle passes the test with Limit padded by 1%.
+func PlanarTest(p providers.Point, radius float64, b Box) (Planar, bool) {
+	if len(b.Lngs) != 1 {
+		return Planar{}, false
+	}
+	dLng := math.Max(p.Lng-b.Lngs[0].West, b.Lngs[0].East-p.Lng)
+	dLat := math.Max(p.Lat-b.South, b.North-p.Lat)
+	if math.Max(dLng, dLat)*math.Pi/180 > 0.02 {
+		return Planar{}, false
+	}
+	maxAbs := math.Max(math.Abs(b.South), math.Abs(b.North))
+	c := math.Cos(maxAbs * math.Pi / 180)
+	deg := radius / earthRadius * 180 / math.Pi
+	return Planar{Lat: p.Lat, Lng: p.Lng, K: c * c, Limit: deg * deg * 1.01}, true
+}

@@ -79,3 +79,50 @@ func TestBoundingBoxSplitsAtTheAntimeridian(t *testing.T) {
 		t.Fatalf("polar box %+v, want all longitudes up to 90", b)
 	}
 }
+
+// Every point within the radius passes the planar test when there is one
+// (a place it failed would be missing from an amenities answer), and the
+// test drops most of the box's corners, which is what it is for.
+func TestPlanarTestPassesEveryPointWithinRadius(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	centers := []providers.Point{{Lat: 0, Lng: 0}, {Lat: 38.9, Lng: -77}, {Lat: 64.8, Lng: 20}, {Lat: -45.9, Lng: 170.5}, {Lat: 78.2, Lng: 15.6}}
+	for range 100 {
+		centers = append(centers, providers.Point{Lat: rng.Float64()*160 - 80, Lng: rng.Float64()*358 - 179})
+	}
+	tested, corners, dropped := 0, 0, 0
+	for _, c := range centers {
+		for _, r := range []float64{30, 500, 2000, 5000, 20_000} {
+			b := BoundingBox(c, r)
+			pt, ok := PlanarTest(c, r, b)
+			if !ok {
+				continue
+			}
+			tested++
+			pass := func(q providers.Point) bool {
+				dLat, dLng := q.Lat-pt.Lat, q.Lng-pt.Lng
+				return dLat*dLat+dLng*dLng*pt.K <= pt.Limit
+			}
+			for range 64 {
+				q := destination(c, rng.Float64()*2*math.Pi, r*(1-1e-9*rng.Float64()))
+				if c.DistanceMeters(q) <= r && !pass(q) {
+					t.Fatalf("around %+v (radius %v m) the planar test %+v drops %+v at %.4f m", c, r, pt, q, c.DistanceMeters(q))
+				}
+			}
+			for range 16 {
+				q := destination(c, math.Pi/4+float64(rng.IntN(4))*math.Pi/2, r*1.3) // a corner of the box
+				if b.contains(q) {
+					corners++
+					if !pass(q) {
+						dropped++
+					}
+				}
+			}
+		}
+	}
+	if tested < 300 {
+		t.Errorf("only %d circles had a planar test", tested)
+	}
+	if dropped < corners*9/10 {
+		t.Errorf("the planar test dropped %d of %d points in the box's corners, beyond the circle", dropped, corners)
+	}
+}

@@ -3,7 +3,9 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -19,6 +21,7 @@ func init() {
 	register("OSMExtractLoadResumesAndSkipsSameFile", testOSMResume)
 	register("OSMAddressNearestIsThePointClosestWithinTheRadius", testOSMAddressNearest)
 	register("OSMExtractWithABoundaryServesOnlyWhatLiesInsideIt", testOSMBoundary)
+	register("OSMPlacesNearReadsWhatItsFilterSelects", testOSMPlaceFilter)
 }
 
 // dc is a small extract's coverage around the White House.
@@ -82,7 +85,7 @@ func testOSMPlaces(t *testing.T, open Opener) {
 	if x.Places != 2 || x.Buildings != 1 || x.Addresses != 1 || x.Skipped != 1 || x.Date() != "2026-11-20" {
 		t.Errorf("published extract = %+v, want 2 places, 1 building, 1 address, 1 skipped, dated 2026-11-20", x)
 	}
-	got, places, err := db.OSMPlacesNear(ctx, providers.Circle{Center: whiteHouse, RadiusMeters: 2000})
+	got, places, err := db.OSMPlacesNear(ctx, providers.Circle{Center: whiteHouse, RadiusMeters: 2000}, providers.PlaceFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,10 +99,10 @@ func testOSMPlaces(t *testing.T, open Opener) {
 	}
 	// A circle reaching past the coverage is not the extract's to answer.
 	edge := providers.Point{Lat: 38.985, Lng: -77.0365}
-	if _, _, err := db.OSMPlacesNear(ctx, providers.Circle{Center: edge, RadiusMeters: 2000}); providers.KindOf(err) != providers.KindNotFound {
+	if _, _, err := db.OSMPlacesNear(ctx, providers.Circle{Center: edge, RadiusMeters: 2000}, providers.PlaceFilter{}); providers.KindOf(err) != providers.KindNotFound {
 		t.Errorf("a circle crossing the coverage's edge: err = %v, want KindNotFound", err)
 	}
-	if _, _, err := db.OSMPlacesNear(ctx, providers.Circle{Center: providers.Point{Lat: 40.7, Lng: -74}, RadiusMeters: 500}); providers.KindOf(err) != providers.KindNotFound {
+	if _, _, err := db.OSMPlacesNear(ctx, providers.Circle{Center: providers.Point{Lat: 40.7, Lng: -74}, RadiusMeters: 500}, providers.PlaceFilter{}); providers.KindOf(err) != providers.KindNotFound {
 		t.Errorf("a point outside every extract: err = %v, want KindNotFound", err)
 	}
 	xs, err := db.OSMExtracts(ctx)
@@ -125,14 +128,14 @@ func testOSMReplace(t *testing.T, open Opener) {
 		place(3, "schools", "school", "New School", 38.9000, -77.0360)}}, 1); err != nil {
 		t.Fatal(err)
 	}
-	x, places, err := db.OSMPlacesNear(ctx, providers.Circle{Center: whiteHouse, RadiusMeters: 1000})
+	x, places, err := db.OSMPlacesNear(ctx, providers.Circle{Center: whiteHouse, RadiusMeters: 1000}, providers.PlaceFilter{})
 	if err != nil || !x.Timestamp.Equal(old) || len(places) != 2 || !placeNames(places)["Old Bank"] {
 		t.Fatalf("during the load: %+v, %+v, %v; want the old extract whole", x, places, err)
 	}
 	if _, err := db.PublishOSM(ctx, load, providers.OSMExtract{Coverage: dc, Timestamp: newer}); err != nil {
 		t.Fatal(err)
 	}
-	x, places, err = db.OSMPlacesNear(ctx, providers.Circle{Center: whiteHouse, RadiusMeters: 1000})
+	x, places, err = db.OSMPlacesNear(ctx, providers.Circle{Center: whiteHouse, RadiusMeters: 1000}, providers.PlaceFilter{})
 	if err != nil || !x.Timestamp.Equal(newer) || len(places) != 1 || !placeNames(places)["New School"] {
 		t.Fatalf("after the publish: %+v, %+v, %v; want the new extract alone", x, places, err)
 	}
@@ -287,7 +290,7 @@ func testOSMBoundary(t *testing.T, open Opener) {
 		{"a circle around the hole", providers.Circle{Center: hole.Point, RadiusMeters: 300}, "wide", 0},
 		{"a circle reaching past the box", providers.Circle{Center: providers.Point{Lat: 38.985, Lng: -77.05}, RadiusMeters: 2000}, "", 0},
 	} {
-		x, places, err := db.OSMPlacesNear(ctx, tc.c)
+		x, places, err := db.OSMPlacesNear(ctx, tc.c, providers.PlaceFilter{})
 		switch {
 		case tc.want == "" && providers.KindOf(err) != providers.KindNotFound:
 			t.Errorf("%s: extract %q, %v; want no extract (KindNotFound)", tc.name, nameOf(x), err)
@@ -328,4 +331,64 @@ func nameOf(x *providers.OSMExtract) string {
 		return ""
 	}
 	return x.Name
+}
+
+// testOSMPlaceFilter: what OSMPlacesNear reads of a circle is exactly the
+// places within it that its filter selects (providers.PlaceFilter.Selects,
+// by great-circle distance), whatever the filter, on places strewn over
+// the circle's box and around its edge; a filter's smaller circle is no
+// leave to answer for a circle the extract does not hold whole.
+func testOSMPlaceFilter(t *testing.T, open Opener) {
+	db := open(t, nil)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(22, 7))
+	kinds := [][2]string{{"schools", "school"}, {"transit", "bus_stop"}, {"transit", "station"}, {"grocery", "convenience"},
+		{"grocery", "supermarket"}, {"restaurants", "cafe"}}
+	var all []providers.OSMPlace
+	for i := range 600 {
+		k := kinds[rng.IntN(len(kinds))]
+		name := fmt.Sprint("Place ", rng.IntN(30))
+		if rng.IntN(5) == 0 {
+			name = ""
+		}
+		// Over the 2 km circle's box, its corners included.
+		p := place(int64(i+1), k[0], k[1], name, whiteHouse.Lat+(rng.Float64()-0.5)*0.038, whiteHouse.Lng+(rng.Float64()-0.5)*0.05)
+		all = append(all, p)
+	}
+	loadOSM(t, db, "dc", "f1", time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC), all...)
+	c := providers.Circle{Center: whiteHouse, RadiusMeters: 2000}
+	for _, f := range []providers.PlaceFilter{
+		{},
+		{Within: 700},
+		{Categories: []string{"schools"}},
+		{Types: []string{"station", "supermarket"}},
+		{NameKeys: []string{"Place 3", "Place 17"}},
+		{Categories: []string{"restaurants"}, Types: []string{"station"}, NameKeys: []string{"Place 4"}},
+		{Within: 1200, Types: []string{"bus_stop"}},
+		{NameKeys: []string{""}},
+		{Within: 5000},
+	} {
+		_, got, err := db.OSMPlacesNear(ctx, c, f)
+		if err != nil {
+			t.Fatalf("filter %+v: %v", f, err)
+		}
+		var want []int64
+		for _, p := range all {
+			if c.Contains(p.Point) && f.Selects(c.Center, p) {
+				want = append(want, p.ID)
+			}
+		}
+		var ids []int64
+		for _, p := range got {
+			ids = append(ids, p.ID)
+		}
+		slices.Sort(ids)
+		if !slices.Equal(ids, want) {
+			t.Errorf("filter %+v: read %d places %v, want the %d it selects %v", f, len(ids), ids, len(want), want)
+		}
+	}
+	edge := providers.Circle{Center: providers.Point{Lat: 38.985, Lng: -77.0365}, RadiusMeters: 2000}
+	if _, _, err := db.OSMPlacesNear(ctx, edge, providers.PlaceFilter{Within: 100}); providers.KindOf(err) != providers.KindNotFound {
+		t.Errorf("a circle crossing the coverage's edge, read within 100 m of its center: err = %v, want KindNotFound", err)
+	}
 }
