@@ -243,7 +243,11 @@ func (f *Facts) Publish(ctx context.Context, load providers.FactLoad, set provid
 	if _, err := QueryRow(ctx, f.DB, f.S.countRecords, nil, &records); err != nil {
 		return set, f.DB.Err(ctx, err)
 	}
-	near, pointMatched, err := f.pointRecords(ctx, ds, gen, dlat, dlng, set.Rows, records, true)
+	fromRecords := f.S.d.RowsAtRecords != "" && records < set.Rows
+	if f.FromRecords != nil {
+		fromRecords = f.S.d.RowsAtRecords != "" && f.FromRecords(set.Rows, records)
+	}
+	_, pointMatched, err := f.nearPoints(ctx, ds, gen, dlat, dlng, fromRecords, false)
 	if err != nil {
 		return set, err
 	}
@@ -264,7 +268,9 @@ func (f *Facts) Publish(ctx context.Context, load providers.FactLoad, set provid
 		return set, err
 	}
 	gens = append(gens, olds...)
-	ids := near
+	// The records are read after the publish: one saved before it read
+	// the former rows, one saved after reads these.
+	var ids []int64
 	for _, g := range gens {
 		for _, q := range []struct {
 			sql  string
@@ -276,13 +282,11 @@ func (f *Facts) Publish(ctx context.Context, load providers.FactLoad, set provid
 			}
 			ids = append(ids, got...)
 		}
-		if g != gen {
-			got, _, err := f.pointRecords(ctx, ds, g, dlat, dlng, set.Rows, records, false)
-			if err != nil {
-				return set, err
-			}
-			ids = append(ids, got...)
+		got, _, err := f.nearPoints(ctx, ds, g, dlat, dlng, fromRecords, true)
+		if err != nil {
+			return set, err
 		}
+		ids = append(ids, got...)
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
@@ -303,46 +307,44 @@ func (f *Facts) Publish(ctx context.Context, load providers.FactLoad, set provid
 	return set, nil
 }
 
-// pointRecords returns the records near the point rows, or inside the
-// parcels, of the generation g of dataset ds, and (when count) how many of
-// those rows have one. With fewer records than rows (rows, records) and a
-// dialect that can (or as FromRecords says), each record looks up its rows
-// (RowsAtRecords);
-// otherwise each row looks up its records (RecordsNearRows,
-// PointRowsMatched). Both find the same pairs.
-func (f *Facts) pointRecords(ctx context.Context, ds string, g int64, dlat, dlng float64, rows, records int64,
-	count bool) ([]int64, int64, error) {
-	fromRecords := records < rows
-	if f.FromRecords != nil {
-		fromRecords = f.FromRecords(rows, records)
-	}
-	if f.S.d.RowsAtRecords == "" || !fromRecords {
-		ids, err := f.int64s(ctx, f.S.recordsNearRows, ds, g, dlat, dlng)
-		if err != nil || !count {
-			return ids, 0, err
+// nearPoints returns the records near the point rows, or inside the
+// parcels, of the generation g of dataset ds (when ids), else how many of
+// those rows have one. fromRecords reads them from the records' side (one
+// look-up a record: RowsAtRecords), which a publish does when there are
+// fewer records than rows (or as Facts.FromRecords says); otherwise each
+// row looks up its records (RecordsNearRows, PointRowsMatched). Both find
+// the same pairs.
+func (f *Facts) nearPoints(ctx context.Context, ds string, g int64, dlat, dlng float64, fromRecords, ids bool) ([]int64, int64, error) {
+	if !fromRecords {
+		if ids {
+			got, err := f.int64s(ctx, f.S.recordsNearRows, ds, g, dlat, dlng)
+			return got, 0, err
 		}
 		var matched int64
 		if _, err := QueryRow(ctx, f.DB, f.S.pointRowsMatched, []any{ds, g, dlat, dlng}, &matched); err != nil {
 			return nil, 0, f.DB.Err(ctx, err)
 		}
-		return ids, matched, nil
+		return nil, matched, nil
 	}
 	q, err := f.DB.Query(ctx, f.S.d.RowsAtRecords, ds, g, dlat, dlng)
 	if err != nil {
 		return nil, 0, f.DB.Err(ctx, err)
 	}
 	defer q.Close()
-	var ids []int64
-	matched := map[int64]struct{}{}
+	var records []int64
+	rows := map[int64]struct{}{}
 	for q.Next() {
 		var rec, row int64
 		if err := q.Scan(&rec, &row); err != nil {
 			return nil, 0, f.DB.Err(ctx, err)
 		}
-		ids = append(ids, rec)
-		matched[row] = struct{}{}
+		if ids {
+			records = append(records, rec)
+		} else {
+			rows[row] = struct{}{}
+		}
 	}
-	return ids, int64(len(matched)), f.DB.Err(ctx, q.Err())
+	return records, int64(len(rows)), f.DB.Err(ctx, q.Err())
 }
 
 // mergeAll merges ids, mergeBatch a transaction, or all in one around a
