@@ -36,8 +36,11 @@ var factDialect = &factsql.Dialect{
 	RowsNear: `SELECT ` + factsql.RowColumns + ` FROM ` + factsql.ServedRows + `
 		WHERE point(r.longitude, r.latitude) <@ box(point($3, $1), point($4, $2))
 			AND r.latitude IS NOT NULL AND r.longitude IS NOT NULL AND r.facts_key IS NULL AND r.shape IS NULL`,
+	// A parcel's box holds the point as a box of no size: GiST's box_ops
+	// has @> of two boxes, not of a box and a point, which would read the
+	// whole index.
 	ParcelsAt: `SELECT r.shape, ` + factsql.RowColumns + ` FROM ` + factsql.ServedRows + `
-		WHERE box(point(r.min_lng, r.min_lat), point(r.max_lng, r.max_lat)) @> point($2, $1)
+		WHERE box(point(r.min_lng, r.min_lat), point(r.max_lng, r.max_lat)) @> box(point($2, $1), point($2, $1))
 			AND r.shape IS NOT NULL AND ` + factsql.Large("r") + ` AND r.facts_key IS NULL
 		UNION ALL ` + factsql.ParcelBandsAt("$1", "$2", pgBand),
 	// A load's small parcels go in fact_parcel_bands when it is
@@ -63,7 +66,8 @@ var factDialect = &factsql.Dialect{
 			AND r.latitude IS NOT NULL AND r.longitude IS NOT NULL AND r.shape IS NULL
 		UNION ALL
 		SELECT p.id, r.id FROM properties p JOIN fact_rows r
-			ON box(point(r.min_lng, r.min_lat), point(r.max_lng, r.max_lat)) @> point(p.longitude, p.latitude)
+			ON box(point(r.min_lng, r.min_lat), point(r.max_lng, r.max_lat))
+				@> box(point(p.longitude, p.latitude), point(p.longitude, p.latitude))
 		WHERE r.dataset = $1 AND r.generation = $2 AND r.facts_key IS NULL
 			AND r.shape IS NOT NULL AND ` + factsql.Large("r"),
 	PointRowsMatched: `SELECT COUNT(*) FROM fact_rows r

@@ -179,3 +179,44 @@ func TestNearestPlanUsesTheSpatialIndex(t *testing.T) {
 	}
 	t.Log(plan)
 }
+
+// A point's parcels are sought through the indexes by the point, never
+// read whole: the large ones through fact_rows_shape by box (GiST's
+// box_ops has @> of two boxes, not of a box and a point: with a point the
+// whole index was read), the small ones through the bands' key.
+func TestParcelsAtPlanSeeksByThePoint(t *testing.T) {
+	db, _ := openFresh(t)
+	ctx := context.Background()
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	// An empty table is cheapest read whole: say it is not.
+	if _, err := conn.Exec(ctx, "SET enable_seqscan = off"); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := conn.Query(ctx, "EXPLAIN "+factDialect.ParcelsAt, 41.875, -87.6318)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, strings.TrimSpace(s))
+	}
+	rows.Close()
+	plan := strings.Join(lines, " | ")
+	for _, want := range []string{
+		"Index Cond: (box(point(min_lng, min_lat), point(max_lng, max_lat)) @> ",
+		"fact_parcel_bands_pkey",
+	} {
+		if !strings.Contains(plan, want) {
+			t.Errorf("ParcelsAt plan %q lacks %q", plan, want)
+		}
+	}
+	t.Log(plan)
+}
