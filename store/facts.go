@@ -34,7 +34,7 @@ var factDialect = &factsql.Dialect{
 			COALESCE(min_lng, longitude), COALESCE(max_lng, longitude)
 		FROM fact_rows r WHERE dataset = ?1 AND generation = ?2 AND latitude IS NOT NULL AND longitude IS NOT NULL
 			AND (shape IS NULL OR ` + factsql.Large("r") + `)`,
-		factsql.ParcelBandsFill("?1", "?2", sqliteBand, "INSERT OR REPLACE", ""),
+		factsql.ParcelBandsFill("?1", "?2", sqliteBand, true),
 	},
 	// A row's rectangle: its parcel's box, else its point widened by
 	// dlat, dlng.

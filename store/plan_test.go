@@ -246,3 +246,32 @@ func TestRowsNearPlanSeeksTheTree(t *testing.T) {
 	}
 	t.Log(plan)
 }
+
+// Filling the bands twice (a publish interrupted after it, run again)
+// leaves each small parcel there once, and fills only the load asked for.
+func TestParcelBandsFillTwiceKeepsOneEntry(t *testing.T) {
+	db := openInternal(t)
+	for i, q := range []string{
+		`INSERT INTO fact_rows (dataset, generation, row_key, latitude, longitude, shape, min_lat, max_lat, min_lng, max_lng)
+			VALUES ('a', 1, 'x', 41.87, -87.63, x'00', 41.869, 41.871, -87.631, -87.629)`,
+		`INSERT INTO fact_rows (dataset, generation, row_key, latitude, longitude, shape, min_lat, max_lat, min_lng, max_lng)
+			VALUES ('a', 1, 'y', 41.88, -87.63, x'00', 41.879, 41.881, -87.631, -87.629)`,
+		`INSERT INTO fact_rows (dataset, generation, row_key, latitude, longitude, shape, min_lat, max_lat, min_lng, max_lng)
+			VALUES ('a', 2, 'x', 41.87, -87.63, x'00', 41.869, 41.871, -87.631, -87.629)`,
+	} {
+		if _, err := db.writer.Exec(q); err != nil {
+			t.Fatalf("row %d: %v", i, err)
+		}
+	}
+	for range 2 {
+		for _, q := range factDialect.IndexRows {
+			if _, err := db.writer.Exec(q, "a", 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var n int
+	if err := db.writer.QueryRow(`SELECT COUNT(*) FROM fact_parcel_bands`).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("%d entries after filling generation 1 twice, %v; want its 2 parcels once each", n, err)
+	}
+}

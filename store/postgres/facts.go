@@ -46,7 +46,7 @@ var factDialect = &factsql.Dialect{
 	// A load's small parcels go in fact_parcel_bands when it is
 	// published, sorted, in one statement (migration 0012); the GiST
 	// indexes are kept row by row.
-	IndexRows: []string{factsql.ParcelBandsFill("$1", "$2", pgBand, "INSERT", " ON CONFLICT DO NOTHING")},
+	IndexRows: []string{factsql.ParcelBandsFill("$1", "$2", pgBand, false)},
 	// A row's rectangle: its parcel's box, else its point widened by
 	// dlat, dlng.
 	RecordsNearRows: `SELECT p.id FROM fact_rows r JOIN properties p

@@ -129,13 +129,28 @@ func ParcelBandsAt(p1, p2 string, band func(expr string) string) string {
 // ParcelBandsFill is IndexRows' statement filling fact_parcel_bands with
 // the small parcels of a load (dataset, generation: the first two
 // placeholders), sorted by key so each page of the table is written once;
-// band(expr) is the engine's band, conflict its way to skip an entry
-// already there.
-func ParcelBandsFill(p1, p2 string, band func(expr string) string, insert, conflict string) string {
+// band(expr) is the engine's band. It must be safe to run twice (a
+// publish interrupted after it runs it again). With replace (SQLite's
+// INSERT OR REPLACE) a second run rewrites the same entries. Without, the
+// statement relies on being whole or not at all: a run after one that
+// committed finds one of the load's entries there and inserts nothing.
+// That is PostgreSQL's way: ON CONFLICT's handling of each row made its
+// fill of 800,000 entries 3.2 s rather than 1.7 s (and the guard costs
+// SQLite more than replacing).
+func ParcelBandsFill(p1, p2 string, band func(expr string) string, replace bool) string {
+	insert, guard := "INSERT OR REPLACE", ""
+	if !replace {
+		insert = "INSERT"
+		guard = `
+			AND NOT EXISTS (SELECT 1 FROM (SELECT f.min_lat, f.min_lng, f.id FROM fact_rows f
+					WHERE f.dataset = ` + p1 + ` AND f.generation = ` + p2 + ` AND f.shape IS NOT NULL AND ` + Small("f") + `
+					LIMIT 1) one
+				JOIN fact_parcel_bands b ON b.band = ` + band("one.min_lat") + ` AND b.min_lng = one.min_lng AND b.id = one.id)`
+	}
 	return insert + ` INTO fact_parcel_bands (band, min_lng, id, min_lat, max_lat, max_lng)
 		SELECT ` + band("r.min_lat") + `, r.min_lng, r.id, r.min_lat, r.max_lat, r.max_lng FROM fact_rows r
-		WHERE r.dataset = ` + p1 + ` AND r.generation = ` + p2 + ` AND r.shape IS NOT NULL AND ` + Small("r") + `
-		ORDER BY 1, 2, 3` + conflict
+		WHERE r.dataset = ` + p1 + ` AND r.generation = ` + p2 + ` AND r.shape IS NOT NULL AND ` + Small("r") + guard + `
+		ORDER BY 1, 2, 3`
 }
 
 // RowColumns are a served row's source and facts, in the order scanSource
