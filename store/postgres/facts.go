@@ -2,8 +2,10 @@ package postgres
 
 import (
 	"context"
+	"errors"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/propertyd/propertyd/store/internal/factsql"
 )
@@ -138,6 +140,28 @@ func (t factTx) CopyRows(ctx context.Context, table string, columns []string, ro
 	_, err := t.tx.CopyFrom(ctx, pgx.Identifier{table}, columns, pgx.CopyFromRows(rows))
 	return err
 }
+
+// CopyNew copies rows into table under a savepoint, rolled back when a
+// unique key is taken (factsql.Copier).
+func (t factTx) CopyNew(ctx context.Context, table string, columns []string, rows [][]any) (bool, error) {
+	sp, err := t.tx.Begin(ctx)
+	if err != nil {
+		return false, err
+	}
+	if _, err := sp.CopyFrom(ctx, pgx.Identifier{table}, columns, pgx.CopyFromRows(rows)); err != nil {
+		if rerr := sp.Rollback(ctx); rerr != nil {
+			return false, rerr
+		}
+		if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == uniqueViolation {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, sp.Commit(ctx)
+}
+
+// uniqueViolation is PostgreSQL's SQLSTATE of a unique key taken.
+const uniqueViolation = "23505"
 
 // pgRows is factsql.Rows on pgx.Rows.
 type pgRows struct{ pgx.Rows }

@@ -57,4 +57,12 @@ func QueryRow(ctx context.Context, c Conn, sql string, args []any, dest ...any) 
 // Copier is a Conn that bulk-copies rows into a table (PostgreSQL's COPY).
 type Copier interface {
 	CopyRows(ctx context.Context, table string, columns []string, rows [][]any) error
+	// CopyNew copies rows straight into table when none of them takes a
+	// unique key already taken (in the table or among themselves): the
+	// case of a load's every batch but one resumed in the middle of a
+	// key. It returns false, with the transaction as it was before the
+	// call, when one does, and the caller writes the rows the way that
+	// merges them (a staging table and INSERT ... ON CONFLICT, which costs
+	// the server a speculative insert a row).
+	CopyNew(ctx context.Context, table string, columns []string, rows [][]any) (bool, error)
 }

@@ -179,14 +179,19 @@ func (f *Facts) Put(ctx context.Context, load *providers.FactLoad, keys []provid
 	return nil
 }
 
-// putRows writes rows (putColumns each): copied through the engine's
-// staging table where it has one, else one INSERT a row.
+// putRows writes rows (putColumns each): where the engine has a staging
+// table, copied straight into fact_rows when none of their keys is taken
+// (a load's batches of new rows), else through the staging table; else
+// one INSERT a row.
 func (f *Facts) putRows(ctx context.Context, c Conn, rows [][]any) error {
 	cp, ok := c.(Copier)
 	st := f.S.d.Stage
 	if !ok || st == nil {
 		q, rows := f.putRowsOf(rows)
 		return c.ExecMany(ctx, q, rows)
+	}
+	if done, err := cp.CopyNew(ctx, "fact_rows", stageColumns[1:], rows); err != nil || done {
+		return err
 	}
 	if _, err := c.Exec(ctx, st.Create); err != nil {
 		return err

@@ -260,7 +260,7 @@ func (e Extracts) PutOSM(ctx context.Context, load *providers.OSMLoad, b provide
 			for i, p := range b.Places {
 				args[i] = []any{g, p.OSMRef.Type, p.ID, p.Version, p.Category, p.Type, p.Name, p.NameKey, p.Point.Lat, p.Point.Lng}
 			}
-			if err := e.put(ctx, c, e.S.putPlace, e.S.stagedPlaces, placesStage(e.S.stage), placeColumns, args); err != nil {
+			if err := e.put(ctx, c, "osm_places", e.S.putPlace, e.S.stagedPlaces, placesStage(e.S.stage), placeColumns, args); err != nil {
 				return err
 			}
 		}
@@ -271,7 +271,7 @@ func (e Extracts) PutOSM(ctx context.Context, load *providers.OSMLoad, b provide
 				args[i] = []any{g, x.OSMRef.Type, x.ID, x.Version, x.Building, nullable(x.Levels), nullable(x.Flats),
 					factsql.NullIfEmpty(x.StartDate), f.WKB, f.South, f.North, f.West, f.East, x.Point.Lat, x.Point.Lng}
 			}
-			if err := e.put(ctx, c, e.S.putBuilding, e.S.stagedBuildings, buildingsStage(e.S.stage), buildingColumns, args); err != nil {
+			if err := e.put(ctx, c, "osm_buildings", e.S.putBuilding, e.S.stagedBuildings, buildingsStage(e.S.stage), buildingColumns, args); err != nil {
 				return err
 			}
 		}
@@ -281,7 +281,7 @@ func (e Extracts) PutOSM(ctx context.Context, load *providers.OSMLoad, b provide
 				args[i] = []any{g, a.OSMRef.Type, a.ID, a.Version, a.HouseNumber, a.Street, a.Unit, a.City, a.Postcode,
 					a.Point.Lat, a.Point.Lng}
 			}
-			if err := e.put(ctx, c, e.S.putAddress, e.S.stagedAddresses, addressesStage(e.S.stage), addressColumns, args); err != nil {
+			if err := e.put(ctx, c, "osm_addresses", e.S.putAddress, e.S.stagedAddresses, addressesStage(e.S.stage), addressColumns, args); err != nil {
 				return err
 			}
 		}
@@ -295,12 +295,16 @@ func (e Extracts) PutOSM(ctx context.Context, load *providers.OSMLoad, b provide
 	return nil
 }
 
-// put writes rows of one kind: through its staging table when the engine
-// has one and c can copy, else one put statement a row.
-func (e Extracts) put(ctx context.Context, c factsql.Conn, put, staged, stage string, cols []string, rows [][]any) error {
+// put writes rows of one kind into table: when the engine has a staging
+// table and c can copy, straight into the table if none of them is there
+// yet, else through the staging table; else one put statement a row.
+func (e Extracts) put(ctx context.Context, c factsql.Conn, table, put, staged, stage string, cols []string, rows [][]any) error {
 	cp, ok := c.(factsql.Copier)
 	if !ok || stage == "" {
 		return c.ExecMany(ctx, put, rows)
+	}
+	if done, err := cp.CopyNew(ctx, table, cols, rows); err != nil || done {
+		return err
 	}
 	for _, q := range e.S.stage.Create {
 		if _, err := c.Exec(ctx, q); err != nil {
