@@ -24,9 +24,11 @@ var factDialect = &factsql.Dialect{
 			$8::float8[], $9::int[], $10::text[])
 			AS v(id, property_type, bedrooms, bathrooms, living_area_sqft, lot_sqft, year_built, stories, units, facts)
 		WHERE p.id = v.id`,
-	// A load's rows are copied (COPY, binary) into a temporary table of
-	// the session and written from it by one INSERT: a batch of 5,000
-	// rows one INSERT each cost 5,000 statements on the server.
+	// A load's rows are copied (COPY, binary) straight into fact_rows when
+	// none of their keys is taken (factsql.Copier.CopyNew), else into a
+	// temporary table of the session and written from it by one INSERT: a
+	// batch of 5,000 rows one INSERT each cost 5,000 statements on the
+	// server.
 	Stage: &factsql.Stage{
 		Create: `CREATE TEMP TABLE IF NOT EXISTS fact_rows_stage (
 			seq int, dataset text, generation bigint, row_key text, rank bigint, join_key text, facts_key text,

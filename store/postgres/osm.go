@@ -15,10 +15,11 @@ var osmDialect = &osmsql.Dialect{
 	// an index-only scan needs (otherwise it reads every row it finds).
 	// Buildings are never searched.
 	Analyze: "VACUUM (ANALYZE) osm_places, osm_addresses",
-	// A batch's features are copied (COPY, binary) into temporary tables
-	// of the session and written from them by one INSERT a kind, as fact
-	// rows are: a batch of 5,000 buildings one INSERT each cost 5,000
-	// statements on the server.
+	// A batch's features are copied (COPY, binary) straight into their
+	// tables when none is there yet (factsql.Copier.CopyNew), else into
+	// temporary tables of the session and written from them by one INSERT
+	// a kind, as fact rows are: a batch of 5,000 buildings one INSERT each
+	// cost 5,000 statements on the server.
 	Stage: &osmsql.Stage{
 		Create: []string{
 			`CREATE TEMP TABLE IF NOT EXISTS osm_places_stage (seq int, generation bigint, osm_type text, osm_id bigint,

@@ -48,9 +48,10 @@ type Dialect struct {
 	// extract served under a name, as PlacesIn.
 	AddressesIn func(bands string) string
 	// Stage, when set, is the engine's bulk way into the feature tables:
-	// each kind's rows of a batch are copied (factsql.Copier) into a
-	// staging table of the session, then written by one statement, rather
-	// than one INSERT a row.
+	// each kind's rows of a batch are copied (factsql.Copier) straight
+	// into their table when none is there yet, else into a staging table
+	// of the session, then written by one statement, rather than one
+	// INSERT a row.
 	Stage *Stage
 	// Analyze, when set, refreshes the planner's statistics of the
 	// features before a load is published: PostgreSQL otherwise plans the
