@@ -5,13 +5,10 @@ import (
 	"encoding/csv"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 )
 
 // TestKill9MidParcelLoadResumesWithoutDuplicates kills `propertyd data load
@@ -55,40 +52,14 @@ func TestKill9MidParcelLoadResumesWithoutDuplicates(t *testing.T) {
 	args := []string{"data", "load", "parcels", "-config", filepath.Join("..", "..", "config.yaml"), "-preset", "allegheny",
 		"-failures", fails, file}
 
-	first := exec.Command(bin, args...)
-	var out1 strings.Builder
-	first.Stdout, first.Stderr = &out1, &out1
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
 	// The failures file grows by a line a bad row and is synced with every
 	// batch's checkpoint: 20 lines are at least two batches committed.
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	out2 := killMidLoad(t, bin, args, func() bool {
 		raw, _ := os.ReadFile(fails)
-		if strings.Count(string(raw), "\n") > 20 {
-			break
-		}
-		if time.Now().After(deadline) {
-			first.Process.Kill()
-			t.Fatalf("the load wrote no failures in 60 s:\n%s", out1.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	first.Wait()
-	if strings.Contains(out1.String(), "rows kept") {
-		t.Skipf("the load finished before the kill:\n%s", out1.String())
-	}
-
-	out2, err := exec.Command(bin, args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("the second run: %v\n%s", err, out2)
-	}
+		return strings.Count(string(raw), "\n") > 20
+	}, "rows kept")
 	for _, want := range []string{"(resumed)", "rows read:      150,000", "rows kept:      150,000", "rows failed:    300"} {
-		if !strings.Contains(string(out2), want) {
+		if !strings.Contains(out2, want) {
 			t.Errorf("the second run does not say %q:\n%s", want, out2)
 		}
 	}

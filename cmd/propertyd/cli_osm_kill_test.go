@@ -4,13 +4,10 @@ import (
 	"bufio"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 )
 
 // TestKill9MidOSMLoadResumes kills `propertyd data load osm` with SIGKILL
@@ -73,43 +70,19 @@ func TestKill9MidOSMLoadResumes(t *testing.T) {
 	db := filepath.Join(dir, "p.db")
 	t.Setenv("PROPERTYD_DATABASE", db)
 	args := []string{"data", "load", "osm", "-config", filepath.Join("..", "..", "config.yaml"), file}
-	first := exec.Command(bin, args...)
-	var out1 strings.Builder
-	first.Stdout, first.Stderr = &out1, &out1
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
 	// Batches of 20,000 features commit into the write-ahead log: a few
 	// megabytes of it are a batch or two committed.
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if st, err := os.Stat(db + "-wal"); err == nil && st.Size() > 4<<20 {
-			break
-		}
-		if time.Now().After(deadline) {
-			first.Process.Kill()
-			t.Fatalf("the load committed nothing in 60 s:\n%s", out1.String())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	first.Wait()
-	if strings.Contains(out1.String(), "places:") {
-		t.Skipf("the load finished before the kill:\n%s", out1.String())
-	}
-	out2, err := exec.Command(bin, args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("the second run: %v\n%s", err, out2)
-	}
-	if strings.Contains(string(out2), "is already loaded") {
+	out2 := killMidLoad(t, bin, args, func() bool {
+		st, err := os.Stat(db + "-wal")
+		return err == nil && st.Size() > 4<<20
+	}, "places:")
+	if strings.Contains(out2, "is already loaded") {
 		// Killed after the publish, before its summary: nothing to resume.
 		t.Skipf("the load was published before the kill:\n%s", out2)
 	}
 	for _, want := range []string{"extract:        grid (resumed)", "places:         10,000\n", "buildings:      100,000\n",
 		"facts:          100,000 buildings give facts"} {
-		if !strings.Contains(string(out2), want) {
+		if !strings.Contains(out2, want) {
 			t.Errorf("the second run does not say %q:\n%s", want, out2)
 		}
 	}

@@ -79,6 +79,12 @@ func startMain(t *testing.T, cfg *Config, mt *httpmock.MockTransport) *Main {
 func getJSON(t *testing.T, m *Main, path string) (int, map[string]any, http.Header) {
 	t.Helper()
 	req, _ := http.NewRequest("GET", "http://"+m.Addr()+path, nil)
+	return doJSON(t, req)
+}
+
+// doJSON sends req with the demo key and decodes its JSON answer.
+func doJSON(t *testing.T, req *http.Request) (int, map[string]any, http.Header) {
+	t.Helper()
 	req.Header.Set("X-API-Key", demoKey)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -88,7 +94,7 @@ func getJSON(t *testing.T, m *Main, path string) (int, map[string]any, http.Head
 	b, _ := io.ReadAll(resp.Body)
 	var out map[string]any
 	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatalf("%s: not JSON: %s", path, b)
+		t.Fatalf("%s: not JSON: %s", req.URL.Path, b)
 	}
 	return resp.StatusCode, out, resp.Header
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -356,19 +355,9 @@ func matchByBatch(t *testing.T) []matchOutcome {
 func postJSON(t *testing.T, m *Main, path string, body []byte) (int, map[string]any) {
 	t.Helper()
 	req, _ := http.NewRequest("POST", "http://"+m.Addr()+path, bytes.NewReader(body))
-	req.Header.Set("X-API-Key", demoKey)
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	var out map[string]any
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatalf("%s: not JSON: %s", path, b)
-	}
-	return resp.StatusCode, out
+	status, out, _ := doJSON(t, req)
+	return status, out
 }
 
 // matchByImport imports the whole table as one file, through the import

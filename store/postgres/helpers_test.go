@@ -31,6 +31,18 @@ func openFresh(t testing.TB) (*DB, string) {
 	return openURL(t, u, nil), u
 }
 
+// openOneConn opens a fresh schema on a pool of one connection, so that a
+// test sees what a statement leaves on the connection the next one gets.
+func openOneConn(t testing.TB) *DB {
+	t.Helper()
+	db, err := Open(context.Background(), freshSchema(t)+"&pool_max_conns=1", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
 func ptr[T any](v T) *T { return &v }
 
 // wantKind fails the test unless err is a *providers.Error of kind and code.

@@ -16,12 +16,7 @@ import (
 // a number of bands or of types: PostgreSQL plans a new statement's first
 // runs anew each time, 0.6 ms.
 func TestThePlacesOfEveryCircleShareOnePreparedStatement(t *testing.T) {
-	u := freshSchema(t)
-	db, err := Open(context.Background(), u+"&pool_max_conns=1", Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := openOneConn(t)
 	ctx := context.Background()
 	load, _, err := db.BeginOSM(ctx, "dc", "f1")
 	if err != nil {

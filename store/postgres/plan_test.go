@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"github.com/jackc/pgx/v5"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -55,7 +56,16 @@ func allVisible(t *testing.T, db *DB) bool {
 // queryPlan returns the text of EXPLAIN for query.
 func queryPlan(t *testing.T, db *DB, query string, args ...any) string {
 	t.Helper()
-	rows, err := db.pool.Query(context.Background(), "EXPLAIN "+query, args...)
+	return explain(t, db.pool, query, args...)
+}
+
+// explain returns the lines of EXPLAIN query on q (the pool, or one
+// connection with its own settings), joined by " | ".
+func explain(t *testing.T, q interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}, query string, args ...any) string {
+	t.Helper()
+	rows, err := q.Query(context.Background(), "EXPLAIN "+query, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,20 +206,7 @@ func TestParcelsAtPlanSeeksByThePoint(t *testing.T) {
 	if _, err := conn.Exec(ctx, "SET enable_seqscan = off"); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := conn.Query(ctx, "EXPLAIN "+factDialect.ParcelsAt, 41.875, -87.6318)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, strings.TrimSpace(s))
-	}
-	rows.Close()
-	plan := strings.Join(lines, " | ")
+	plan := explain(t, conn, factDialect.ParcelsAt, 41.875, -87.6318)
 	for _, want := range []string{
 		"Index Cond: (box(point(min_lng, min_lat), point(max_lng, max_lat)) @> ",
 		"fact_parcel_bands_pkey",

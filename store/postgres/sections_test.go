@@ -14,12 +14,7 @@ import (
 // as usual. The write's transaction, committed without waiting for the
 // disk, is not left open on a connection the pool hands out again.
 func TestAFailedSectionWriteLeavesThePoolUsable(t *testing.T) {
-	u := freshSchema(t)
-	db, err := Open(context.Background(), u+"&pool_max_conns=1", Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := openOneConn(t)
 	ctx := context.Background()
 	at := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 	rec := providers.SectionRecord{Section: "amenities", Key: "38.9,-77.03@2000", Data: []byte(`{"total_count":1}`),
