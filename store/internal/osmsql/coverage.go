@@ -2,6 +2,8 @@ package osmsql
 
 import (
 	"math"
+	"sync"
+	"sync/atomic"
 
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/encoding/wkb"
@@ -22,18 +24,43 @@ const edgeMargin = 1e-3
 // readBoundary decodes an extract's boundary (providers.OSMExtract.Boundary):
 // ok is false for WKB that is no polygon, which then covers nothing.
 func readBoundary(raw []byte) (orb.MultiPolygon, bool) {
+	if v, ok := decoded.Load(string(raw)); ok {
+		return v.(orb.MultiPolygon), true
+	}
 	g, err := wkb.Unmarshal(raw)
 	if err != nil {
 		return nil, false
 	}
+	var mp orb.MultiPolygon
 	switch g := g.(type) {
 	case orb.MultiPolygon:
-		return g, true
+		mp = g
 	case orb.Polygon:
-		return orb.MultiPolygon{g}, true
+		mp = orb.MultiPolygon{g}
+	default:
+		return nil, false
 	}
-	return nil, false
+	if decodedCount.Add(1) > maxDecoded {
+		decoded.Clear()
+		decodedCount.Store(1)
+	}
+	decoded.Store(string(raw), mp)
+	return mp, true
 }
+
+// decoded keeps the boundaries read, by their WKB: every area read inside
+// an extract tests its boundary, which only a publish changes, and
+// decoding a state's polygon of thousands of points cost more than the
+// test. Keyed by the bytes themselves, it cannot give one extract's
+// polygon for another's. maxDecoded bounds it (extracts are few; a load
+// in a loop must not grow it for ever). The polygons are shared: never
+// changed.
+var (
+	decoded      sync.Map
+	decodedCount atomic.Int64
+)
+
+const maxDecoded = 64
 
 // pointInside reports whether p lies inside mp (its outer edges included,
 // a hole's excluded), in longitude and latitude as a polygon file draws

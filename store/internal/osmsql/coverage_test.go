@@ -56,6 +56,7 @@ func TestCircleInsideAPolygon(t *testing.T) {
 // many radii around points near the diamond's edges, checked against
 // points sampled on their rims.
 func TestCircleInsideNeverClaimsACircleThatCrosses(t *testing.T) {
+	inside := 0
 	for _, r := range []float64{100, 800, 2000, 5000, 20000} {
 		for i := range 200 {
 			center := providers.Point{Lat: 38.80 + 0.001*float64(i), Lng: -77.0 - 0.0003*float64(i)}
@@ -63,6 +64,7 @@ func TestCircleInsideNeverClaimsACircleThatCrosses(t *testing.T) {
 			if !circleInside(diamond, providers.Circle{Center: center, RadiusMeters: r}, box.South, box.North, box.Lngs[0].West, box.Lngs[0].East) {
 				continue
 			}
+			inside++
 			for k := range 360 {
 				p := destination(center, r*0.9999, float64(k))
 				if !pointInside(diamond, p) {
@@ -70,6 +72,10 @@ func TestCircleInsideNeverClaimsACircleThatCrosses(t *testing.T) {
 				}
 			}
 		}
+	}
+	// A circleInside that never said inside would pass the loop above.
+	if inside < 100 {
+		t.Fatalf("only %d of 1,000 circles said inside: the rims were hardly checked", inside)
 	}
 }
 
@@ -81,6 +87,11 @@ func TestABoundaryReadsBackFromItsWKB(t *testing.T) {
 	mp, ok := readBoundary(raw)
 	if !ok || !pointInside(mp, providers.Point{Lat: 38.9, Lng: -77.0}) || pointInside(mp, providers.Point{Lat: 38.93, Lng: -77.0}) {
 		t.Errorf("the diamond read back as %v, %v", mp, ok)
+	}
+	// Read again, it comes from what was decoded, not decoded anew.
+	before := decodedCount.Load()
+	if again, ok := readBoundary(raw); !ok || len(again) != len(mp) || decodedCount.Load() != before {
+		t.Errorf("the diamond read again: %v, %v, %d decodings after %d", again, ok, decodedCount.Load(), before)
 	}
 	if _, ok := readBoundary([]byte("no polygon")); ok {
 		t.Error("bytes that are no WKB read as a boundary")
