@@ -586,7 +586,7 @@ func (e Extracts) places(ctx context.Context, name string, c providers.Circle, f
 		return nil, 0, notCovered()
 	}
 	q := query{s: e.S, args: []any{name, box.South, box.North, box.Lngs[0].West, box.Lngs[0].East}}
-	q.WriteString(e.S.placesIn(in(&q, areaBands(box.South, box.North))))
+	q.WriteString(e.S.placesIn(in(&q, sqlshared.AreaBands(box.South, box.North))))
 	if pt, ok := rules.PlanarTest(c.Center, c.RadiusMeters, box); ok {
 		lat, lng := q.arg(pt.Lat), q.arg(pt.Lng)
 		q.WriteString(" AND (p.latitude - " + lat + ") * (p.latitude - " + lat + ") + (p.longitude - " + lng + ") * (p.longitude - " +
@@ -643,7 +643,7 @@ func (e Extracts) places(ctx context.Context, name string, c providers.Circle, f
 func (e Extracts) nearestAddress(ctx context.Context, name string, south, north, west, east float64,
 	c providers.Circle) (best providers.OSMAddress, dist float64, found bool, gen int64, err error) {
 	q := query{s: e.S, args: []any{name, south, north, west, east}}
-	q.WriteString(e.S.addressesIn(in(&q, areaBands(south, north))))
+	q.WriteString(e.S.addressesIn(in(&q, sqlshared.AreaBands(south, north))))
 	rows, err := e.DB.Query(ctx, q.String(), q.args...)
 	if err != nil {
 		return best, 0, false, 0, e.DB.Err(ctx, err)
@@ -696,16 +696,6 @@ func in[T any](q *query, vs []T) string {
 		ps[i] = q.arg(v)
 	}
 	return "IN (" + strings.Join(ps, ", ") + ")"
-}
-
-// areaBands lists the latitude bands from south to north, as the covering
-// indexes number them (sqlshared.AreaBandList's).
-func areaBands(south, north float64) []int32 {
-	var out []int32
-	for band := int64(south * 200); band <= int64(north*200); band++ {
-		out = append(out, int32(band))
-	}
-	return out
 }
 
 func (e Extracts) extract(ctx context.Context, q string, args ...any) (*providers.OSMExtract, error) {

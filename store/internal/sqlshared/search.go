@@ -388,19 +388,28 @@ func (q *Queries) SearchNear(f providers.SearchFilter,
 	return ids, min(total, CountCap), nil
 }
 
-// AreaBandList returns the latitude bands an area from south to north
-// crosses, as a SQL list of integers: the bands of each engine's
-// properties_area_band index (migration 0007), whose expression is
+// AreaBands returns the latitude bands an area from south to north
+// crosses: the bands of each engine's properties_area_band index
+// (migration 0007) and of the indexes made like it, whose expression is
 // latitude * 200 truncated toward zero (0.005 degrees a band), as Go's
 // conversion truncates, on the same doubles. An area is at most a degree
 // tall (rules.CheckSearch): about 200 bands.
+func AreaBands(south, north float64) []int32 {
+	var out []int32
+	for band := int64(south * 200); band <= int64(north*200); band++ {
+		out = append(out, int32(band))
+	}
+	return out
+}
+
+// AreaBandList is AreaBands as a SQL list of integers.
 func AreaBandList(south, north float64) string {
 	var b strings.Builder
-	for band := int64(south * 200); band <= int64(north*200); band++ {
-		if b.Len() > 0 {
+	for i, band := range AreaBands(south, north) {
+		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(strconv.FormatInt(band, 10))
+		b.WriteString(strconv.FormatInt(int64(band), 10))
 	}
 	return b.String()
 }
