@@ -336,7 +336,7 @@ func (f *Facts) Publish(ctx context.Context, load providers.FactLoad, set provid
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	if err := f.mergeAll(ctx, ids, load.InPlace, progress); err != nil {
+	if err := f.mergeAll(ctx, ids, records, load.InPlace, progress); err != nil {
 		return set, err
 	}
 	for _, g := range olds {
@@ -396,15 +396,9 @@ func (f *Facts) nearPoints(ctx context.Context, ds string, g int64, dlat, dlng f
 // mergeAll merges ids, mergeBatch a transaction, or all in one around a
 // rebuild of the search indexes where that is faster (rebuilds) and
 // inPlace does not forbid it.
-func (f *Facts) mergeAll(ctx context.Context, ids []int64, inPlace bool, progress func(done, total int)) error {
-	if !inPlace {
-		rebuild, err := f.rebuilds(ctx, len(ids))
-		if err != nil {
-			return err
-		}
-		if rebuild {
-			return f.mergeRebuilding(ctx, ids, progress)
-		}
+func (f *Facts) mergeAll(ctx context.Context, ids []int64, records int64, inPlace bool, progress func(done, total int)) error {
+	if !inPlace && f.rebuilds(len(ids), records) {
+		return f.mergeRebuilding(ctx, ids, progress)
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(f.S.d.MergeWorkers, 1))
@@ -432,25 +426,18 @@ func (f *Facts) mergeAll(ctx context.Context, ids []int64, inPlace bool, progres
 	return g.Wait()
 }
 
-// rebuilds reports whether merging n records goes faster around a
-// rebuild of the search indexes than through them (RebuildAt, else
-// rebuildPays).
-func (f *Facts) rebuilds(ctx context.Context, n int) (bool, error) {
+// rebuilds reports whether merging n of records records goes faster
+// around a rebuild of the search indexes than through them (RebuildAt,
+// else rebuildPays).
+func (f *Facts) rebuilds(n int, records int64) bool {
+	if f.S.d.RebuiltIndexes == "" || n == 0 {
+		return false
+	}
 	at := f.RebuildAt
 	if at == nil {
-		if n < rebuildMin {
-			return false, nil // whatever the records, without counting them
-		}
 		at = rebuildPays
 	}
-	if f.S.d.RebuiltIndexes == "" || n == 0 {
-		return false, nil
-	}
-	var records int64
-	if _, err := QueryRow(ctx, f.DB, f.S.countRecords, nil, &records); err != nil {
-		return false, f.DB.Err(ctx, err)
-	}
-	return at(int64(n), records), nil
+	return at(int64(n), records)
 }
 
 // rebuildPays is the measured rule: at least rebuildMin records merged,
