@@ -16,12 +16,17 @@ import (
 // after. A shorter quiet asked meanwhile does not cut the longer one.
 func TestQuietAfterARateLimitHoldsForTheFleet(t *testing.T) {
 	u, prefix := fleettest.URL(t), fleettest.Prefix(t)
-	var outs []*ratelimit.Outbound
+	var (
+		outs   []*ratelimit.Outbound
+		quiets []*fleet.Quiet
+	)
 	for range 3 {
 		in := open(t, u, prefix, fleet.Options{})
+		q := in.c.Quiet("amenities")
 		o := ratelimit.NewOutbound(ratelimit.Limit{}, 1)
-		o.KeepQuiet(400*time.Millisecond, in.c.Quiet("amenities"), nil)
+		o.KeepQuiet(400*time.Millisecond, q, nil)
 		outs = append(outs, o)
+		quiets = append(quiets, q)
 	}
 	ctx := context.Background()
 	for i, o := range outs {
@@ -35,6 +40,12 @@ func TestQuietAfterARateLimitHoldsForTheFleet(t *testing.T) {
 		t.Fatalf("RateLimited without a Retry-After kept quiet %v, want the 400ms asked", d)
 	}
 	outs[1].RateLimited(ctx, 0) // a second 429 seen meanwhile
+	// A shorter quiet asked of the fleet meanwhile keeps the longer one.
+	quiets[2].Hold(ctx, 50*time.Millisecond)
+	if until, shared := quiets[2].Until(ctx); !shared || time.Until(until) < 300*time.Millisecond {
+		t.Fatalf("after a 50ms quiet was asked within a 400ms one, the fleet's quiet ends in %v (read: %v); want the 400ms kept",
+			time.Until(until), shared)
+	}
 	for i, o := range outs {
 		_, err := o.Acquire(ctx)
 		var qe *ratelimit.QuietError
