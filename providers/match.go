@@ -50,8 +50,10 @@ type Match struct {
 	// the one the record was first matched to. Empty for reverse lookups.
 	MatchedAddress string `json:"matched_address,omitempty"`
 	// Differences are the parts of the client's address the match changed
-	// (PartHouseNumber, ...), in that order; empty for an exact match, nil
-	// for a reverse lookup. It encodes as [] when empty, never null.
+	// (PartHouseNumber, ...), in that order; empty for an exact match and
+	// for a match by coordinates (a reverse lookup, a nearest record, an
+	// address point), which compares no address. It encodes as [] when
+	// empty, never null.
 	Differences []string `json:"differences"`
 	// DistanceM is how far (metres) the record of a nearest_record match,
 	// or the address point of an address_point match,

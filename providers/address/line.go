@@ -76,17 +76,16 @@ func NormalizeLine(line string) (Normalized, error) {
 	}
 	// The ZIP code: the last word.
 	var zip string
+	// Each part is trimmed and not empty: it has a last word.
 	last := strings.Fields(parts[len(parts)-1])
-	if z := last[len(last)-1]; z != "" {
-		if _, ok := ZipCode(z); ok {
-			zip, last = z, last[:len(last)-1]
-			if len(last) == 0 {
-				parts = parts[:len(parts)-1]
-				if len(parts) == 0 {
-					return bad("must hold a street and a state, such as \"350 5th Ave, New York, NY 10118\"")
-				}
-				last = strings.Fields(parts[len(parts)-1])
+	if z := last[len(last)-1]; validZip(z) {
+		zip, last = z, last[:len(last)-1]
+		if len(last) == 0 {
+			parts = parts[:len(parts)-1]
+			if len(parts) == 0 {
+				return bad("must hold a street and a state, such as \"350 5th Ave, New York, NY 10118\"")
 			}
+			last = strings.Fields(parts[len(parts)-1])
 		}
 	}
 	// The state: a USPS code as the last word, else the longest run of
@@ -161,4 +160,10 @@ func asLineError(err error) error {
 	cp := *pe
 	cp.Params = params
 	return &cp
+}
+
+// validZip reports whether z is a ZIP code ZipCode accepts.
+func validZip(z string) bool {
+	_, ok := ZipCode(z)
+	return ok
 }

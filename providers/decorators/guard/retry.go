@@ -43,8 +43,9 @@ type Retry struct {
 	// OnAttempt, when set, is told about every attempt sent upstream. Every
 	// attempt is also counted in the request's providers.Observation.
 	OnAttempt func(req *http.Request)
-	// Now is the clock of Retry-After dates and of the Limiter's quiet;
-	// nil means time.Now.
+	// Now is the clock of the Limiter's quiet and of the Retry-After
+	// dates of a 429 that starts it; nil means time.Now. (Backoff reads
+	// its own: DefaultBackoff's is time.Now.)
 	Now func() time.Time
 }
 
