@@ -101,11 +101,16 @@ func (m Match) Text() string {
 	return string(b)
 }
 
-// ParseMatch reads the JSON text Text wrote; ok is false for "" or text
-// that is no Match.
-func ParseMatch(text string) (m Match, ok bool) {
-	if text == "" || json.Unmarshal([]byte(text), &m) != nil || m.Type == "" {
-		return Match{}, false
+// FirstMatchedAddress is the matched address of a stored match text
+// (Match.Text), "" when it has none or is no match, reading that member
+// alone, as a lookup answered from the database does at each request.
+func FirstMatchedAddress(text string) string {
+	var m struct {
+		Type           string `json:"type"`
+		MatchedAddress string `json:"matched_address"`
 	}
-	return m, true
+	if text == "" || json.Unmarshal([]byte(text), &m) != nil || m.Type == "" {
+		return ""
+	}
+	return m.MatchedAddress
 }

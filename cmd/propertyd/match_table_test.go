@@ -678,7 +678,8 @@ func TestImportMatchFlag(t *testing.T) {
 	if len(recs) != 2 || recs[0].City != "SPRINGFIELD" {
 		t.Fatalf("-match best stored %+v, want Springfield (the first candidate) and Buckelew", recs)
 	}
-	if m, ok := providers.ParseMatch(recs[0].Match); !ok || m.Type != "non_exact" || len(m.Candidates) != 1 ||
+	var m providers.Match
+	if err := json.Unmarshal([]byte(recs[0].Match), &m); err != nil || m.Type != "non_exact" || len(m.Candidates) != 1 ||
 		m.Candidates[0].MatchedAddress != "100 MAIN ST, PEORIA, IL, 61602" {
 		t.Fatalf("-match best recorded %q, want non_exact with Peoria as a candidate", recs[0].Match)
 	}

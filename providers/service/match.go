@@ -118,12 +118,12 @@ func matchOf(n address.Normalized, loc providers.Location) providers.Match {
 // without the geocoder (a database match): n compared with the record's
 // address, and the address the record was first matched to.
 func knownMatch(n address.Normalized, p *providers.Property) providers.Match {
-	m := providers.Match{Type: providers.MatchDatabase, MatchedAddress: recordAddress(p)}
-	if first, ok := providers.ParseMatch(p.Match); ok && first.MatchedAddress != "" {
-		m.MatchedAddress = first.MatchedAddress
+	m := providers.Match{Type: providers.MatchDatabase, MatchedAddress: providers.FirstMatchedAddress(p.Match)}
+	if m.MatchedAddress == "" {
+		m.MatchedAddress = recordAddress(p)
 	}
-	if rn, err := address.Normalize(providers.Address{Street: p.StreetAddress, City: p.City,
-		State: p.State, Zip: p.ZipCode}); err == nil {
+	if rn, ok := address.Matched(providers.Location{Street: p.StreetAddress, City: p.City,
+		State: p.State, Zip: p.ZipCode}); ok {
 		m.Differences = address.Differences(n, rn)
 	}
 	return m
