@@ -372,8 +372,8 @@ func (o *Outbound) RateLimited(ctx context.Context, retryAfter time.Duration) ti
 }
 
 // checkQuiet returns a *QuietError while o keeps quiet, by its own clock
-// or the fleet's.
-func (o *Outbound) checkQuiet(ctx context.Context) error {
+// or (fleet) the fleet's, which costs a round trip to it.
+func (o *Outbound) checkQuiet(ctx context.Context, fleet bool) error {
 	if o.quiet <= 0 {
 		return nil
 	}
@@ -381,7 +381,7 @@ func (o *Outbound) checkQuiet(ctx context.Context) error {
 	if until := o.quietUntil.Load(); now.UnixNano() < until {
 		return &QuietError{Until: time.Unix(0, until)}
 	}
-	if o.fleetQuiet == nil {
+	if o.fleetQuiet == nil || !fleet {
 		return nil
 	}
 	if until, shared := o.fleetQuiet.Until(ctx); shared && now.Before(until) {
@@ -453,17 +453,32 @@ func NewOutbound(l Limit, concurrency int) *Outbound {
 
 // Acquire waits for a concurrency slot and a token, or for ctx to end. The
 // caller must call release when the upstream call is over. While o keeps
-// quiet (see KeepQuiet) it returns a *QuietError at once, before waiting
-// and again once it holds a slot (the call that held it may have been
-// answered rate limited).
+// quiet (see KeepQuiet) it returns a *QuietError: by its own clock at once,
+// before waiting, and by its own and the fleet's once it holds a slot and
+// a token (the call that held the slot may have been answered rate
+// limited, here or on another instance). The fleet is asked once a call.
 func (o *Outbound) Acquire(ctx context.Context) (release func(), err error) {
 	release = func() {}
 	if o == nil {
 		return release, nil
 	}
-	if err := o.checkQuiet(ctx); err != nil {
+	if err := o.checkQuiet(ctx, false); err != nil {
 		return release, err
 	}
+	release, err = o.take(ctx)
+	if err != nil {
+		return release, err
+	}
+	if err := o.checkQuiet(ctx, true); err != nil {
+		release()
+		return func() {}, err
+	}
+	return release, nil
+}
+
+// take waits for a concurrency slot (o's and the fleet's) and a token.
+func (o *Outbound) take(ctx context.Context) (release func(), err error) {
+	release = func() {}
 	if o.sem != nil {
 		select {
 		case o.sem <- struct{}{}:
@@ -481,10 +496,6 @@ func (o *Outbound) Acquire(ctx context.Context) (release func(), err error) {
 				local := release
 				release = func() { free(); local() }
 			}
-		}
-		if err := o.checkQuiet(ctx); err != nil {
-			release()
-			return func() {}, err
 		}
 	}
 	if o.lim == nil {

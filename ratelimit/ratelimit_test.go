@@ -441,9 +441,12 @@ func TestOutboundKeepsQuietAfterARateLimit(t *testing.T) {
 }
 
 // countingQuiet is a SharedQuiet that counts what it is told.
-type countingQuiet struct{ holds []time.Duration }
+type countingQuiet struct {
+	holds []time.Duration
+	reads int
+}
 
-func (q *countingQuiet) Until(context.Context) (time.Time, bool) { return time.Time{}, true }
+func (q *countingQuiet) Until(context.Context) (time.Time, bool) { q.reads++; return time.Time{}, true }
 func (q *countingQuiet) Hold(_ context.Context, d time.Duration) { q.holds = append(q.holds, d) }
 
 // One rate-limit answer told twice in a row (the transport sees a 429, the
@@ -470,5 +473,24 @@ func TestOutboundTellsTheFleetOfOneRateLimitOnce(t *testing.T) {
 	now = now.Add(time.Minute)
 	if d := o.RateLimited(ctx, 0); d != 4*time.Minute || len(fleet.holds) != 3 {
 		t.Errorf("an answer a minute into a 5 minute quiet: quiet %v, fleet told %v; want the 4 minutes left, not told", d, fleet.holds)
+	}
+}
+
+// A call asks the fleet whether it keeps quiet once, after it holds its
+// slot and token (each ask is a round trip to Redis): not before waiting
+// too.
+func TestAcquireAsksTheFleetOnceACall(t *testing.T) {
+	fleet := &countingQuiet{}
+	o := NewOutbound(Limit{Rate: 1000, Burst: 10}, 1)
+	o.KeepQuiet(30*time.Second, fleet, nil)
+	for range 3 {
+		release, err := o.Acquire(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		release()
+	}
+	if fleet.reads != 3 {
+		t.Fatalf("3 calls asked the fleet's quiet %d times, want 3", fleet.reads)
 	}
 }
