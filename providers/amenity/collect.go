@@ -28,7 +28,11 @@ const Attribution = "© OpenStreetMap contributors, ODbL 1.0 (https://www.openst
 // they are; the caller has chosen the places within the radius. The answer
 // carries Attribution.
 func Collect(p providers.Point, radius int, places []providers.OSMPlace, maxResults int, source string) *providers.Amenities {
-	col := gather(p, places)
+	return gather(p, places).answer(radius, maxResults, source)
+}
+
+// answer is Collect of the places col gathered.
+func (col *collection) answer(radius, maxResults int, source string) *providers.Amenities {
 	out := &providers.Amenities{
 		RadiusMeters: radius,
 		Categories:   make(map[string][]providers.Amenity, len(providers.AmenityCategories)),

@@ -46,9 +46,10 @@ func CollectNearest(p providers.Point, radius, maxResults int, source string, re
 	if err != nil {
 		return nil, err
 	}
-	cats, types := unsettled(p, within, near, maxResults)
+	col := gather(p, near)
+	cats, types := col.unsettled(within, maxResults)
 	if len(cats)+len(types) == 0 {
-		return Collect(p, radius, near, maxResults, source), nil
+		return col.answer(radius, maxResults, source), nil
 	}
 	more, err := read(providers.PlaceFilter{Categories: cats, Types: types})
 	if err != nil {
@@ -72,12 +73,11 @@ func CollectNearest(p providers.Point, radius, maxResults int, source string, re
 	return Collect(p, radius, places, maxResults, source), nil
 }
 
-// unsettled returns what the places within the near circle (within metres
-// of p) leave open of an answer capped at n: the categories whose first n
-// items may lie beyond it, and, of the others, the types none of their
-// first n is whose nearest may lie beyond it.
-func unsettled(p providers.Point, within float64, near []providers.OSMPlace, n int) (cats, types []string) {
-	col := gather(p, near)
+// unsettled returns what the places col gathered within the near circle
+// (within metres of its point) leave open of an answer capped at n: the
+// categories whose first n items may lie beyond it, and, of the others,
+// the types none of their first n is whose nearest may lie beyond it.
+func (col *collection) unsettled(within float64, n int) (cats, types []string) {
 	// A place beyond the near circle is shown at this distance or more.
 	edge := roundMiles(within)
 	for ci, cat := range providers.AmenityCategories {
