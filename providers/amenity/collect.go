@@ -133,14 +133,21 @@ func capped(cs []candidate, items []int32, n int) []int32 {
 }
 
 // maxCategories bounds providers.AmenityCategories, so that Collect keeps
-// its per-category lists in an array.
+// its per-category lists in an array. A category past it would be dropped
+// from every answer without a word: the package refuses to start instead.
 const maxCategories = 16
+
+func init() {
+	if len(providers.AmenityCategories) > maxCategories {
+		panic("amenity: more categories than maxCategories; raise it")
+	}
+}
 
 // categoryIndex returns the index of category in
 // providers.AmenityCategories, or -1 when it is none of them.
 func categoryIndex(category string) int {
 	for i, c := range providers.AmenityCategories {
-		if c == category && i < maxCategories {
+		if c == category {
 			return i
 		}
 	}

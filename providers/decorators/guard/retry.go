@@ -139,7 +139,7 @@ func (r *Retry) RoundTrip(req *http.Request) (*http.Response, error) {
 			resp.Body = &releasingBody{ReadCloser: resp.Body, release: release}
 		}
 		if err == nil && resp.StatusCode == http.StatusTooManyRequests {
-			ra, _ := upstream.RetryAfter(resp.Header.Get("Retry-After"), r.now())
+			ra := upstream.Delay(resp.Header, r.now())
 			if quiet := r.Limiter.RateLimited(ctx, ra); quiet > 0 {
 				// The upstream asks for quiet: no retry, and the
 				// answer says how long the quiet lasts.
