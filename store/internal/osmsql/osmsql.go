@@ -62,13 +62,26 @@ type Dialect struct {
 	Analyze string
 }
 
-// Stage names the staging tables of Dialect.Stage. Each is created by
-// Create if missing, emptied at each commit, with a seq column and then
-// the columns of its table's put statement; the rows of one element, if a
-// batch holds it twice, are written once (the last).
+// Stage names the staging tables of Dialect.Stage, one a feature table.
+// Each is created by its Create if missing, emptied at each commit, with a
+// seq column and then the columns of its table's put statement; the rows
+// of one element, if a batch holds it twice, are written once (the last).
 type Stage struct {
-	Create                       []string
-	Places, Buildings, Addresses string
+	Places, Buildings, Addresses StageTable
+}
+
+// StageTable is one staging table: its name and the statement creating it.
+type StageTable struct {
+	Name, Create string
+}
+
+// kind is how one feature table is written: one put statement a row, or,
+// where the engine stages (stage.Name set), straight in by copy when the
+// rows are new, else through the staging table and the staged statement.
+type kind struct {
+	table, put, staged string
+	stage              StageTable
+	cols               []string
 }
 
 // The columns of the feature tables a batch writes, in the order of their
@@ -81,18 +94,29 @@ var (
 		"latitude", "longitude"}
 )
 
-// stagedPut writes a staged batch of stage into table (columns cols): the
-// last row of each element, then as the row put statement's conflict does.
-func stagedPut(table, stage string, cols []string) string {
-	list := strings.Join(cols, ", ")
+// conflictSet is how a row put meets the row of the same element: it takes
+// every column after the element's (generation, osm_type, osm_id).
+func conflictSet(cols []string) string {
 	var set []string
 	for _, c := range cols[3:] {
 		set = append(set, c+" = excluded."+c)
 	}
+	return ` ON CONFLICT (generation, osm_type, osm_id) DO UPDATE SET ` + strings.Join(set, ", ")
+}
+
+// rowPut writes one row into table (columns cols), as conflictSet says.
+func rowPut(table string, cols []string) string {
+	return `INSERT INTO ` + table + ` (` + strings.Join(cols, ", ") + `) VALUES (?` +
+		strings.Repeat(", ?", len(cols)-1) + `)` + conflictSet(cols)
+}
+
+// stagedPut writes a staged batch of stage into table (columns cols): the
+// last row of each element, then as the row put statement's conflict does.
+func stagedPut(table, stage string, cols []string) string {
+	list := strings.Join(cols, ", ")
 	return `INSERT INTO ` + table + ` (` + list + `)
 		SELECT DISTINCT ON (osm_type, osm_id) ` + list + ` FROM ` + stage + `
-		ORDER BY osm_type, osm_id, seq DESC
-		ON CONFLICT (generation, osm_type, osm_id) DO UPDATE SET ` + strings.Join(set, ", ")
+		ORDER BY osm_type, osm_id, seq DESC` + conflictSet(cols)
 }
 
 // PlaceColumns are a place's columns as places reads them, from
@@ -113,14 +137,13 @@ const dropBatch = 5000
 // Statements are the statements of one engine, bound once.
 type Statements struct {
 	served, loadOf, newGeneration, addGeneration, startLoad, dropLoad string
-	checkpoint, putPlace, putBuilding, putAddress, publish, endLoad   string
+	checkpoint, publish, endLoad                                      string
 	countPlaces, countBuildings, countAddresses, extracts, covering   string
 	dropPlaces, dropBuildings, dropAddresses, oldGenerations          string
 	placesIn, addressesIn                                             func(bands string) string
 	param, listParam                                                  func(n int) string
 	analyze                                                           string
-	stage                                                             *Stage
-	stagedPlaces, stagedBuildings, stagedAddresses                    string
+	places, buildings, addresses                                      kind
 }
 
 const extractColumns = `name, generation, min_lat, max_lat, min_lng, max_lng, timestamp, fingerprint,
@@ -137,26 +160,9 @@ func Build(d *Dialect) *Statements {
 		startLoad:     b(`INSERT INTO osm_loads (name, generation, fingerprint, done, started_at) VALUES (?, ?, ?, 0, ?)`),
 		dropLoad:      b(`DELETE FROM osm_loads WHERE name = ?`),
 		checkpoint:    b(`UPDATE osm_loads SET done = ? WHERE name = ? AND generation = ?`),
-		putPlace: b(`INSERT INTO osm_places (generation, osm_type, osm_id, version, category, type, name, name_key, latitude, longitude)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (generation, osm_type, osm_id) DO UPDATE SET version = excluded.version,
-				category = excluded.category, type = excluded.type, name = excluded.name, name_key = excluded.name_key,
-				latitude = excluded.latitude, longitude = excluded.longitude`),
-		putBuilding: b(`INSERT INTO osm_buildings (generation, osm_type, osm_id, version, building, levels, flats, start_date,
-				shape, min_lat, max_lat, min_lng, max_lng, latitude, longitude)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (generation, osm_type, osm_id) DO UPDATE SET version = excluded.version,
-				building = excluded.building, levels = excluded.levels, flats = excluded.flats,
-				start_date = excluded.start_date, shape = excluded.shape, min_lat = excluded.min_lat,
-				max_lat = excluded.max_lat, min_lng = excluded.min_lng, max_lng = excluded.max_lng,
-				latitude = excluded.latitude, longitude = excluded.longitude`),
-		putAddress: b(`INSERT INTO osm_addresses (generation, osm_type, osm_id, version, housenumber, street, unit, city, postcode,
-				latitude, longitude)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (generation, osm_type, osm_id) DO UPDATE SET version = excluded.version,
-				housenumber = excluded.housenumber, street = excluded.street, unit = excluded.unit,
-				city = excluded.city, postcode = excluded.postcode,
-				latitude = excluded.latitude, longitude = excluded.longitude`),
+		places:        kind{table: "osm_places", cols: placeColumns, put: b(rowPut("osm_places", placeColumns))},
+		buildings:     kind{table: "osm_buildings", cols: buildingColumns, put: b(rowPut("osm_buildings", buildingColumns))},
+		addresses:     kind{table: "osm_addresses", cols: addressColumns, put: b(rowPut("osm_addresses", addressColumns))},
 		publish: b(`INSERT INTO osm_extracts (` + extractColumns + `)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (name) DO UPDATE SET generation = excluded.generation, min_lat = excluded.min_lat,
@@ -188,12 +194,14 @@ func Build(d *Dialect) *Statements {
 		param:       d.Param,
 		listParam:   d.ListParam,
 		analyze:     d.Analyze,
-		stage:       d.Stage,
 	}
 	if d.Stage != nil {
-		st.stagedPlaces = stagedPut("osm_places", d.Stage.Places, placeColumns)
-		st.stagedBuildings = stagedPut("osm_buildings", d.Stage.Buildings, buildingColumns)
-		st.stagedAddresses = stagedPut("osm_addresses", d.Stage.Addresses, addressColumns)
+		for _, k := range []struct {
+			k *kind
+			t StageTable
+		}{{&st.places, d.Stage.Places}, {&st.buildings, d.Stage.Buildings}, {&st.addresses, d.Stage.Addresses}} {
+			k.k.stage, k.k.staged = k.t, stagedPut(k.k.table, k.t.Name, k.k.cols)
+		}
 	}
 	return st
 }
@@ -261,7 +269,7 @@ func (e Extracts) PutOSM(ctx context.Context, load *providers.OSMLoad, b provide
 			for i, p := range b.Places {
 				args[i] = []any{g, p.OSMRef.Type, p.ID, p.Version, p.Category, p.Type, p.Name, p.NameKey, p.Point.Lat, p.Point.Lng}
 			}
-			if err := e.put(ctx, c, "osm_places", e.S.putPlace, e.S.stagedPlaces, placesStage(e.S.stage), placeColumns, args); err != nil {
+			if err := put(ctx, c, e.S.places, args); err != nil {
 				return err
 			}
 		}
@@ -272,7 +280,7 @@ func (e Extracts) PutOSM(ctx context.Context, load *providers.OSMLoad, b provide
 				args[i] = []any{g, x.OSMRef.Type, x.ID, x.Version, x.Building, nullable(x.Levels), nullable(x.Flats),
 					factsql.NullIfEmpty(x.StartDate), f.WKB, f.South, f.North, f.West, f.East, x.Point.Lat, x.Point.Lng}
 			}
-			if err := e.put(ctx, c, "osm_buildings", e.S.putBuilding, e.S.stagedBuildings, buildingsStage(e.S.stage), buildingColumns, args); err != nil {
+			if err := put(ctx, c, e.S.buildings, args); err != nil {
 				return err
 			}
 		}
@@ -282,7 +290,7 @@ func (e Extracts) PutOSM(ctx context.Context, load *providers.OSMLoad, b provide
 				args[i] = []any{g, a.OSMRef.Type, a.ID, a.Version, a.HouseNumber, a.Street, a.Unit, a.City, a.Postcode,
 					a.Point.Lat, a.Point.Lng}
 			}
-			if err := e.put(ctx, c, "osm_addresses", e.S.putAddress, e.S.stagedAddresses, addressesStage(e.S.stage), addressColumns, args); err != nil {
+			if err := put(ctx, c, e.S.addresses, args); err != nil {
 				return err
 			}
 		}
@@ -296,52 +304,29 @@ func (e Extracts) PutOSM(ctx context.Context, load *providers.OSMLoad, b provide
 	return nil
 }
 
-// put writes rows of one kind into table: when the engine has a staging
-// table and c can copy, straight into the table if none of them is there
-// yet, else through the staging table; else one put statement a row.
-func (e Extracts) put(ctx context.Context, c factsql.Conn, table, put, staged, stage string, cols []string, rows [][]any) error {
+// put writes rows of kind k: where the engine stages and c can copy,
+// straight into the table if none of them is there yet, else through the
+// staging table; else one put statement a row.
+func put(ctx context.Context, c factsql.Conn, k kind, rows [][]any) error {
 	cp, ok := c.(factsql.Copier)
-	if !ok || stage == "" {
-		return c.ExecMany(ctx, put, rows)
+	if !ok || k.stage.Name == "" {
+		return c.ExecMany(ctx, k.put, rows)
 	}
-	if done, err := cp.CopyNew(ctx, table, cols, rows); err != nil || done {
+	if done, err := cp.CopyNew(ctx, k.table, k.cols, rows); err != nil || done {
 		return err
 	}
-	for _, q := range e.S.stage.Create {
-		if _, err := c.Exec(ctx, q); err != nil {
-			return err
-		}
+	if _, err := c.Exec(ctx, k.stage.Create); err != nil {
+		return err
 	}
 	seqd := make([][]any, len(rows))
 	for i, r := range rows {
 		seqd[i] = append([]any{i}, r...)
 	}
-	if err := cp.CopyRows(ctx, stage, append([]string{"seq"}, cols...), seqd); err != nil {
+	if err := cp.CopyRows(ctx, k.stage.Name, append([]string{"seq"}, k.cols...), seqd); err != nil {
 		return err
 	}
-	_, err := c.Exec(ctx, staged)
+	_, err := c.Exec(ctx, k.staged)
 	return err
-}
-
-func placesStage(s *Stage) string {
-	if s == nil {
-		return ""
-	}
-	return s.Places
-}
-
-func buildingsStage(s *Stage) string {
-	if s == nil {
-		return ""
-	}
-	return s.Buildings
-}
-
-func addressesStage(s *Stage) string {
-	if s == nil {
-		return ""
-	}
-	return s.Addresses
 }
 
 // PublishOSM serves the load in place of the extract's former generation
