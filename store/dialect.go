@@ -59,7 +59,7 @@ var dialect = sqlshared.Dialect{
 	// the exact coordinates and the state and ZIP filters. The band
 	// expression is the index's, written the same way.
 	InBox: func(arg func(float64) string, south, north, west, east float64) string {
-		return "CAST(latitude * 200 AS INTEGER) IN (" + sqlshared.AreaBandList(south, north) + ")" +
+		return sqliteBand("latitude") + " IN (" + sqlshared.AreaBandList(south, north) + ")" +
 			" AND longitude BETWEEN " + arg(west) + " AND " + arg(east) +
 			" AND latitude BETWEEN " + arg(south) + " AND " + arg(north)
 	},

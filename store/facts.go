@@ -81,8 +81,10 @@ var factDialect = &factsql.Dialect{
 				AND t.min_lng BETWEEN COALESCE(r.min_lng, r.longitude - ?4) AND COALESCE(r.max_lng, r.longitude + ?4))`,
 }
 
-// sqliteBand is the latitude band of expr, as properties_area_band and
-// fact_parcel_bands write it.
+// sqliteBand is the latitude band of expr, as the band indexes write it
+// (properties_area_band, osm_places_area_band, osm_addresses_area_band,
+// fact_parcel_bands): every query through them writes it with this, so
+// the planner sees the index's own expression.
 func sqliteBand(expr string) string { return "CAST(" + expr + " * 200 AS INTEGER)" }
 
 var factStatements = factsql.Build(factDialect)

@@ -13,13 +13,13 @@ var osmDialect = &osmsql.Dialect{
 	PlacesIn: func(bands string) string {
 		return `SELECT ` + osmsql.PlaceColumns + ` FROM osm_extracts x
 			JOIN osm_places p INDEXED BY osm_places_area_band ON p.generation = x.generation
-			WHERE x.name = ?1 AND CAST(p.latitude * 200 AS INTEGER) ` + bands + `
+			WHERE x.name = ?1 AND ` + sqliteBand("p.latitude") + ` ` + bands + `
 				AND p.longitude BETWEEN ?4 AND ?5 AND p.latitude BETWEEN ?2 AND ?3`
 	},
 	AddressesIn: func(bands string) string {
 		return `SELECT ` + osmsql.AddressColumns + ` FROM osm_extracts x
 			JOIN osm_addresses a INDEXED BY osm_addresses_area_band ON a.generation = x.generation
-			WHERE x.name = ?1 AND CAST(a.latitude * 200 AS INTEGER) ` + bands + `
+			WHERE x.name = ?1 AND ` + sqliteBand("a.latitude") + ` ` + bands + `
 				AND a.longitude BETWEEN ?4 AND ?5 AND a.latitude BETWEEN ?2 AND ?3`
 	},
 }

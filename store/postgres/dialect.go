@@ -42,7 +42,7 @@ var dialect = sqlshared.Dialect{
 	// ids, the exact coordinates and the state and ZIP filters. The band
 	// expression is the index's, written the same way.
 	InBox: func(arg func(float64) string, south, north, west, east float64) string {
-		return "trunc(latitude * 200)::integer IN (" + sqlshared.AreaBandList(south, north) + ")" +
+		return pgBand("latitude") + " IN (" + sqlshared.AreaBandList(south, north) + ")" +
 			" AND longitude BETWEEN " + arg(west) + " AND " + arg(east) +
 			" AND latitude BETWEEN " + arg(south) + " AND " + arg(north)
 	},

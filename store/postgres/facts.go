@@ -82,8 +82,10 @@ var factDialect = &factsql.Dialect{
 				point(COALESCE(r.max_lng, r.longitude + $4), COALESCE(r.max_lat, r.latitude + $3))))`,
 }
 
-// pgBand is the latitude band of expr, as properties_area_band and
-// fact_parcel_bands write it.
+// pgBand is the latitude band of expr, as the band indexes write it
+// (properties_area_band, osm_places_area_band, osm_addresses_area_band,
+// fact_parcel_bands): every query through them writes it with this, so
+// the planner sees the index's own expression.
 func pgBand(expr string) string { return "trunc(" + expr + " * 200)::integer" }
 
 var factStatements = factsql.Build(factDialect)

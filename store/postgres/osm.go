@@ -40,13 +40,13 @@ var osmDialect = &osmsql.Dialect{
 	PlacesIn: func(bands string) string {
 		return `SELECT ` + osmsql.PlaceColumns + ` FROM osm_extracts x
 			JOIN osm_places p ON p.generation = x.generation
-			WHERE x.name = $1 AND trunc(p.latitude * 200)::integer ` + bands + `
+			WHERE x.name = $1 AND ` + pgBand("p.latitude") + ` ` + bands + `
 				AND p.longitude BETWEEN $4 AND $5 AND p.latitude BETWEEN $2 AND $3`
 	},
 	AddressesIn: func(bands string) string {
 		return `SELECT ` + osmsql.AddressColumns + ` FROM osm_extracts x
 			JOIN osm_addresses a ON a.generation = x.generation
-			WHERE x.name = $1 AND trunc(a.latitude * 200)::integer ` + bands + `
+			WHERE x.name = $1 AND ` + pgBand("a.latitude") + ` ` + bands + `
 				AND a.longitude BETWEEN $4 AND $5 AND a.latitude BETWEEN $2 AND $3`
 	},
 }
