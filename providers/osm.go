@@ -43,6 +43,10 @@ type OSMBuilding struct {
 	// Footprint is the outline as WKB with its box; Point is its centroid.
 	Footprint *Parcel
 	Point     Point
+	// Facts are the property facts the building gives the records inside
+	// it (package osmextract's BuildingFacts), kept with it: the zero
+	// Facts when it gives none.
+	Facts Facts
 }
 
 // OSMAddress is an address point of an extract: a node, or a building,
@@ -131,11 +135,20 @@ type OSMLoad struct {
 	Resumed     bool
 }
 
-// ConcurrentWriter is implemented by a store whose transactions may run on
-// several connections at once (PostgreSQL, not SQLite's single writer): a
-// load then writes its independent transactions side by side.
-type ConcurrentWriter interface {
-	ConcurrentWrites() bool
+// OSMFactStore is an OSMStore that keeps property facts too (both
+// database engines): an extract's buildings are then a facts dataset of
+// their own as well, whose rows the store makes from the buildings it
+// holds, so each building is sent to the store once.
+type OSMFactStore interface {
+	OSMStore
+	FactStore
+	// PutOSMFacts makes the rows of the facts load facts from the
+	// buildings of load that give facts (OSMBuilding.Facts, as PutOSM
+	// wrote them), one a building keyed by its element (OSMRef.Key) with
+	// its footprint and centroid, in place of any rows the facts load
+	// had, and writes its checkpoint done, in one transaction. Run again,
+	// it makes the same rows.
+	PutOSMFacts(ctx context.Context, load OSMLoad, facts *FactLoad, done int64) error
 }
 
 // OSMStore keeps OpenStreetMap extracts. Both database engines implement

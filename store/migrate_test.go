@@ -257,12 +257,13 @@ func wantKind(t testing.TB, err error, kind providers.Kind, code string) {
 // A database whose parcels were loaded before migration 0012 keeps finding
 // them: the small ones move from the R*Tree to fact_parcel_bands, the
 // large ones stay in the tree, and neither is found twice.
-func TestParcelsLoadedBeforeTheBandsAreFoundAfter(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "p.db")
+// openAt returns a database at path with the embedded migrations up to
+// version, not beyond: a database as an earlier version left it.
+func openAt(t *testing.T, path string, version int) *sql.DB {
+	t.Helper()
 	before := fstest.MapFS{}
 	for _, v := range embeddedVersions(t) {
-		if v >= 12 {
+		if v > version {
 			continue
 		}
 		names, err := fs.Glob(migrationFS, fmt.Sprintf("%04d_*.sql", v))
@@ -279,9 +280,42 @@ func TestParcelsLoadedBeforeTheBandsAreFoundAfter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := migrate(ctx, raw, before); err != nil {
+	if err := migrate(context.Background(), raw, before); err != nil {
 		t.Fatal(err)
 	}
+	return raw
+}
+
+// A load of an extract left unfinished before buildings kept their facts
+// (0013) resumes from its first element, so that every building it wrote
+// is written again with them.
+func TestAnOSMLoadLeftBeforeBuildingFactsStartsAgain(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "p.db")
+	raw := openAt(t, path, 12)
+	if _, err := raw.Exec(`INSERT INTO osm_generations (generation) VALUES (1)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`INSERT INTO osm_loads (name, generation, fingerprint, done, started_at)
+		VALUES ('dc', 1, 'f1', 5000, '2026-11-20T00:00:00.000Z')`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	db, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	load, _, err := db.BeginOSM(ctx, "dc", "f1")
+	if err != nil || !load.Resumed || load.Generation != 1 || load.Done != 0 {
+		t.Fatalf("BeginOSM after the upgrade = %+v, %v; want generation 1 resumed from element 0", load, err)
+	}
+}
+
+func TestParcelsLoadedBeforeTheBandsAreFoundAfter(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "p.db")
+	raw := openAt(t, path, 11)
 	// A served dataset of two parcels, written as the loads of schema 11
 	// wrote them: rows, then every row's box in the R*Tree.
 	square := func(south, west, north, east float64) []byte {

@@ -57,7 +57,10 @@ type DB struct {
 	closeErr  error
 }
 
-var _ providers.Store = (*DB)(nil)
+var (
+	_ providers.Store        = (*DB)(nil)
+	_ providers.OSMFactStore = (*DB)(nil)
+)
 
 // Open opens the database at path, creating the file and its folder when
 // missing, and applies the migrations the database lacks. It fails when the

@@ -20,7 +20,6 @@ import (
 	"github.com/paulmach/osm"
 	"github.com/paulmach/osm/osmpbf"
 	"github.com/paulmach/osm/osmxml"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/propertyd/propertyd/providers"
 )
@@ -128,14 +127,13 @@ func Load(ctx context.Context, st providers.OSMStore, file string, opts Options)
 	if load.Generation == 0 && served != nil {
 		return Result{Extract: *served, AlreadyLoaded: true}, nil
 	}
-	cw, _ := st.(providers.ConcurrentWriter)
 	l := &loader{st: st, src: src, opts: opts, load: load, bounds: hdr.bounds, timestamp: hdr.timestamp,
-		concurrent: cw != nil && cw.ConcurrentWrites(),
 		memberWays: map[int64]struct{}{}, memberGeo: map[int64]orb.Ring{}, memberBound: map[int64]orb.Bound{}}
-	if fs, ok := st.(providers.FactStore); ok {
-		// The buildings' facts are a facts dataset of their own, loaded
-		// beside the features with its own checkpoint and published
-		// first: an extract served has its facts published too.
+	if fs, ok := st.(providers.OSMFactStore); ok {
+		// The buildings' facts are a facts dataset of their own, made
+		// from the buildings once they are all written, with its own
+		// checkpoint, and published first: an extract served has its
+		// facts published too.
 		fload, _, err := fs.BeginFacts(ctx, FactsDataset(opts.Name), fp)
 		if err != nil {
 			return Result{}, err
@@ -161,6 +159,12 @@ func Load(ctx context.Context, st providers.OSMStore, file string, opts Options)
 	}
 	var facts *providers.FactSet
 	if l.facts != nil {
+		if l.fload.Done < l.elements {
+			l.progress(l.elements, "the buildings' facts", true)
+			if err := l.facts.PutOSMFacts(ctx, l.load, &l.fload, l.elements); err != nil {
+				return Result{}, err
+			}
+		}
 		set, err := l.facts.PublishFacts(ctx, l.fload, providers.FactSet{Source: FactsSource, Priority: FactsPriority,
 			AsOf: l.timestamp.UTC().Format("2006-01-02")}, func(done, total int) {
 			if opts.Progress != nil {
@@ -274,17 +278,12 @@ type loader struct {
 	opts Options
 	load providers.OSMLoad
 
-	// facts, when the store keeps facts, takes the buildings' facts
-	// (BuildingFacts) as the dataset FactsDataset, under fload.
-	facts    providers.FactStore
-	fload    providers.FactLoad
-	factRows []providers.FactRow // the facts rows of the batch being read
-	now      time.Time
-	// concurrent is true when st writes on several connections at once.
-	concurrent bool
-	// emitOSM and emitFacts say whether the element being read is past
-	// the checkpoint of the features and of the facts.
-	emitOSM, emitFacts bool
+	// facts, when the store keeps facts, makes the buildings' facts
+	// (BuildingFacts, kept on each building) the dataset FactsDataset,
+	// under fload.
+	facts providers.OSMFactStore
+	fload providers.FactLoad
+	now   time.Time
 
 	// memberWays are the ways the kept relations are made of. memberGeo
 	// holds the closed rings of member ways and memberBound the bounding
@@ -407,7 +406,6 @@ func (l *loader) loadAll(ctx context.Context) error {
 // it was cut (its checkpoint).
 type pending struct {
 	batch    providers.OSMBatch
-	facts    []providers.FactRow
 	elements int64
 }
 
@@ -427,13 +425,13 @@ func (l *loader) readAll(ctx context.Context, out chan<- pending, stopped <-chan
 	l.grow = l.bounds == nil
 	order := 0 // 0 nodes, 1 ways, 2 relations: the file must keep this order
 	l.now = time.Now()
-	// The checkpoints as the load began: the writer moves the load's
-	// own as it commits.
-	fromOSM, fromFacts := l.load.Done, l.fload.Done
+	// The checkpoint as the load began: the writer moves the load's as
+	// it commits.
+	from := l.load.Done
 	send := func() error {
 		select {
-		case out <- pending{batch: l.batch, facts: l.factRows, elements: l.elements}:
-			l.batch, l.factRows = providers.OSMBatch{}, nil
+		case out <- pending{batch: l.batch, elements: l.elements}:
+			l.batch = providers.OSMBatch{}
 			return nil
 		case <-stopped:
 			return errStopped
@@ -443,9 +441,7 @@ func (l *loader) readAll(ctx context.Context, out chan<- pending, stopped <-chan
 	}
 	for sc.Scan() {
 		var rank int
-		l.emitOSM = l.elements >= fromOSM
-		l.emitFacts = l.facts != nil && l.elements >= fromFacts
-		emit := l.emitOSM || l.emitFacts
+		emit := l.elements >= from
 		switch o := sc.Object().(type) {
 		case *osm.Bounds:
 			if l.grow && o.MinLat < o.MaxLat && o.MinLon < o.MaxLon {
@@ -454,7 +450,7 @@ func (l *loader) readAll(ctx context.Context, out chan<- pending, stopped <-chan
 			continue
 		case *osm.Node:
 			rank = 0
-			l.node(o, l.emitOSM)
+			l.node(o, emit)
 			l.seen(o.Timestamp)
 		case *osm.Way:
 			rank = 1
@@ -474,7 +470,7 @@ func (l *loader) readAll(ctx context.Context, out chan<- pending, stopped <-chan
 		order = rank
 		l.elements++
 		l.progress(l.elements, phase, false)
-		if l.batch.Len()+len(l.factRows) >= l.opts.Batch {
+		if l.batch.Len() >= l.opts.Batch {
 			if err := send(); err != nil {
 				return err
 			}
@@ -496,28 +492,14 @@ func (l *loader) seen(t time.Time) {
 }
 
 // writeBatches writes each batch with the checkpoint of the elements read
-// when it was cut, and the buildings' facts with theirs, in order; a batch
-// of nothing still moves the checkpoint. It alone changes l.load and
-// l.fload until the load is read.
+// when it was cut, in order; a batch of nothing still moves the
+// checkpoint. It alone changes l.load until the load is read.
 func (l *loader) writeBatches(ctx context.Context, in <-chan pending) error {
 	for p := range in {
-		// The features and the facts are two transactions, each with its
-		// own checkpoint: a store that writes on several connections
-		// (providers.ConcurrentWriter) runs them side by side. SQLite's
-		// single writer takes them in turn (side by side, they measured
-		// slower there).
-		g, gctx := errgroup.WithContext(ctx)
-		if !l.concurrent {
-			g.SetLimit(1)
-		}
 		if p.elements > l.load.Done {
-			g.Go(func() error { return l.st.PutOSM(gctx, &l.load, p.batch, p.elements) })
-		}
-		if l.facts != nil && p.elements > l.fload.Done {
-			g.Go(func() error { return l.facts.PutFacts(gctx, &l.fload, nil, p.facts, p.elements, 0, 0) })
-		}
-		if err := g.Wait(); err != nil {
-			return err
+			if err := l.st.PutOSM(ctx, &l.load, p.batch, p.elements); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -656,7 +638,7 @@ func (l *loader) relation(r *osm.Relation, emit bool) {
 func (l *loader) emit(r providers.OSMRef, k kinds, tags osm.Tags, bound orb.Bound, footprint orb.Geometry) {
 	c := bound.Center()
 	center := providers.Point{Lat: round7(c[1]), Lng: round7(c[0])}
-	if k.category != "" && l.emitOSM {
+	if k.category != "" {
 		l.batch.Places = append(l.batch.Places, place(r, k, tags, center))
 	}
 	at := center
@@ -668,16 +650,11 @@ func (l *loader) emit(r providers.OSMRef, k kinds, tags osm.Tags, bound orb.Boun
 			}
 			fb := footprint.Bound()
 			b := building(r, k, tags, &providers.Parcel{WKB: raw, South: fb.Min[1], North: fb.Max[1], West: fb.Min[0], East: fb.Max[0]}, at)
-			if l.emitOSM {
-				l.batch.Buildings = append(l.batch.Buildings, b)
-			}
-			if f, ok := BuildingFacts(b, l.now); ok && l.emitFacts {
-				pt := b.Point
-				l.factRows = append(l.factRows, providers.FactRow{Key: r.Key(), Point: &pt, Parcel: b.Footprint, Facts: f})
-			}
+			b.Facts, _ = BuildingFacts(b, l.now)
+			l.batch.Buildings = append(l.batch.Buildings, b)
 		}
 	}
-	if k.address && k.building != "" && l.emitOSM {
+	if k.address && k.building != "" {
 		l.batch.Addresses = append(l.batch.Addresses, address(r, tags, at))
 	}
 }

@@ -15,6 +15,10 @@ var osmDialect = &osmsql.Dialect{
 	// an index-only scan needs (otherwise it reads every row it finds).
 	// Buildings are never searched.
 	Analyze: "VACUUM (ANALYZE) osm_places, osm_addresses",
+	// The buildings' facts rows are made by two statements side by side
+	// (two backends on two cores): one INSERT ... SELECT inserts a row at
+	// a time, where COPY inserts a page at a time.
+	FactsParts: 2,
 	// A batch's features are copied (COPY, binary) straight into their
 	// tables when none is there yet (factsql.Copier.CopyNew), else into
 	// temporary tables of the session and written from them by one INSERT
@@ -26,8 +30,8 @@ var osmDialect = &osmsql.Dialect{
 			latitude float8, longitude float8) ON COMMIT DELETE ROWS`},
 		Buildings: osmsql.StageTable{Name: "osm_buildings_stage", Create: `CREATE TEMP TABLE IF NOT EXISTS osm_buildings_stage (seq int,
 			generation bigint, osm_type text, osm_id bigint, version int, building text, levels float8, flats int, start_date text,
-			shape bytea, min_lat float8, max_lat float8, min_lng float8, max_lng float8, latitude float8, longitude float8)
-			ON COMMIT DELETE ROWS`},
+			shape bytea, min_lat float8, max_lat float8, min_lng float8, max_lng float8, latitude float8, longitude float8,
+			property_type text, stories float8, units int, year_built int) ON COMMIT DELETE ROWS`},
 		Addresses: osmsql.StageTable{Name: "osm_addresses_stage", Create: `CREATE TEMP TABLE IF NOT EXISTS osm_addresses_stage (seq int,
 			generation bigint, osm_type text, osm_id bigint, version int, housenumber text, street text, unit text, city text,
 			postcode text, latitude float8, longitude float8) ON COMMIT DELETE ROWS`},

@@ -44,12 +44,10 @@ type DB struct {
 	closeOnce sync.Once
 }
 
-var _ providers.ConcurrentWriter = (*DB)(nil)
-
-// ConcurrentWrites is true: the pool's connections write at once.
-func (db *DB) ConcurrentWrites() bool { return true }
-
-var _ providers.Store = (*DB)(nil)
+var (
+	_ providers.Store        = (*DB)(nil)
+	_ providers.OSMFactStore = (*DB)(nil)
+)
 
 // defaultConnectTimeout bounds connecting when the URL does not say, so a
 // database host that does not answer fails start-up and health checks in

@@ -22,6 +22,7 @@ func init() {
 	register("OSMAddressNearestIsThePointClosestWithinTheRadius", testOSMAddressNearest)
 	register("OSMExtractWithABoundaryServesOnlyWhatLiesInsideIt", testOSMBoundary)
 	register("OSMPlacesNearReadsWhatItsFilterSelects", testOSMPlaceFilter)
+	register("OSMBuildingsAreTheRowsOfTheirFactsDataset", testOSMBuildingFacts)
 }
 
 // dc is a small extract's coverage around the White House.
@@ -390,5 +391,75 @@ func testOSMPlaceFilter(t *testing.T, open Opener) {
 	edge := providers.Circle{Center: providers.Point{Lat: 38.985, Lng: -77.0365}, RadiusMeters: 2000}
 	if _, _, err := db.OSMPlacesNear(ctx, edge, providers.PlaceFilter{Within: 100}); providers.KindOf(err) != providers.KindNotFound {
 		t.Errorf("a circle crossing the coverage's edge, read within 100 m of its center: err = %v, want KindNotFound", err)
+	}
+}
+
+// The facts of an extract's buildings are written with the buildings, and
+// PutOSMFacts makes the facts dataset's rows of them: one a building that
+// gives facts, in place of what the facts load held (a run cut short),
+// the same when run again.
+func testOSMBuildingFacts(t *testing.T, open Opener) {
+	db := open(t, nil)
+	ctx := context.Background()
+	inA, _, _ := db.Save(ctx, NewAt("1 ELM ST", 38.8977, -77.0365))
+	inB, _, _ := db.Save(ctx, NewAt("3 ELM ST", 38.8987, -77.0365))
+	inC, _, _ := db.Save(ctx, NewAt("5 ELM ST", 38.8997, -77.0365))
+	a := providers.OSMBuilding{OSMRef: providers.OSMRef{Type: "way", ID: 10, Version: 3}, Building: "house",
+		Footprint: square(38.8976, -77.0366, 38.8978, -77.0364), Point: whiteHouse, Levels: ptr(2.0), Flats: ptr(1),
+		StartDate: "1925", Facts: providers.Facts{PropertyType: ptr("single_family"), Stories: ptr(2.0), Units: ptr(1),
+			YearBuilt: ptr(1925)}}
+	b := providers.OSMBuilding{OSMRef: providers.OSMRef{Type: "relation", ID: 11, Version: 1}, Building: "yes",
+		Footprint: square(38.8986, -77.0366, 38.8988, -77.0364), Point: providers.Point{Lat: 38.8987, Lng: -77.0365}}
+	c := providers.OSMBuilding{OSMRef: providers.OSMRef{Type: "relation", ID: 12, Version: 1}, Building: "apartments",
+		Footprint: square(38.8996, -77.0366, 38.8998, -77.0364), Point: providers.Point{Lat: 38.8997, Lng: -77.0365},
+		Facts: providers.Facts{PropertyType: ptr("multi_family")}}
+	load, _, err := db.BeginOSM(ctx, "dc", "f1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutOSM(ctx, &load, providers.OSMBatch{Buildings: []providers.OSMBuilding{a, b}}, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutOSM(ctx, &load, providers.OSMBatch{Buildings: []providers.OSMBuilding{c}}, 3); err != nil {
+		t.Fatal(err)
+	}
+	fl, _, err := db.BeginFacts(ctx, "osm-dc", "f1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A row the facts load held that no building gives (a run cut short).
+	if err := db.PutFacts(ctx, &fl, nil, []providers.FactRow{{Key: "way/99", Point: &whiteHouse,
+		Facts: providers.Facts{Bedrooms: ptr(7)}}}, 1, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutOSMFacts(ctx, load, &fl, 3); err != nil || fl.Done != 3 {
+		t.Fatalf("PutOSMFacts: %v, checkpoint %d; want 3", err, fl.Done)
+	}
+	// Killed here: the facts load resumes at its checkpoint, and making
+	// its rows again makes the same rows.
+	again := open(t, nil)
+	r, _, err := again.BeginFacts(ctx, "osm-dc", "f1")
+	if err != nil || !r.Resumed || r.Done != 3 {
+		t.Fatalf("BeginFacts after a kill = %+v, %v; want resumed at 3", r, err)
+	}
+	if err := again.PutOSMFacts(ctx, load, &r, 3); err != nil {
+		t.Fatal(err)
+	}
+	set, err := again.PublishFacts(ctx, r, providers.FactSet{Source: "openstreetmap", Priority: 1 << 20, AsOf: "2026-11-20"}, nil)
+	if err != nil || set.Rows != 2 || set.Matched != 2 {
+		t.Fatalf("published %+v, %v; want 2 rows (the buildings that give facts) matching 2 records", set, err)
+	}
+	got := facts(t, again, inA.ID)
+	if got.PropertyType == nil || *got.PropertyType != "single_family" || got.Stories == nil || *got.Stories != 2 {
+		t.Errorf("record inside the house: type %v, stories %v; want single_family, 2", deref(got.PropertyType), deref(got.Stories))
+	}
+	wantInt(t, "units of the record inside the house", got.Units, 1)
+	wantInt(t, "year of the record inside the house", got.YearBuilt, 1925)
+	wantNil(t, "bedrooms of the row the facts load held", got.Bedrooms)
+	other := facts(t, again, inB.ID)
+	wantNil(t, "type of the record inside a building that gives no facts", other.PropertyType)
+	wantNil(t, "year of the record inside a building that gives no facts", other.YearBuilt)
+	if p := facts(t, again, inC.ID).PropertyType; p == nil || *p != "multi_family" {
+		t.Errorf("record inside the apartments: type %v, want multi_family", deref(p))
 	}
 }

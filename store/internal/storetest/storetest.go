@@ -26,8 +26,7 @@ type Store interface {
 	providers.Store
 	providers.SectionCopier
 	SeedProperties(ctx context.Context, props []providers.Property) error
-	providers.FactStore
-	providers.OSMStore
+	providers.OSMFactStore
 }
 
 // Opener opens a handle on one test database, with now as its clock (nil
