@@ -1,6 +1,8 @@
 package postgres
 
 import (
+	"strings"
+
 	"github.com/propertyd/propertyd/store/internal/osmsql"
 )
 
@@ -46,6 +48,20 @@ var osmDialect = &osmsql.Dialect{
 			JOIN osm_places p ON p.generation = x.generation
 			WHERE x.name = $1 AND ` + pgBand("p.latitude") + ` ` + bands + `
 				AND p.longitude BETWEEN $4 AND $5 AND p.latitude BETWEEN $2 AND $3`
+	},
+	// A kind at a time: each kind of the list (an array, unnested) reads
+	// its own bands through the index it leads. The subquery's OFFSET 0
+	// keeps the planner from flattening it, which priced a list of rare
+	// kinds as one pass over every place of the circle through the area
+	// index (15 ms at a million features, against 0.6 ms).
+	PlacesOfKind: func(col, bands, kinds string) string {
+		list := strings.TrimSuffix(strings.TrimPrefix(kinds, "= ANY("), ")") // ListParam's argument
+		return `SELECT ` + osmsql.PlaceColumns + ` FROM osm_extracts x CROSS JOIN unnest(` + list + `::text[]) AS k(v)
+			CROSS JOIN LATERAL (SELECT osm_type, osm_id, version, category, type, name, name_key, latitude, longitude
+				FROM osm_places WHERE generation = x.generation AND ` + col + ` = k.v
+					AND ` + pgBand("latitude") + ` ` + bands + `
+					AND longitude BETWEEN $4 AND $5 AND latitude BETWEEN $2 AND $3 OFFSET 0) p
+			WHERE x.name = $1`
 	},
 	AddressesIn: func(bands string) string {
 		return `SELECT ` + osmsql.AddressColumns + ` FROM osm_extracts x

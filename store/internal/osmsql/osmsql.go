@@ -45,6 +45,13 @@ type Dialect struct {
 	// the places' filters (see OSMPlacesNear) are appended to them, on p's
 	// columns of the index.
 	PlacesIn func(bands string) string
+	// PlacesOfKind is PlacesIn of the places whose col ("category" or
+	// "type") is one of a list, kinds the condition on col the list makes
+	// (as bands: "IN (...)" or ListParam's), sought a kind at a time in
+	// the bands of the index the kind leads (migration 0014): a list of
+	// rare kinds, read through the area index, goes over every place of
+	// the circle.
+	PlacesOfKind func(col, bands, kinds string) string
 	// AddressesIn selects AddressColumns of the address points of the
 	// extract served under a name, as PlacesIn.
 	AddressesIn func(bands string) string
@@ -148,6 +155,7 @@ type Statements struct {
 	countPlaces, countBuildings, countAddresses, extracts, covering   string
 	dropPlaces, dropBuildings, dropAddresses, oldGenerations          string
 	placesIn, addressesIn                                             func(bands string) string
+	placesOfKind                                                      func(col, bands, kinds string) string
 	param, listParam                                                  func(n int) string
 	analyze                                                           string
 	factsParts                                                        int
@@ -201,12 +209,13 @@ func Build(d *Dialect) *Statements {
 		oldGenerations: `SELECT generation FROM osm_generations g
 			WHERE NOT EXISTS (SELECT 1 FROM osm_extracts x WHERE x.generation = g.generation)
 			AND NOT EXISTS (SELECT 1 FROM osm_loads l WHERE l.generation = g.generation)`,
-		placesIn:    d.PlacesIn,
-		addressesIn: d.AddressesIn,
-		param:       d.Param,
-		listParam:   d.ListParam,
-		analyze:     d.Analyze,
-		factsParts:  d.FactsParts,
+		placesIn:     d.PlacesIn,
+		placesOfKind: d.PlacesOfKind,
+		addressesIn:  d.AddressesIn,
+		param:        d.Param,
+		listParam:    d.ListParam,
+		analyze:      d.Analyze,
+		factsParts:   d.FactsParts,
 	}
 	if d.Stage != nil {
 		for _, k := range []struct {
@@ -636,38 +645,81 @@ func notCovered() error {
 	return providers.NotFound(providers.CodeSectionNotFound, "no OpenStreetMap extract covers this area")
 }
 
+// placeRead is one statement of places: the places whose col is one of vs
+// (every place when col is "").
+type placeRead struct {
+	col string
+	vs  []string
+}
+
 // places reads the places of the extract name within c that f selects
 // (f.Within aside: c is the circle to read), from the bands of c's box:
 // SQL drops those outside a flat test a little larger than c
 // (rules.PlanarTest) and those f does not select, and each place kept is
-// checked against c exactly here.
+// checked against c exactly here. A filter is read a list at a time, its
+// categories and its types each a kind at a time (Dialect.PlacesOfKind; a
+// place that two lists select is kept once); the generation returned is the
+// newest a statement read, so that covered reads again when a publish
+// came between two.
 func (e Extracts) places(ctx context.Context, name string, c providers.Circle, f providers.PlaceFilter) ([]providers.OSMPlace, int64, error) {
 	box := rules.BoundingBox(c.Center, c.RadiusMeters)
 	if len(box.Lngs) != 1 {
 		return nil, 0, notCovered()
 	}
+	reads := []placeRead{{}}
+	if len(f.Categories)+len(f.Types)+len(f.NameKeys) > 0 {
+		reads = reads[:0]
+		for _, r := range []placeRead{{"category", f.Categories}, {"type", f.Types},
+			{"name_key", slices.DeleteFunc(slices.Clone(f.NameKeys), func(k string) bool { return k == "" })}} {
+			if len(r.vs) > 0 {
+				reads = append(reads, r)
+			}
+		}
+	}
+	var (
+		out  []providers.OSMPlace
+		gen  int64
+		seen map[providers.OSMRef]bool
+	)
+	if len(reads) > 1 {
+		seen = map[providers.OSMRef]bool{}
+	}
+	for _, r := range reads {
+		got, g, err := e.placesOf(ctx, name, c, box, r)
+		if err != nil {
+			return nil, 0, err
+		}
+		gen = max(gen, g)
+		for _, p := range got {
+			if seen != nil {
+				if seen[p.OSMRef] {
+					continue
+				}
+				seen[p.OSMRef] = true
+			}
+			out = append(out, p)
+		}
+	}
+	return out, gen, nil
+}
+
+// placesOf runs one read of places: those of r within c, from the bands
+// of c's box.
+func (e Extracts) placesOf(ctx context.Context, name string, c providers.Circle, box rules.Box, r placeRead) ([]providers.OSMPlace, int64, error) {
 	q := query{s: e.S, args: []any{name, box.South, box.North, box.Lngs[0].West, box.Lngs[0].East}}
-	q.WriteString(e.S.placesIn(in(&q, sqlshared.AreaBands(box.South, box.North))))
+	bands := in(&q, sqlshared.AreaBands(box.South, box.North))
+	switch r.col {
+	case "":
+		q.WriteString(e.S.placesIn(bands))
+	case "name_key":
+		q.WriteString(e.S.placesIn(bands) + " AND p.name_key " + in(&q, r.vs))
+	default:
+		q.WriteString(e.S.placesOfKind(r.col, bands, in(&q, r.vs)))
+	}
 	if pt, ok := rules.PlanarTest(c.Center, c.RadiusMeters, box); ok {
 		lat, lng := q.arg(pt.Lat), q.arg(pt.Lng)
 		q.WriteString(" AND (p.latitude - " + lat + ") * (p.latitude - " + lat + ") + (p.longitude - " + lng + ") * (p.longitude - " +
 			lng + ") * " + q.arg(pt.K) + " <= " + q.arg(pt.Limit))
-	}
-	if len(f.Categories)+len(f.Types)+len(f.NameKeys) > 0 {
-		var or []string
-		for _, l := range []struct {
-			col string
-			vs  []string
-		}{{"p.category", f.Categories}, {"p.type", f.Types},
-			{"p.name_key", slices.DeleteFunc(slices.Clone(f.NameKeys), func(k string) bool { return k == "" })}} {
-			if len(l.vs) > 0 {
-				or = append(or, l.col+" "+in(&q, l.vs))
-			}
-		}
-		if len(or) == 0 {
-			or = append(or, "1 = 0") // only names, none of them a name
-		}
-		q.WriteString(" AND (" + strings.Join(or, " OR ") + ")")
 	}
 	rows, err := e.DB.Query(ctx, q.String(), q.args...)
 	if err != nil {

@@ -1,0 +1,55 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/store/internal/sqlshared"
+)
+
+// The second read of an amenities answer names the rare kinds its near
+// circle left unsettled, most of them absent from the city: it seeks each
+// kind's bands through the index the kind leads (migration 0014), not
+// every place of the circle through the area index, which the planner
+// chose at its default price of a random page read.
+func TestRareKindsOfPlacesAreSoughtThroughTheirIndex(t *testing.T) {
+	db, _ := openFresh(t)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(3, 4))
+	kinds := [][2]string{{"banks", "bank"}, {"grocery", "supermarket"}, {"hospitals", "hospital"}, {"parks", "park"},
+		{"restaurants", "cafe"}, {"restaurants", "restaurant"}, {"schools", "school"}, {"transit", "bus_stop"}}
+	var places []providers.OSMPlace
+	for i := range 40000 {
+		k := kinds[i%len(kinds)]
+		places = append(places, providers.OSMPlace{OSMRef: providers.OSMRef{Type: "node", ID: int64(i + 1), Version: 1},
+			Category: k[0], Type: k[1], Name: fmt.Sprint("Place ", i), NameKey: fmt.Sprint("place ", i),
+			Point: providers.Point{Lat: 38.80 + rng.Float64()*0.18, Lng: -77.15 + rng.Float64()*0.225}})
+	}
+	load, _, err := db.BeginOSM(ctx, "dc", "f1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutOSM(ctx, &load, providers.OSMBatch{Places: places}, int64(len(places))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.PublishOSM(ctx, load, providers.OSMExtract{Timestamp: time.Now(),
+		Coverage: providers.BBox{West: -77.15, South: 38.80, East: -76.925, North: 38.98}}); err != nil {
+		t.Fatal(err)
+	}
+	rare := []string{"kindergarten", "college", "university", "clinic", "doctors", "grocery", "greengrocer", "convenience",
+		"playground", "station", "halt", "tram_stop", "subway_entrance", "bus_station", "platform", "fast_food",
+		"food_court", "pub", "bar"}
+	// The statement places writes for a read of types: the dialect's
+	// select through the type's index, its kinds, in a box of 2 km.
+	south, north, west, east := 38.872, 38.908, -77.053, -77.007
+	q := osmDialect.PlacesOfKind("type", "= ANY($6)", "= ANY($7)")
+	plan := explain(t, db.pool, q, "dc", south, north, west, east, sqlshared.AreaBands(south, north), rare)
+	if !strings.Contains(plan, "using osm_places_type_band") || strings.Contains(plan, "osm_places_area_band") {
+		t.Errorf("a read of rare types: plan %s; want it through osm_places_type_band alone", plan)
+	}
+}
