@@ -352,7 +352,7 @@ const buildingFacts = `INSERT INTO fact_rows (dataset, generation, row_key, lati
 // leaves the checkpoint behind, and the next run starts again from no
 // rows.
 func (e Extracts) PutOSMFacts(ctx context.Context, load providers.OSMLoad, facts *providers.FactLoad, done int64) error {
-	fill := func(c factsql.Conn, share string, args ...any) error {
+	fill := func(ctx context.Context, c factsql.Conn, share string, args ...any) error {
 		_, err := c.Exec(ctx, e.S.buildingFacts+share, append([]any{facts.Dataset, facts.Generation, load.Generation}, args...)...)
 		return err
 	}
@@ -363,7 +363,7 @@ func (e Extracts) PutOSMFacts(ctx context.Context, load providers.OSMLoad, facts
 		if e.S.factsParts > 1 {
 			return nil
 		}
-		if err := fill(c, ""); err != nil {
+		if err := fill(ctx, c, ""); err != nil {
 			return err
 		}
 		_, err := c.Exec(ctx, e.S.factsCheckpoint, done, facts.Dataset, facts.Generation)
@@ -374,7 +374,7 @@ func (e Extracts) PutOSMFacts(ctx context.Context, load providers.OSMLoad, facts
 		for i := range e.S.factsParts {
 			g.Go(func() error {
 				return e.DB.Tx(gctx, func(c factsql.Conn) error {
-					return fill(c, " AND id % "+e.S.param(4)+" = "+e.S.param(5), e.S.factsParts, i)
+					return fill(gctx, c, " AND id % "+e.S.param(4)+" = "+e.S.param(5), e.S.factsParts, i)
 				})
 			})
 		}
