@@ -146,8 +146,8 @@ type OSMFactStore interface {
 	// buildings of load that give facts (OSMBuilding.Facts, as PutOSM
 	// wrote them), one a building keyed by its element (OSMRef.Key) with
 	// its footprint and centroid, in place of any rows the facts load
-	// had, and writes its checkpoint done, in one transaction. Run again,
-	// it makes the same rows.
+	// had, then writes its checkpoint done. Cut short, it leaves the
+	// checkpoint where it was; run again, it makes the same rows.
 	PutOSMFacts(ctx context.Context, load OSMLoad, facts *FactLoad, done int64) error
 }
 
