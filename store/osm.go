@@ -15,7 +15,7 @@ var osmDialect = &osmsql.Dialect{
 	PlacesIn: func(bands string) string { return placesThrough("osm_places_area_band", bands) },
 	// SQLite seeks each of the kinds in each band when told the index.
 	PlacesOfKind: func(col, bands, kinds string) string {
-		return placesThrough("osm_places_"+col+"_band", bands) + " AND p." + col + " " + kinds
+		return placesThrough("osm_places_"+col+"_band", bands) + " AND p." + col + " IN " + kinds
 	},
 	AddressesIn: func(bands string) string {
 		return `SELECT ` + osmsql.AddressColumns + ` FROM osm_extracts x

@@ -18,7 +18,7 @@ import (
 // every place of the circle through the area index, which the planner
 // chose at its default price of a random page read.
 func TestRareKindsOfPlacesAreSoughtThroughTheirIndex(t *testing.T) {
-	db, _ := openFresh(t)
+	db := openOneConn(t)
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(3, 4))
 	kinds := [][2]string{{"banks", "bank"}, {"grocery", "supermarket"}, {"hospitals", "hospital"}, {"parks", "park"},
@@ -47,9 +47,19 @@ func TestRareKindsOfPlacesAreSoughtThroughTheirIndex(t *testing.T) {
 	// The statement places writes for a read of types: the dialect's
 	// select through the type's index, its kinds, in a box of 2 km.
 	south, north, west, east := 38.872, 38.908, -77.053, -77.007
-	q := osmDialect.PlacesOfKind("type", "= ANY($6)", "= ANY($7)")
+	q := osmDialect.PlacesOfKind("type", "= ANY($6)", "$7")
 	plan := explain(t, db.pool, q, "dc", south, north, west, east, sqlshared.AreaBands(south, north), rare)
 	if !strings.Contains(plan, "using osm_places_type_band") || strings.Contains(plan, "osm_places_area_band") {
 		t.Errorf("a read of rare types: plan %s; want it through osm_places_type_band alone", plan)
+	}
+	// And that statement is the one a read of types sends.
+	c := providers.Circle{Center: providers.Point{Lat: 38.89, Lng: -77.03}, RadiusMeters: 2000}
+	if _, _, err := db.OSMPlacesNear(ctx, c, providers.PlaceFilter{Types: rare}); err != nil {
+		t.Fatal(err)
+	}
+	var sent int
+	if err := db.pool.QueryRow(ctx, `SELECT COUNT(*) FROM pg_prepared_statements WHERE statement LIKE $1`,
+		q[:strings.Index(q, "WHERE x.name")]+"%").Scan(&sent); err != nil || sent != 1 {
+		t.Errorf("statements a read of types prepared like the one explained: %d, %v; want 1", sent, err)
 	}
 }

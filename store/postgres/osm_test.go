@@ -12,7 +12,7 @@ import (
 // TestThePlacesOfEveryCircleShareOnePreparedStatement: reading the places
 // of circles at many latitudes (so many sets of bands, of 3 to 10), with
 // filters of several lengths, prepares one statement of places a shape of
-// filter on the connection (no list, types, categories and types), not one
+// read on the connection (every place, of types, of categories), not one
 // a number of bands or of types: PostgreSQL plans a new statement's first
 // runs anew each time, 0.6 ms.
 func TestThePlacesOfEveryCircleShareOnePreparedStatement(t *testing.T) {

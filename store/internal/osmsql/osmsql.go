@@ -29,25 +29,26 @@ import (
 type Dialect struct {
 	// Param is the engine's placeholder of the n-th argument.
 	Param func(n int) string
-	// ListParam, when set, is how the engine takes a list as one
-	// argument, written after the value compared (PostgreSQL: "= ANY($n)",
-	// the list bound as an array): a statement's text then does not vary
-	// with its lists, and one prepared statement serves every circle
-	// (PostgreSQL planned each new text, 0.6 ms). When nil, a list is
-	// written "IN (...)" of one placeholder a value.
-	ListParam func(n int) string
+	// Arrays says the engine takes a list as one argument, an array
+	// (PostgreSQL): a value is one of it by "= ANY($n)", and a
+	// statement's text then does not vary with its lists, so one prepared
+	// statement serves every circle (PostgreSQL planned each new text,
+	// 0.6 ms). Otherwise a list is one placeholder a value, "(?6, ?7)",
+	// and a value is one of it by "IN (?6, ?7)".
+	Arrays bool
 	// PlacesIn selects PlaceColumns of the places of the extract served
 	// under a name (the first placeholder, numbered as Param numbers
 	// them) in the latitude bands that bands selects (the condition on
-	// the band expression: "IN (...)" of its list, or ListParam's) and
+	// the band expression: "IN (...)" of its list, or "= ANY($n)") and
 	// inside the rectangle south (2nd), north (3rd), west (4th), east
 	// (5th), from osm_places as p and ending with its WHERE conditions:
 	// the places' filters (see OSMPlacesNear) are appended to them, on p's
 	// columns of the index.
 	PlacesIn func(bands string) string
 	// PlacesOfKind is PlacesIn of the places whose col ("category" or
-	// "type") is one of a list, kinds the condition on col the list makes
-	// (as bands: "IN (...)" or ListParam's), sought a kind at a time in
+	// "type") is one of the list kinds (its placeholders in parentheses,
+	// or its one placeholder where the engine takes Arrays), sought a kind
+	// at a time in
 	// the bands of the index the kind leads (migration 0014): a list of
 	// rare kinds, read through the area index, goes over every place of
 	// the circle.
@@ -156,7 +157,8 @@ type Statements struct {
 	dropPlaces, dropBuildings, dropAddresses, oldGenerations          string
 	placesIn, addressesIn                                             func(bands string) string
 	placesOfKind                                                      func(col, bands, kinds string) string
-	param, listParam                                                  func(n int) string
+	param                                                             func(n int) string
+	arrays                                                            bool
 	analyze                                                           string
 	factsParts                                                        int
 	places, buildings, addresses                                      kind
@@ -213,7 +215,7 @@ func Build(d *Dialect) *Statements {
 		placesOfKind: d.PlacesOfKind,
 		addressesIn:  d.AddressesIn,
 		param:        d.Param,
-		listParam:    d.ListParam,
+		arrays:       d.Arrays,
 		analyze:      d.Analyze,
 		factsParts:   d.FactsParts,
 	}
@@ -714,7 +716,7 @@ func (e Extracts) placesOf(ctx context.Context, name string, c providers.Circle,
 	case "name_key":
 		q.WriteString(e.S.placesIn(bands) + " AND p.name_key " + in(&q, r.vs))
 	default:
-		q.WriteString(e.S.placesOfKind(r.col, bands, in(&q, r.vs)))
+		q.WriteString(e.S.placesOfKind(r.col, bands, list(&q, r.vs)))
 	}
 	if pt, ok := rules.PlanarTest(c.Center, c.RadiusMeters, box); ok {
 		lat, lng := q.arg(pt.Lat), q.arg(pt.Lng)
@@ -797,18 +799,27 @@ func (q *query) arg(v any) string {
 	return q.s.param(len(q.args))
 }
 
-// in returns the condition that a value is one of vs, its arguments
-// added: "IN (...)", or the engine's list argument (Dialect.ListParam).
-func in[T any](q *query, vs []T) string {
-	if q.s.listParam != nil {
-		q.args = append(q.args, vs)
-		return q.s.listParam(len(q.args))
+// list returns vs as a list, its arguments added: one placeholder, bound
+// to vs, where the engine takes Arrays, else a placeholder a value in
+// parentheses.
+func list[T any](q *query, vs []T) string {
+	if q.s.arrays {
+		return q.arg(vs)
 	}
 	ps := make([]string, len(vs))
 	for i, v := range vs {
 		ps[i] = q.arg(v)
 	}
-	return "IN (" + strings.Join(ps, ", ") + ")"
+	return "(" + strings.Join(ps, ", ") + ")"
+}
+
+// in returns the condition that a value is one of vs, its arguments
+// added: "= ANY($n)" where the engine takes Arrays, else "IN (...)".
+func in[T any](q *query, vs []T) string {
+	if q.s.arrays {
+		return "= ANY(" + list(q, vs) + ")"
+	}
+	return "IN " + list(q, vs)
 }
 
 func (e Extracts) extract(ctx context.Context, q string, args ...any) (*providers.OSMExtract, error) {
