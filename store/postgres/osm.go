@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"github.com/propertyd/propertyd/store/internal/factsql"
 	"github.com/propertyd/propertyd/store/internal/osmsql"
 )
 
@@ -25,14 +26,14 @@ var osmDialect = &osmsql.Dialect{
 	// a kind, as fact rows are: a batch of 5,000 buildings one INSERT each
 	// cost 5,000 statements on the server.
 	Stage: &osmsql.Stage{
-		Places: osmsql.StageTable{Name: "osm_places_stage", Create: `CREATE TEMP TABLE IF NOT EXISTS osm_places_stage (seq int,
+		Places: factsql.Stage{Table: "osm_places_stage", Create: `CREATE TEMP TABLE IF NOT EXISTS osm_places_stage (seq int,
 			generation bigint, osm_type text, osm_id bigint, version int, category text, type text, name text, name_key text,
 			latitude float8, longitude float8) ON COMMIT DELETE ROWS`},
-		Buildings: osmsql.StageTable{Name: "osm_buildings_stage", Create: `CREATE TEMP TABLE IF NOT EXISTS osm_buildings_stage (seq int,
+		Buildings: factsql.Stage{Table: "osm_buildings_stage", Create: `CREATE TEMP TABLE IF NOT EXISTS osm_buildings_stage (seq int,
 			generation bigint, osm_type text, osm_id bigint, version int, building text, levels float8, flats int, start_date text,
 			shape bytea, min_lat float8, max_lat float8, min_lng float8, max_lng float8, latitude float8, longitude float8,
 			property_type text, stories float8, units int, year_built int) ON COMMIT DELETE ROWS`},
-		Addresses: osmsql.StageTable{Name: "osm_addresses_stage", Create: `CREATE TEMP TABLE IF NOT EXISTS osm_addresses_stage (seq int,
+		Addresses: factsql.Stage{Table: "osm_addresses_stage", Create: `CREATE TEMP TABLE IF NOT EXISTS osm_addresses_stage (seq int,
 			generation bigint, osm_type text, osm_id bigint, version int, housenumber text, street text, unit text, city text,
 			postcode text, latitude float8, longitude float8) ON COMMIT DELETE ROWS`},
 	},

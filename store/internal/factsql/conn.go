@@ -66,3 +66,24 @@ type Copier interface {
 	// the server a speculative insert a row).
 	CopyNew(ctx context.Context, table string, columns []string, rows [][]any) (bool, error)
 }
+
+// CopyStaged writes rows (columns each) into table on cp: straight in when
+// none of them takes a key already taken (CopyNew), else copied into the
+// staging table st, numbered (its seq column), and written from it by put.
+func CopyStaged(ctx context.Context, cp Copier, c Conn, table string, columns []string, st Stage, put string, rows [][]any) error {
+	if done, err := cp.CopyNew(ctx, table, columns, rows); err != nil || done {
+		return err
+	}
+	if _, err := c.Exec(ctx, st.Create); err != nil {
+		return err
+	}
+	seqd := make([][]any, len(rows))
+	for i, r := range rows {
+		seqd[i] = append([]any{i}, r...)
+	}
+	if err := cp.CopyRows(ctx, st.Table, append([]string{"seq"}, columns...), seqd); err != nil {
+		return err
+	}
+	_, err := c.Exec(ctx, put)
+	return err
+}

@@ -190,21 +190,7 @@ func (f *Facts) putRows(ctx context.Context, c Conn, rows [][]any) error {
 		q, rows := f.putRowsOf(rows)
 		return c.ExecMany(ctx, q, rows)
 	}
-	if done, err := cp.CopyNew(ctx, "fact_rows", stageColumns[1:], rows); err != nil || done {
-		return err
-	}
-	if _, err := c.Exec(ctx, st.Create); err != nil {
-		return err
-	}
-	staged := make([][]any, len(rows))
-	for i, r := range rows {
-		staged[i] = append([]any{i}, r...)
-	}
-	if err := cp.CopyRows(ctx, st.Table, stageColumns, staged); err != nil {
-		return err
-	}
-	_, err := c.Exec(ctx, f.S.stagedPut)
-	return err
+	return CopyStaged(ctx, cp, c, "fact_rows", stageColumns[1:], *st, f.S.stagedPut, rows)
 }
 
 // putRowsOf returns the INSERT of rows, one a row, naming only the

@@ -191,11 +191,13 @@ const putConflict = `
 		year_built = excluded.year_built, stories = excluded.stories, units = excluded.units
 	WHERE excluded.rank >= fact_rows.rank`
 
-// Stage is an engine's bulk way into fact_rows: the rows copied into a
-// staging table (Copier), then written by one statement.
+// Stage is an engine's bulk way into a table (fact_rows, and the features
+// of package osmsql): the rows copied into a staging table (Copier), then
+// written by one statement (CopyStaged).
 type Stage struct {
 	// Create makes the session's staging table, if missing: a seq
-	// column, then putColumns, emptied at each commit.
+	// column, then the columns written (putColumns for fact_rows),
+	// emptied at each commit.
 	Create string
 	// Table is its name.
 	Table string

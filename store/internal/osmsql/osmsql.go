@@ -80,20 +80,15 @@ type Dialect struct {
 // seq column and then the columns of its table's put statement; the rows
 // of one element, if a batch holds it twice, are written once (the last).
 type Stage struct {
-	Places, Buildings, Addresses StageTable
-}
-
-// StageTable is one staging table: its name and the statement creating it.
-type StageTable struct {
-	Name, Create string
+	Places, Buildings, Addresses factsql.Stage
 }
 
 // kind is how one feature table is written: one put statement a row, or,
-// where the engine stages (stage.Name set), straight in by copy when the
+// where the engine stages (stage.Table set), straight in by copy when the
 // rows are new, else through the staging table and the staged statement.
 type kind struct {
 	table, put, staged string
-	stage              StageTable
+	stage              factsql.Stage
 	cols               []string
 }
 
@@ -222,9 +217,9 @@ func Build(d *Dialect) *Statements {
 	if d.Stage != nil {
 		for _, k := range []struct {
 			k *kind
-			t StageTable
+			t factsql.Stage
 		}{{&st.places, d.Stage.Places}, {&st.buildings, d.Stage.Buildings}, {&st.addresses, d.Stage.Addresses}} {
-			k.k.stage, k.k.staged = k.t, stagedPut(k.k.table, k.t.Name, k.k.cols)
+			k.k.stage, k.k.staged = k.t, stagedPut(k.k.table, k.t.Table, k.k.cols)
 		}
 	}
 	return st
@@ -396,24 +391,10 @@ func (e Extracts) PutOSMFacts(ctx context.Context, load providers.OSMLoad, facts
 // staging table; else one put statement a row.
 func put(ctx context.Context, c factsql.Conn, k kind, rows [][]any) error {
 	cp, ok := c.(factsql.Copier)
-	if !ok || k.stage.Name == "" {
+	if !ok || k.stage.Table == "" {
 		return c.ExecMany(ctx, k.put, rows)
 	}
-	if done, err := cp.CopyNew(ctx, k.table, k.cols, rows); err != nil || done {
-		return err
-	}
-	if _, err := c.Exec(ctx, k.stage.Create); err != nil {
-		return err
-	}
-	seqd := make([][]any, len(rows))
-	for i, r := range rows {
-		seqd[i] = append([]any{i}, r...)
-	}
-	if err := cp.CopyRows(ctx, k.stage.Name, append([]string{"seq"}, k.cols...), seqd); err != nil {
-		return err
-	}
-	_, err := c.Exec(ctx, k.staged)
-	return err
+	return factsql.CopyStaged(ctx, cp, c, k.table, k.cols, k.stage, k.staged, rows)
 }
 
 // PublishOSM serves the load in place of the extract's former generation
