@@ -74,6 +74,22 @@ func TestDataLoadOSMRefusesWhatIsNoExtract(t *testing.T) {
 	}
 }
 
+// startBesideExtract starts an instance on database whose geocoder knows
+// 1203 K ST NW (inside the fixtures' extracts) and other, and whose
+// Overpass knows school; it returns the instance and a count of the
+// Overpass calls made.
+func startBesideExtract(t *testing.T, database string, other providertest.CensusPlace, school providertest.OSMElement) (*Main, func() int) {
+	t.Helper()
+	mt := httpmock.NewMockTransport()
+	providertest.RegisterCensusGeocoder(mt, census.DefaultBaseURL, providertest.CensusPlace{
+		Street: "1203 K ST NW", City: "WASHINGTON", State: "DC", Zip: "20005", Lat: 38.9, Lng: -77.03,
+		CountyName: "District of Columbia", StateFIPS: "11", CountyFIPS: "001", Tract: "010100", Block: "1000",
+	}, other)
+	providertest.RegisterOverpass(mt, overpass.DefaultBaseURL, school)
+	m := startMain(t, testConfig(t, database), mt)
+	return m, func() int { return mt.GetCallCountInfo()["POST "+overpass.DefaultBaseURL] }
+}
+
 // TestAmenitiesInsideALoadedExtractCallNoOverpass serves a record inside the
 // loaded fixture and one outside it: the first's amenities and walk score
 // come from the extract with no Overpass call and say so in their
@@ -85,18 +101,11 @@ func TestAmenitiesInsideALoadedExtractCallNoOverpass(t *testing.T) {
 		if code := c.run([]string{"load", "osm", "-config", factsConfigFile(t, database), franklinPBF}); code != exitOK {
 			t.Fatalf("load: exit %d\n%s", code, errb.String())
 		}
-		mt := httpmock.NewMockTransport()
-		providertest.RegisterCensusGeocoder(mt, census.DefaultBaseURL, providertest.CensusPlace{
-			Street: "1203 K ST NW", City: "WASHINGTON", State: "DC", Zip: "20005", Lat: 38.9, Lng: -77.03,
-			CountyName: "District of Columbia", StateFIPS: "11", CountyFIPS: "001", Tract: "010100", Block: "1000",
-		}, providertest.CensusPlace{
+		m, overpassCalls := startBesideExtract(t, database, providertest.CensusPlace{
 			Street: "2200 W BROAD ST", City: "RICHMOND", State: "VA", Zip: "23220", Lat: 37.5600, Lng: -77.4720,
 			CountyName: "Richmond city", StateFIPS: "51", CountyFIPS: "760", Tract: "041000", Block: "1003",
-		})
-		providertest.RegisterOverpass(mt, overpass.DefaultBaseURL, providertest.OSMElement{Type: "node", ID: 1, Lat: 37.5610,
+		}, providertest.OSMElement{Type: "node", ID: 1, Lat: 37.5610,
 			Lng: -77.4720, Tags: map[string]string{"amenity": "school", "name": "Fox Elementary"}})
-		m := startMain(t, testConfig(t, database), mt)
-		overpassCalls := func() int { return mt.GetCallCountInfo()["POST "+overpass.DefaultBaseURL] }
 
 		q := url.Values{"street": {"1203 K Street NW"}, "city": {"Washington"}, "state": {"DC"}, "include": {"amenities,walkscore"}}
 		status, body, _ := getJSON(t, m, "/v1/properties/lookup?"+q.Encode())
@@ -268,19 +277,12 @@ func TestAnExtractLoadedWithItsPolygonAnswersOnlyInsideIt(t *testing.T) {
 			t.Errorf("status after a load with a polygon: exit %d\n%s", code, out.String())
 		}
 
-		mt := httpmock.NewMockTransport()
-		providertest.RegisterCensusGeocoder(mt, census.DefaultBaseURL, providertest.CensusPlace{
-			Street: "1203 K ST NW", City: "WASHINGTON", State: "DC", Zip: "20005", Lat: 38.9, Lng: -77.03,
-			CountyName: "District of Columbia", StateFIPS: "11", CountyFIPS: "001", Tract: "010100", Block: "1000",
-		}, providertest.CensusPlace{
+		m, overpassCalls := startBesideExtract(t, database, providertest.CensusPlace{
 			// 1.4 km west of the hole; its circle lies inside the box.
 			Street: "100 EXAMPLE AVE NE", City: "WASHINGTON", State: "DC", Zip: "20002", Lat: 38.905, Lng: -77.016,
 			CountyName: "District of Columbia", StateFIPS: "11", CountyFIPS: "001", Tract: "010600", Block: "1000",
-		})
-		providertest.RegisterOverpass(mt, overpass.DefaultBaseURL, providertest.OSMElement{Type: "node", ID: 1, Lat: 38.9045,
+		}, providertest.OSMElement{Type: "node", ID: 1, Lat: 38.9045,
 			Lng: -76.9975, Tags: map[string]string{"amenity": "school", "name": "Hole Elementary"}})
-		m := startMain(t, testConfig(t, database), mt)
-		overpassCalls := func() int { return mt.GetCallCountInfo()["POST "+overpass.DefaultBaseURL] }
 
 		q := url.Values{"street": {"1203 K Street NW"}, "city": {"Washington"}, "state": {"DC"}, "include": {"amenities"}}
 		status, body, _ := getJSON(t, m, "/v1/properties/lookup?"+q.Encode())

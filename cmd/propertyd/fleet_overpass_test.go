@@ -127,14 +127,23 @@ func TestFleetIsOnePoliteOverpassClient(t *testing.T) {
 		t.Fatalf("amenities when Overpass answers 429: %v; want upstream_rate_limited, retry after 30 s", s)
 	}
 	up.limited.Store(false) // Overpass would answer now: the fleet still waits
+	wantFleetQuiet(t, up, mains, 21, 13, "a 429")
+}
+
+// wantFleetQuiet fails t unless every instance of mains, asked for the
+// amenities of points from on just after instance 0 was told to keep
+// quiet by what, answers rate limited for about 30 s without sending
+// anything: up has still seen sent queries.
+func wantFleetQuiet(t *testing.T, up *fakeOverpass, mains []*Main, from, sent int, what string) {
+	t.Helper()
 	for i, m := range mains {
-		s := amenitiesAt(t, m, 21+i)
+		s := amenitiesAt(t, m, from+i)
 		if ra, _ := s["retry_after"].(float64); s["error"] != "upstream_rate_limited" || ra < 25 || ra > 30 {
-			t.Errorf("amenities on instance %d just after instance 0 got a 429: %v; want rate limited, retry after about 30 s", i, s)
+			t.Errorf("amenities on instance %d just after instance 0 got %s: %v; want rate limited, retry after about 30 s", i, what, s)
 		}
 	}
-	if q, _ := up.counts(); q != 13 {
-		t.Errorf("Overpass got %d queries after its 429, want none for 30 s from any instance", q-13)
+	if q, _ := up.counts(); q != sent {
+		t.Errorf("Overpass got %d queries after %s, want none for 30 s from any instance", q-sent, what)
 	}
 }
 
@@ -192,13 +201,5 @@ func TestFleetKeepsQuietAfterARateLimitPageSentWith200(t *testing.T) {
 		t.Fatalf("amenities when the mirror sends its rate-limit page with 200: %v; want upstream_rate_limited, retry after 30 s", s)
 	}
 	up.limitedPage.Store(false)
-	for i, m := range mains {
-		s := amenitiesAt(t, m, 1+i)
-		if ra, _ := s["retry_after"].(float64); s["error"] != "upstream_rate_limited" || ra < 25 || ra > 30 {
-			t.Errorf("amenities on instance %d just after instance 0 got the rate-limit page: %v; want rate limited, retry after about 30 s", i, s)
-		}
-	}
-	if q, _ := up.counts(); q != 1 {
-		t.Errorf("the mirror got %d queries after its rate-limit page, want none for 30 s from any instance", q-1)
-	}
+	wantFleetQuiet(t, up, mains, 1, 1, "the rate-limit page")
 }
