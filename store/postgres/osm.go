@@ -72,4 +72,6 @@ var osmDialect = &osmsql.Dialect{
 var osmStatements = osmsql.Build(osmDialect)
 
 // newExtracts returns the extract logic over db, built once by Open.
-func (db *DB) newExtracts() osmsql.Extracts { return osmsql.Extracts{DB: factDB{db}, S: osmStatements} }
+func (db *DB) newExtracts() osmsql.Extracts {
+	return osmsql.Extracts{DB: factDB{db}, S: osmStatements, Bounds: &osmsql.Boundaries{}}
+}

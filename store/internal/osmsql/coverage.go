@@ -24,43 +24,58 @@ const edgeMargin = 1e-3
 // readBoundary decodes an extract's boundary (providers.OSMExtract.Boundary):
 // ok is false for WKB that is no polygon, which then covers nothing.
 func readBoundary(raw []byte) (orb.MultiPolygon, bool) {
-	if v, ok := decoded.Load(string(raw)); ok {
-		return v.(orb.MultiPolygon), true
-	}
 	g, err := wkb.Unmarshal(raw)
 	if err != nil {
 		return nil, false
 	}
-	var mp orb.MultiPolygon
 	switch g := g.(type) {
 	case orb.MultiPolygon:
-		mp = g
+		return g, true
 	case orb.Polygon:
-		mp = orb.MultiPolygon{g}
-	default:
-		return nil, false
+		return orb.MultiPolygon{g}, true
 	}
-	if decodedCount.Add(1) > maxDecoded {
-		decoded.Clear()
-		decodedCount.Store(1)
-	}
-	decoded.Store(string(raw), mp)
-	return mp, true
+	return nil, false
 }
 
-// decoded keeps the boundaries read, by their WKB: every area read inside
-// an extract tests its boundary, which only a publish changes, and
-// decoding a state's polygon of thousands of points cost more than the
-// test. Keyed by the bytes themselves, it cannot give one extract's
-// polygon for another's. maxDecoded bounds it (extracts are few; a load
-// in a loop must not grow it for ever). The polygons are shared: never
-// changed.
-var (
-	decoded      sync.Map
-	decodedCount atomic.Int64
-)
+// Boundaries keeps the boundaries of a store's extracts, decoded, by the
+// generation they were published with (boundaryKey), which alone changes
+// one: every area read inside an extract tests its boundary, and reading
+// a state's polygon of thousands of points from the database and decoding
+// it, at every read, cost more than the test. maxBoundaries bounds it (extracts are few; a load in a
+// loop must not grow it for ever). The polygons are shared: never changed.
+type Boundaries struct {
+	m     sync.Map // boundaryKey -> boundary
+	count atomic.Int64
+}
 
-const maxDecoded = 64
+type boundaryKey struct {
+	name, fingerprint string
+	generation        int64
+}
+
+// boundary is an extract's boundary, decoded: nil when it covers nothing
+// (WKB that is no polygon).
+type boundary struct {
+	mp orb.MultiPolygon
+}
+
+const maxBoundaries = 64
+
+func (b *Boundaries) get(k boundaryKey) (boundary, bool) {
+	v, ok := b.m.Load(k)
+	if !ok {
+		return boundary{}, false
+	}
+	return v.(boundary), true
+}
+
+func (b *Boundaries) put(k boundaryKey, v boundary) {
+	if b.count.Add(1) > maxBoundaries {
+		b.m.Clear()
+		b.count.Store(1)
+	}
+	b.m.Store(k, v)
+}
 
 // pointInside reports whether p lies inside mp (its outer edges included,
 // a hole's excluded), in longitude and latitude as a polygon file draws

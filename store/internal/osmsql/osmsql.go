@@ -147,7 +147,7 @@ const dropBatch = 5000
 type Statements struct {
 	served, loadOf, newGeneration, addGeneration, startLoad, dropLoad string
 	checkpoint, publish, endLoad                                      string
-	dropFacts, buildingFacts, factsCheckpoint                         string
+	dropFacts, buildingFacts, factsCheckpoint, boundaryOf             string
 	countPlaces, countBuildings, countAddresses, extracts, covering   string
 	dropPlaces, dropBuildings, dropAddresses, oldGenerations          string
 	placesIn, addressesIn                                             func(bands string) string
@@ -195,9 +195,12 @@ func Build(d *Dialect) *Statements {
 		// The extracts whose box holds a rectangle (south, north, west,
 		// east), newest first: the newest whose boundary holds what is
 		// asked wins where several do.
-		covering: b(`SELECT ` + extractColumns + ` FROM osm_extracts
+		// Whether each has a boundary, not the boundary: that is read
+		// once a generation (Extracts.boundary).
+		covering: b(`SELECT ` + strings.Replace(extractColumns, "boundary", "boundary IS NOT NULL", 1) + ` FROM osm_extracts
 			WHERE min_lat <= ? AND max_lat >= ? AND min_lng <= ? AND max_lng >= ?
 			ORDER BY timestamp DESC, name`),
+		boundaryOf:    b(`SELECT boundary FROM osm_extracts WHERE name = ? AND generation = ?`),
 		dropPlaces:    b(`DELETE FROM osm_places WHERE id IN (SELECT id FROM osm_places WHERE generation = ? LIMIT ` + itoa(dropBatch) + `)`),
 		dropBuildings: b(`DELETE FROM osm_buildings WHERE id IN (SELECT id FROM osm_buildings WHERE generation = ? LIMIT ` + itoa(dropBatch) + `)`),
 		dropAddresses: b(`DELETE FROM osm_addresses WHERE id IN (SELECT id FROM osm_addresses WHERE generation = ? LIMIT ` + itoa(dropBatch) + `)`),
@@ -230,6 +233,8 @@ func Build(d *Dialect) *Statements {
 type Extracts struct {
 	DB factsql.DB
 	S  *Statements
+	// Bounds keeps the boundaries of the store's extracts, decoded.
+	Bounds *Boundaries
 }
 
 var _ providers.OSMStore = Extracts{}
@@ -602,26 +607,64 @@ func (e Extracts) covered(ctx context.Context, south, north, west, east float64,
 
 // covering returns the first extract the covering statement lists whose
 // boundary holds what holds tests (an extract without one is held by its
-// box, which the statement tested); nil when none does.
+// box, which the statement tested); nil when none does. The extract
+// returned carries no Boundary: the boundary is read once a generation.
 func (e Extracts) covering(ctx context.Context, south, north, west, east float64, holds func(orb.MultiPolygon) bool) (*providers.OSMExtract, error) {
+	type listed struct {
+		x       providers.OSMExtract
+		bounded bool
+	}
+	var all []listed
 	rows, err := e.DB.Query(ctx, e.S.covering, south, north, west, east)
 	if err != nil {
 		return nil, e.DB.Err(ctx, err)
 	}
-	defer rows.Close()
 	for rows.Next() {
-		x, err := scanExtract(rows)
-		if err != nil {
+		var l listed
+		if err := scanExtractInto(rows, &l.x, &l.bounded); err != nil {
+			rows.Close()
 			return nil, e.DB.Err(ctx, err)
 		}
-		if x.Boundary == nil {
-			return &x, nil
+		all = append(all, l)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, e.DB.Err(ctx, err)
+	}
+	for _, l := range all {
+		if !l.bounded {
+			return &l.x, nil
 		}
-		if mp, ok := readBoundary(x.Boundary); ok && holds(mp) {
-			return &x, nil
+		mp, err := e.boundary(ctx, l.x)
+		if err != nil {
+			return nil, err
+		}
+		if mp != nil && holds(mp) {
+			return &l.x, nil
 		}
 	}
-	return nil, e.DB.Err(ctx, rows.Err())
+	return nil, nil
+}
+
+// boundary returns the boundary of x, decoded (nil for WKB that is no
+// polygon, which covers nothing): from Bounds, else read and kept there.
+// A generation replaced since x was listed is read as no boundary.
+func (e Extracts) boundary(ctx context.Context, x providers.OSMExtract) (orb.MultiPolygon, error) {
+	k := boundaryKey{name: x.Name, fingerprint: x.Fingerprint, generation: x.Generation}
+	if b, ok := e.Bounds.get(k); ok {
+		return b.mp, nil
+	}
+	var raw []byte
+	found, err := factsql.QueryRow(ctx, e.DB, e.S.boundaryOf, []any{x.Name, x.Generation}, &raw)
+	if err != nil {
+		return nil, e.DB.Err(ctx, err)
+	}
+	if !found {
+		return nil, nil
+	}
+	mp, _ := readBoundary(raw)
+	e.Bounds.put(k, boundary{mp: mp})
+	return mp, nil
 }
 
 func notCovered() error {
@@ -820,20 +863,27 @@ func (e Extracts) extract(ctx context.Context, q string, args ...any) (*provider
 }
 
 func scanExtract(rows factsql.Rows) (providers.OSMExtract, error) {
-	var (
-		x          providers.OSMExtract
-		ts, loaded string
-	)
-	if err := rows.Scan(&x.Name, &x.Generation, &x.Coverage.South, &x.Coverage.North, &x.Coverage.West, &x.Coverage.East,
-		&ts, &x.Fingerprint, &x.Places, &x.Buildings, &x.Addresses, &x.Skipped, &loaded, &x.Boundary); err != nil {
+	var x providers.OSMExtract
+	if err := scanExtractInto(rows, &x, &x.Boundary); err != nil {
 		return x, err
 	}
 	if len(x.Boundary) == 0 {
 		x.Boundary = nil
 	}
+	return x, nil
+}
+
+// scanExtractInto scans extractColumns into x, the last (the boundary, or
+// what a statement selects in its place) into last.
+func scanExtractInto(rows factsql.Rows, x *providers.OSMExtract, last any) error {
+	var ts, loaded string
+	if err := rows.Scan(&x.Name, &x.Generation, &x.Coverage.South, &x.Coverage.North, &x.Coverage.West, &x.Coverage.East,
+		&ts, &x.Fingerprint, &x.Places, &x.Buildings, &x.Addresses, &x.Skipped, &loaded, last); err != nil {
+		return err
+	}
 	x.Timestamp, _ = time.Parse(stampLayout, ts)
 	x.LoadedAt, _ = time.Parse(stampLayout, loaded)
-	return x, nil
+	return nil
 }
 
 const stampLayout = "2006-01-02T15:04:05.000Z"
