@@ -103,7 +103,7 @@ type Gateway struct {
 	cfg     Config
 	app     *fiber.App
 	limiter Limiter
-	keys    []Key
+	keys    *keyring
 	allowed map[string]bool // enrichment sections served
 	public  []string        // the catalogue's public sections, in its order
 	// publicCost is what including public[i] costs (its catalogue entry's
@@ -134,7 +134,7 @@ func New(cfg Config) *Gateway {
 	if realClock {
 		cfg.Now = time.Now
 	}
-	g := &Gateway{cfg: cfg, keys: cfg.Keys, allowed: map[string]bool{},
+	g := &Gateway{cfg: cfg, keys: newKeyring(cfg.Keys), allowed: map[string]bool{},
 		ready: newReadyBodies(cfg.Answers, cfg.AnswerTTL), realClock: realClock, cors: newCORS(cfg.CORS)}
 	g.readCatalogue()
 	g.limiter = cfg.Limiter

@@ -2,8 +2,6 @@ package gateway
 
 import (
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -278,9 +276,9 @@ func requestID(c *fiber.Ctx) string {
 var errUnauthorized = providers.Errorf(providers.KindUnauthorized, providers.CodeUnauthorized,
 	"a valid API key is required in the X-API-Key header")
 
-// authenticate resolves X-API-Key to a key name by comparing SHA-256 hashes
-// in constant time against every configured key. The key itself is never
-// stored or logged.
+// authenticate resolves X-API-Key to a key name (keyring: SHA-256 compared
+// in constant time against every configured key, the first time a key is
+// presented). The key itself is never stored or logged.
 func (g *Gateway) authenticate(c *fiber.Ctx) error {
 	name := g.keyName(c.Request().Header.Peek(headerAPIKey))
 	if name == "" {
@@ -293,20 +291,8 @@ func (g *Gateway) authenticate(c *fiber.Ctx) error {
 const headerAPIKey = "X-API-Key"
 
 // keyName is the name of the configured key presented, or "" when none
-// matches (or none was presented).
-func (g *Gateway) keyName(presented []byte) string {
-	if len(presented) == 0 {
-		return ""
-	}
-	sum := sha256.Sum256(presented)
-	name := ""
-	for _, k := range g.keys {
-		if subtle.ConstantTimeCompare(sum[:], k.SHA256[:]) == 1 {
-			name = k.Name
-		}
-	}
-	return name
-}
+// matches (or none was presented): see keyring.
+func (g *Gateway) keyName(presented []byte) string { return g.keys.name(presented) }
 
 // costFunc returns the weight of a request, or an error for input that makes
 // the weight unknowable (an unknown include name).
