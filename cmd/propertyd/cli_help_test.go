@@ -52,6 +52,24 @@ func TestOverviewAndUsageErrors(t *testing.T) {
 	}
 }
 
+// TestTheOverviewListsEveryCommand: each command with a help of its own
+// and no subcommands (data load osm, not data load) is in the overview
+// that propertyd help prints, so it can be found from there.
+func TestTheOverviewListsEveryCommand(t *testing.T) {
+	_, out, _ := runCLI("help")
+	for name := range helps {
+		leaf := true
+		for other := range helps {
+			if strings.HasPrefix(other, name+" ") {
+				leaf = false
+			}
+		}
+		if leaf && !strings.Contains(out, "\n  "+name+" ") {
+			t.Errorf("the overview does not list %q:\n%s", name, out)
+		}
+	}
+}
+
 // TestHelpAtEveryLevel asks for help at each level of each command line,
 // the flag before or after the subcommand's other words: each answers its
 // own help on stdout with exit 0, whole sentences.

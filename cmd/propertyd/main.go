@@ -75,14 +75,17 @@ func usage(w io.Writer) {
 	fmt.Fprint(w, `usage: propertyd [command] [flags]
 
 commands:
-  serve            run the API server (default)
-  check-config     validate the configuration and print the effective settings, secrets masked
-  keys new         generate an API key and its config.yaml entry
-  migrate          create or upgrade the database schema and print its version
-  import FILE.csv  bulk-load addresses and their attributes from a CSV file
-  copy             copy records and sections from one database to another (SQLite, PostgreSQL)
-  data load acs    preload the ACS figures of every tract of some states (-states CA,TX) or all
-  help [command]   show this help, or a command's (same as: propertyd <command> --help)
+  serve              run the API server (default)
+  check-config       validate the configuration and print the effective settings, secrets masked
+  keys new           generate an API key and its config.yaml entry
+  migrate            create or upgrade the database schema and print its version
+  import FILE.csv    bulk-load addresses and their attributes from a CSV file
+  copy               copy records and sections from one database to another (SQLite, PostgreSQL)
+  data load acs      preload the ACS figures of every tract of some states (-states CA,TX) or all
+  data load parcels  load an assessor dataset's files as property facts
+  data load osm      load OpenStreetMap extracts (.osm.pbf): amenities, buildings, addresses
+  data status        list the datasets, extracts and ACS states loaded
+  help [command]     show this help, or a command's (same as: propertyd <command> --help)
 
 flags:
   -config PATH   configuration file (default $PROPERTYD_CONFIG or config.yaml)
