@@ -13,6 +13,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/address"
 	"github.com/propertyd/propertyd/providers/service"
 )
 
@@ -342,7 +343,7 @@ func (g *Gateway) batch(c *fiber.Ctx) error {
 		clientIDs[i] = a.ID
 		addr := providers.Address{Street: a.Street, Unit: a.Unit, City: a.City, State: a.State, Zip: a.Zip}
 		if a.Q != nil {
-			if err := oneForm(*a.Q, addr); err != nil {
+			if err := address.OneForm(*a.Q, addr); err != nil {
 				pe := providers.As(err)
 				st.undelivered += itemCost
 				bad[i] = true

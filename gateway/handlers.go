@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/address"
 	"github.com/propertyd/propertyd/providers/service"
 )
 
@@ -99,7 +99,7 @@ func (g *Gateway) lookup(c *fiber.Ctx) error {
 	}
 	a := providers.Address{Street: q["street"], Unit: q["unit"], City: q["city"], State: q["state"], Zip: q["zip"]}
 	if line, ok := q["q"]; ok {
-		if err := oneForm(line, a); err != nil {
+		if err := address.OneForm(line, a); err != nil {
 			return err
 		}
 		a.Line = line
@@ -115,25 +115,6 @@ func (g *Gateway) lookup(c *fiber.Ctx) error {
 		return err
 	}
 	return g.respondRecord(c, st, p, src, true, true)
-}
-
-// oneForm checks an address given as the line q: no field of a may be
-// given with it (a 400 naming q and each field), and q must not be blank.
-func oneForm(q string, a providers.Address) error {
-	var errs []providers.ParamError
-	for _, f := range [...]struct{ name, value string }{{"street", a.Street}, {"unit", a.Unit}, {"city", a.City},
-		{"state", a.State}, {"zip", a.Zip}} {
-		if f.value != "" {
-			errs = append(errs, providers.ParamError{Parameter: f.name, Message: "must not be given with q: give the address in one line (q) or in fields (street, ...), not both"})
-		}
-	}
-	if len(errs) > 0 {
-		return invalid(append([]providers.ParamError{{Parameter: "q", Message: "must not be given with " + errs[0].Parameter + ": give the address in one line (q) or in fields (street, ...), not both"}}, errs...)...)
-	}
-	if strings.TrimSpace(q) == "" {
-		return invalid(providers.ParamError{Parameter: "q", Message: "must not be empty"})
-	}
-	return nil
 }
 
 // matchParam reads match= (best or strict; absent is the default).

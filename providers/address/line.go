@@ -15,23 +15,36 @@ const MaxLineLen = 200
 
 // NormalizeAny normalizes a client address given in fields (Normalize) or
 // as one line (NormalizeLine, when a.Line is set; no other field may be
-// set then, else KindInvalid naming q and the fields given).
+// set then: OneForm).
 func NormalizeAny(a providers.Address) (Normalized, error) {
 	if a.Line == "" {
 		return Normalize(a)
 	}
-	var both []providers.ParamError
-	for _, f := range []struct{ name, value string }{{"street", a.Street}, {"unit", a.Unit}, {"city", a.City},
-		{"state", a.State}, {"zip", a.Zip}} {
-		if f.value != "" {
-			both = append(both, providers.ParamError{Parameter: f.name, Message: "must not be given with q (give the address in one form)"})
-		}
-	}
-	if len(both) > 0 {
-		return Normalized{}, providers.InvalidParams(append([]providers.ParamError{{Parameter: "q",
-			Message: "must not be given with the address in fields"}}, both...)...)
+	if err := OneForm(a.Line, a); err != nil {
+		return Normalized{}, err
 	}
 	return NormalizeLine(a.Line)
+}
+
+// OneForm checks an address given as the line q (a request's q=, a batch
+// item's "q", given even when empty): no field of a may be given with it
+// (KindInvalid naming q and each field given), and q must not be blank.
+// Every caller that takes both forms refuses the mix with these words.
+func OneForm(q string, a providers.Address) error {
+	var errs []providers.ParamError
+	for _, f := range [...]struct{ name, value string }{{"street", a.Street}, {"unit", a.Unit}, {"city", a.City},
+		{"state", a.State}, {"zip", a.Zip}} {
+		if f.value != "" {
+			errs = append(errs, providers.ParamError{Parameter: f.name, Message: "must not be given with q: give the address in one line (q) or in fields (street, ...), not both"})
+		}
+	}
+	if len(errs) > 0 {
+		return providers.InvalidParams(append([]providers.ParamError{{Parameter: "q", Message: "must not be given with " + errs[0].Parameter + ": give the address in one line (q) or in fields (street, ...), not both"}}, errs...)...)
+	}
+	if strings.TrimSpace(q) == "" {
+		return providers.Invalid("q", "must not be empty")
+	}
+	return nil
 }
 
 // NormalizeLine reads a whole address typed in one line ("350 5th Ave, New

@@ -85,6 +85,28 @@ func TestNormalizeAnyRefusesBothForms(t *testing.T) {
 	}
 }
 
+// TestOneFormIsTheOneRefusalOfBothForms: the gateway refuses q beside a
+// field with address.OneForm before any lookup; a caller of the service
+// that skips it (the batch service, an import) is refused by NormalizeAny
+// in the same words.
+func TestOneFormIsTheOneRefusalOfBothForms(t *testing.T) {
+	a := providers.Address{Line: "350 5th Ave, New York, NY", Street: "350 5th Ave", State: "NY"}
+	_, viaService := address.NormalizeAny(a)
+	direct := address.OneForm(a.Line, a)
+	if viaService == nil || direct == nil || viaService.Error() != direct.Error() {
+		t.Fatalf("NormalizeAny: %v\nOneForm: %v\nwant one error in the same words", viaService, direct)
+	}
+	for _, q := range []string{"", "   ", "\t"} {
+		pe := providers.As(address.OneForm(q, providers.Address{}))
+		if pe.Code != "invalid_parameter" || len(pe.Params) != 1 || pe.Params[0].Parameter != "q" || pe.Params[0].Message != "must not be empty" {
+			t.Errorf("OneForm(%q) = %+v, want q: must not be empty", q, pe)
+		}
+	}
+	if err := address.OneForm("350 5th Ave, New York, NY", providers.Address{}); err != nil {
+		t.Errorf("OneForm of a line alone: %v", err)
+	}
+}
+
 // FuzzNormalizeLine: any line is an address or an error naming q, never a
 // panic, and an address read from a line is written with the key of its
 // parts.
