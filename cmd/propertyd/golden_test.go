@@ -38,12 +38,11 @@ func TestWholeResponsesMatchTheirGoldenFiles(t *testing.T) {
 	// Amenities come before the lookup that includes walkscore: osm-walk
 	// reads them through the amenities section, and with both fetched at
 	// once which of the two stores them first (and so says miss) is a race.
-	// Likewise demographics and housing: whichever of the state's two
-	// tables loads first loads the other in the background, so the other,
-	// asked in the same request, says hit or miss as that load ends before
-	// its own read or not. The created record's lookup leaves housing out,
-	// and housing is waited for (settled) before the lookup of every
-	// section.
+	// The first load of one of a state's two ACS tables loads the other
+	// in the background, unless the request reads the other itself: the
+	// created record's lookup includes demographics alone, so housing is
+	// loaded behind it, and is waited for (settled) before the lookup of
+	// every section, which then reads it stored.
 	for _, c := range []struct{ name, method, path, body, settle string }{
 		{"lookup_created", "GET", lookup("flood,demographics"), "", "housing"},
 		{"amenities_standalone", "GET", "/v1/properties/1/amenities", "", ""},

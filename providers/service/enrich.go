@@ -22,6 +22,12 @@ type Options struct {
 	// handed to a section derived from them (Section.FromAmenities); nil
 	// when it holds nothing it may hand on.
 	amenities *held
+
+	// own names the sections the request reads itself (Enrich's names): a
+	// region load it leads does not load them in the background as the
+	// siblings of its section (loadSiblingsLater), so each comes from the
+	// request's own read, and says so, whichever trip ends first.
+	own []string
 }
 
 // Section is one enrichment section: where its data comes from, the natural
@@ -170,6 +176,7 @@ func (s *Service) Enrich(ctx context.Context, p *providers.Property, names []str
 		return nil
 	}
 	out := make([]SectionResult, len(names))
+	o.own = names
 	// Fresh cached values are read inline: a goroutine per section cost
 	// more than reading it when the value is in memory (most requests).
 	// What was read of the others is handed on, so no value is read twice.
@@ -589,7 +596,7 @@ func (sec *Section) fetchAndStore(ctx context.Context, p *providers.Property, o 
 	}()
 	if sec.FetchRegion != nil {
 		// The module answers the key's whole region at once (region.go).
-		if rec, tier, handled, err := sec.fetchRegional(ctx, key); handled {
+		if rec, tier, handled, err := sec.fetchRegional(ctx, key, o.own); handled {
 			return fetched{rec: rec}, tier, err
 		}
 	}

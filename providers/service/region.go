@@ -133,13 +133,13 @@ type RegionLoaded struct {
 // came from. handled is false when key has no region, or its value is
 // expired while its region is fresh: the caller then fetches key on its
 // own.
-func (sec *Section) fetchRegional(ctx context.Context, key string) (_ *providers.SectionRecord, tier string, handled bool, _ error) {
+func (sec *Section) fetchRegional(ctx context.Context, key string, own []string) (_ *providers.SectionRecord, tier string, handled bool, _ error) {
 	region, ok := sec.Region.Of(key)
 	if !ok {
 		return nil, "", false, nil
 	}
 	s := sec.svc
-	l, err := fly(&s.fl, ctx, context.WithoutCancel(ctx), sec.regionTrip(region, regionForRequest))
+	l, err := fly(&s.fl, ctx, context.WithoutCancel(ctx), sec.regionTrip(region, regionForRequest, own))
 	if err != nil {
 		return nil, "", true, loggedFailure{err}
 	}
@@ -182,8 +182,9 @@ const (
 // regionTrip is the trip that loads region of the section (loadRegion),
 // shared by the requests needing it, the background loads of siblings and
 // LoadRegion, within the instance and, as a lease, across the fleet;
-// whichever starts it says how (regionForRequest, ...).
-func (sec *Section) regionTrip(region string, how int) trip[regionLoad] {
+// whichever starts it says how (regionForRequest, ...). A request's trip
+// loads no sibling in own, the sections that request reads itself.
+func (sec *Section) regionTrip(region string, how int, own []string) trip[regionLoad] {
 	s, fk := sec.svc, sec.regionFlightKey(region)
 	return trip[regionLoad]{key: fk, note: s.fl.note(fk),
 		fetch: func(ctx context.Context) (regionLoad, string, error) {
@@ -192,7 +193,7 @@ func (sec *Section) regionTrip(region string, how int) trip[regionLoad] {
 				sec.logFailure(err, false)
 			}
 			if err == nil && load.called && how == regionForRequest {
-				s.loadSiblingsLater(sec, region)
+				s.loadSiblingsLater(sec, region, own)
 			}
 			return load, providers.TierUpstream, err
 		}}
@@ -263,15 +264,16 @@ func (sec *Section) loadRegion(ctx context.Context, region string) (regionLoad, 
 // first need of one table set stores the other too. Each load runs as a
 // background refresh does (a slot of its own, the service's context, its
 // module's breaker) and shares the flight and lease a request needing it
-// would take.
-func (s *Service) loadSiblingsLater(sec *Section, region string) {
+// would take. The sections in own are left out: the request that led
+// the trip reads them itself.
+func (s *Service) loadSiblingsLater(sec *Section, region string, own []string) {
 	for _, sib := range s.regionSections(sec.Region.Kind) {
-		if sib == sec {
+		if sib == sec || slices.Contains(own, sib.Name) {
 			continue
 		}
 		key := sib.regionFlightKey(region)
 		s.bg.start(key, s.cfg.Now(), func(ctx context.Context) {
-			_, err := fly(&s.fl, ctx, context.WithoutCancel(ctx), sib.regionTrip(region, regionForSibling))
+			_, err := fly(&s.fl, ctx, context.WithoutCancel(ctx), sib.regionTrip(region, regionForSibling, nil))
 			if err != nil && providers.KindOf(err) != providers.KindCanceled {
 				s.bg.failed(key, providers.CodeOf(err), s.cfg.Now().Add(s.cfg.RefreshRetry))
 			}
@@ -316,7 +318,7 @@ func (s *Service) LoadRegion(ctx context.Context, section, region string) (Regio
 		return RegionLoaded{}, providers.Errorf(providers.KindInvalid, providers.CodeInvalidParameter,
 			"the %s section does not load by region", section)
 	}
-	l, err := fly(&s.fl, ctx, context.WithoutCancel(ctx), sec.regionTrip(region, regionForCaller))
+	l, err := fly(&s.fl, ctx, context.WithoutCancel(ctx), sec.regionTrip(region, regionForCaller, nil))
 	if err != nil {
 		return RegionLoaded{}, err
 	}

@@ -356,3 +356,27 @@ func TestAStateLoadTakesTheFleetLease(t *testing.T) {
 		}
 	}
 }
+
+// TestARequestLoadsTheSiblingsItIncludes: a request that includes both of
+// a state's ACS sections on a fresh instance asks for each table itself,
+// and each section says it came from the upstream, however its trip and
+// its sibling's interleave. Before, the first trip to end loaded the other
+// table in the background, and the other section, read a moment later in
+// the same request, said database or upstream depending on which came
+// first.
+func TestARequestLoadsTheSiblingsItIncludes(t *testing.T) {
+	names := []string{providers.SectionDemographics, providers.SectionHousing}
+	for run := range 300 {
+		acs := newStateACS(3)
+		svc, _, _ := newACSService(t, acs, service.Config{})
+		rs := svc.Enrich(context.Background(), tractProperty("17031000100"), names, service.Options{})
+		for i, r := range rs {
+			if r.Meta.Status != service.StatusOK || r.Tier != providers.TierUpstream {
+				t.Fatalf("run %d: %s came from %q (status %s); want the upstream", run, names[i], r.Tier, r.Meta.Status)
+			}
+		}
+		if d, h := acs.demoState.Load(), acs.houseCall.Load(); d != 1 || h != 1 {
+			t.Fatalf("run %d: %d demographics and %d housing state calls, want 1 each", run, d, h)
+		}
+	}
+}
