@@ -80,3 +80,30 @@ func TestKeyringUnderConcurrentCallers(t *testing.T) {
 		t.Errorf("%d keys remembered after 4,000 guesses and one real key, want 1", n)
 	}
 }
+
+// FuzzKeyringNamesOnlyTheConfiguredKeys: whatever bytes are presented, in
+// whatever order after the real keys were remembered, the name is the
+// configured key's whose SHA-256 they have, and "" for anything else.
+func FuzzKeyringNamesOnlyTheConfiguredKeys(f *testing.F) {
+	for _, s := range []string{"alpha-secret-key-0001", "beta-secret-key-0002", "", "alpha-secret-key-000", "\x00", "ключ"} {
+		f.Add([]byte(s))
+	}
+	r := testKeyring()
+	r.name([]byte("alpha-secret-key-0001"))
+	r.name([]byte("beta-secret-key-0002"))
+	f.Fuzz(func(t *testing.T, presented []byte) {
+		want := ""
+		switch string(presented) {
+		case "alpha-secret-key-0001":
+			want = "alpha"
+		case "beta-secret-key-0002":
+			want = "beta"
+		}
+		if got := r.name(presented); got != want {
+			t.Fatalf("name(%q) = %q, want %q", presented, got, want)
+		}
+		if n := len(*r.known.Load()); n != 2 {
+			t.Fatalf("%d keys remembered after %q, want 2", n, presented)
+		}
+	})
+}
