@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -369,5 +370,62 @@ func TestParcelsLoadedBeforeTheBandsAreFoundAfter(t *testing.T) {
 		if r.YearBuilt == nil || *r.YearBuilt != c.want {
 			t.Errorf("%s after the upgrade: year %v, want %d", c.street, r.YearBuilt, c.want)
 		}
+	}
+}
+
+// TestDatasetsServedBefore0015SayWhetherTheyHaveRowsByCoordinates: 0015
+// sets point_rows of each dataset served (1 for one with a row of no
+// address key and a latitude, 0 for one keyed by address alone), and
+// fact_rows_key keeps the keyed rows only.
+func TestDatasetsServedBefore0015SayWhetherTheyHaveRowsByCoordinates(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "p.db")
+	raw := openAt(t, path, 14)
+	for _, q := range []string{
+		`INSERT INTO fact_sets (dataset, source, priority, generation, as_of, row_count, loaded_at)
+			VALUES ('points', 'points', 1, 3, '2026-01-01', 1, '2026-01-01T00:00:00.000Z'),
+				('keyed', 'keyed', 2, 1, '2026-01-01', 1, '2026-01-01T00:00:00.000Z')`,
+		`INSERT INTO fact_rows (dataset, generation, row_key, latitude, longitude, year_built)
+			VALUES ('points', 3, 'P', 41.875, -87.6318, 1901)`,
+		// A row of a generation no longer served gives its dataset nothing.
+		`INSERT INTO fact_rows (dataset, generation, row_key, latitude, longitude, year_built)
+			VALUES ('keyed', 0, 'old', 41.875, -87.6318, 1850)`,
+		`INSERT INTO fact_rows (dataset, generation, row_key, facts_key, latitude, longitude, year_built)
+			VALUES ('keyed', 1, 'K', '1 MAIN ST|CHICAGO|IL|60601|', 41.9, -87.65, 1902)`,
+	} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	raw.Close()
+
+	db, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	got := map[string]int{}
+	rows, err := db.readers.Query(`SELECT dataset, point_rows FROM fact_sets`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var ds string
+		var n int
+		if err := rows.Scan(&ds, &n); err != nil {
+			t.Fatal(err)
+		}
+		got[ds] = n
+	}
+	rows.Close()
+	if got["points"] != 1 || got["keyed"] != 0 {
+		t.Errorf("point_rows after 0015 = %v, want points 1 and keyed 0", got)
+	}
+	var def string
+	if err := db.readers.QueryRow(`SELECT sql FROM sqlite_master WHERE name = 'fact_rows_key'`).Scan(&def); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(def, "WHERE facts_key IS NOT NULL") {
+		t.Errorf("fact_rows_key after 0015: %s; want it to keep the keyed rows only", def)
 	}
 }

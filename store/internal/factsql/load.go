@@ -264,8 +264,11 @@ func (f *Facts) Publish(ctx context.Context, load providers.FactLoad, set provid
 			return set, f.DB.Err(ctx, err)
 		}
 	}
-	var keyMatched, pointMatched int64
+	var keyMatched, pointMatched, pointRows int64
 	if _, err := QueryRow(ctx, f.DB, f.S.countRows, []any{ds, gen}, &set.Rows); err != nil {
+		return set, f.DB.Err(ctx, err)
+	}
+	if _, err := QueryRow(ctx, f.DB, f.S.pointRowsOf, []any{ds, gen}, &pointRows); err != nil {
 		return set, f.DB.Err(ctx, err)
 	}
 	if _, err := QueryRow(ctx, f.DB, f.S.keyRowsMatched, []any{ds, gen}, &keyMatched); err != nil {
@@ -287,7 +290,7 @@ func (f *Facts) Publish(ctx context.Context, load providers.FactLoad, set provid
 	set.LoadedAt = time.Now().UTC()
 	err = f.DB.Tx(ctx, func(c Conn) error {
 		_, err := c.Exec(ctx, f.S.publish, ds, set.Source, set.Priority, gen, set.AsOf, set.Fingerprint,
-			set.Rows, set.Matched, set.Failed, stamp(set.LoadedAt))
+			set.Rows, set.Matched, set.Failed, stamp(set.LoadedAt), pointRows)
 		return err
 	})
 	if err != nil {

@@ -236,7 +236,7 @@ type Statements struct {
 	parcelsAt, stagedPut                                string
 	exists, unkeyed, setKey                             string
 	recordsHead, rowsByRecordHead, rowsByKeyHead        string
-	rowsOrder, anyPointRows, countRecords               string
+	rowsOrder, anyPointRows, pointRowsOf, countRecords  string
 }
 
 // Build binds d's statements.
@@ -275,8 +275,11 @@ func Build(d *Dialect) *Statements {
 		rowsOrder:        ` ORDER BY s.priority, r.dataset, r.rank DESC, r.id`,
 		// Any row, of any generation, that joins by coordinates: through the
 		// facts_key index's NULLs, never a scan of the rows.
-		anyPointRows: `SELECT COUNT(*) FROM (SELECT 1 FROM fact_rows
-			WHERE facts_key IS NULL AND latitude IS NOT NULL LIMIT 1) one`,
+		// Whether a served dataset has rows found by coordinates (no
+		// address key, a latitude), as its publish found (pointRowsOf).
+		anyPointRows: `SELECT COUNT(*) FROM fact_sets WHERE point_rows > 0`,
+		pointRowsOf: b(`SELECT COUNT(*) FROM (SELECT 1 FROM fact_rows
+			WHERE dataset = ? AND generation = ? AND facts_key IS NULL AND latitude IS NOT NULL LIMIT 1) one`),
 		unkeyed: `SELECT id, COALESCE(canonical, ''), zip_code, unit FROM properties WHERE facts_key IS NULL LIMIT 5000`,
 		setKey:  b(`UPDATE properties SET facts_key = ? WHERE id = ?`),
 		maxRow:  b(`SELECT COALESCE(MAX(id), 0) FROM fact_rows`),
@@ -302,12 +305,12 @@ func Build(d *Dialect) *Statements {
 					WHERE p.facts_key > r.facts_key AND p.facts_key < r.facts_key || '~')))`),
 		countRows:    b(`SELECT COUNT(*) FROM fact_rows WHERE dataset = ? AND generation = ?`),
 		countRecords: `SELECT COUNT(*) FROM properties`,
-		publish: b(`INSERT INTO fact_sets (dataset, source, priority, generation, as_of, fingerprint, row_count, matched, failed, loaded_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		publish: b(`INSERT INTO fact_sets (dataset, source, priority, generation, as_of, fingerprint, row_count, matched, failed, loaded_at, point_rows)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (dataset) DO UPDATE SET source = excluded.source, priority = excluded.priority,
 				generation = excluded.generation, as_of = excluded.as_of, fingerprint = excluded.fingerprint,
 				row_count = excluded.row_count, matched = excluded.matched, failed = excluded.failed,
-				loaded_at = excluded.loaded_at`),
+				loaded_at = excluded.loaded_at, point_rows = excluded.point_rows`),
 		endLoad: b(`DELETE FROM fact_loads WHERE dataset = ? AND generation = ?`),
 		sets: `SELECT dataset, source, priority, generation, as_of, fingerprint, row_count, matched, failed, loaded_at
 			FROM fact_sets ORDER BY priority, dataset`,
