@@ -102,6 +102,9 @@ func TestGetByID(t *testing.T) {
 		if !paramNamed(r, "id") {
 			t.Errorf("%s: errors do not name id", bad)
 		}
+		if !strings.Contains(string(r.body), "at most 9223372036854775807") {
+			t.Errorf("%s: %s; want the largest id said (a number past it is no id either)", bad, r.body)
+		}
 	}
 }
 

@@ -159,7 +159,7 @@ func (g *Gateway) reverse(c *fiber.Ctx) error {
 func parseID(c *fiber.Ctx) (int64, error) {
 	id, ok := recordID(c.Params("id"))
 	if !ok {
-		return 0, invalid(providers.ParamError{Parameter: "id", Message: "must be a positive integer without sign or leading zeros"})
+		return 0, invalid(providers.ParamError{Parameter: "id", Message: "must be a positive integer without sign or leading zeros, at most 9223372036854775807"})
 	}
 	return id, nil
 }
