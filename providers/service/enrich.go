@@ -23,10 +23,11 @@ type Options struct {
 	// when it holds nothing it may hand on.
 	amenities *held
 
-	// own names the sections the request reads itself (Enrich's names): a
-	// region load it leads does not load them in the background as the
-	// siblings of its section (loadSiblingsLater), so each comes from the
-	// request's own read, and says so, whichever trip ends first.
+	// own names the sections the request reads itself (Enrich's names,
+	// set when it fetches some): a region load it leads does not load them
+	// in the background as the siblings of its section
+	// (loadSiblingsLater), so each comes from the request's own read, and
+	// says so, whichever trip ends first.
 	own []string
 }
 
@@ -176,7 +177,6 @@ func (s *Service) Enrich(ctx context.Context, p *providers.Property, names []str
 		return nil
 	}
 	out := make([]SectionResult, len(names))
-	o.own = names
 	// Fresh cached values are read inline: a goroutine per section cost
 	// more than reading it when the value is in memory (most requests).
 	// What was read of the others is handed on, so no value is read twice.
@@ -192,6 +192,11 @@ func (s *Service) Enrich(ctx context.Context, p *providers.Property, names []str
 			reads = make([]sectionRead, len(names))
 		}
 		misses, reads[i] = append(misses, i), rd
+	}
+	if len(misses) > 0 {
+		// A copy: a region trip may outlive the request (it runs on
+		// when the request goes), and the caller may reuse names.
+		o.own = slices.Clone(names)
 	}
 	switch len(misses) {
 	case 0:
