@@ -30,6 +30,10 @@ func TestBuildingFactsFollowTheTable(t *testing.T) {
 		{providers.OSMBuilding{Building: "residential", Flats: i(4), StartDate: "~1900"}, "", nil, i(4), nil, true, "residential says no type; an approximate date no year"},
 		{providers.OSMBuilding{Building: "yes"}, "", nil, nil, nil, false, "a building that says nothing"},
 		{providers.OSMBuilding{Building: "house", StartDate: "2031"}, "single_family", nil, nil, nil, true, "a year past next year is dropped"},
+		{providers.OSMBuilding{Building: "house", StartDate: "1920s"}, "single_family", nil, nil, nil, true, "a decade is no plain year"},
+		{providers.OSMBuilding{Building: "house", StartDate: "19a5"}, "single_family", nil, nil, nil, true, "four characters, not four digits"},
+		{providers.OSMBuilding{Building: "house", StartDate: "١٩٢٥"}, "single_family", nil, nil, nil, true, "digits of another script are no year"},
+		{providers.OSMBuilding{Building: "house", StartDate: " 1925"}, "single_family", nil, nil, nil, true, "a year with a space is written as no tag writes it"},
 		{providers.OSMBuilding{Building: "retail", Levels: f(500)}, "", nil, nil, nil, false, "500 levels is out of bounds"},
 	} {
 		got, ok := osmextract.BuildingFacts(tc.b, now)
