@@ -255,9 +255,6 @@ func wantKind(t testing.TB, err error, kind providers.Kind, code string) {
 	}
 }
 
-// A database whose parcels were loaded before migration 0012 keeps finding
-// them: the small ones move from the R*Tree to fact_parcel_bands, the
-// large ones stay in the tree, and neither is found twice.
 // openAt returns a database at path with the embedded migrations up to
 // version, not beyond: a database as an earlier version left it.
 func openAt(t *testing.T, path string, version int) *sql.DB {
@@ -313,6 +310,9 @@ func TestAnOSMLoadLeftBeforeBuildingFactsStartsAgain(t *testing.T) {
 	}
 }
 
+// A database whose parcels were loaded before migration 0012 keeps finding
+// them: the small ones move from the R*Tree to fact_parcel_bands, the
+// large ones stay in the tree, and neither is found twice.
 func TestParcelsLoadedBeforeTheBandsAreFoundAfter(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "p.db")

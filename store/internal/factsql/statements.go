@@ -273,10 +273,9 @@ func Build(d *Dialect) *Statements {
 		rowsByRecordHead: `SELECT r.property_id, ` + RowColumns + ` FROM ` + ServedRows + ` WHERE r.property_id IN `,
 		rowsByKeyHead:    `SELECT r.facts_key, ` + RowColumns + ` FROM ` + ServedRows + ` WHERE r.facts_key IN `,
 		rowsOrder:        ` ORDER BY s.priority, r.dataset, r.rank DESC, r.id`,
-		// Any row, of any generation, that joins by coordinates: through the
-		// facts_key index's NULLs, never a scan of the rows.
 		// Whether a served dataset has rows found by coordinates (no
-		// address key, a latitude), as its publish found (pointRowsOf).
+		// address key, a latitude), as its publish found (pointRowsOf):
+		// a read of fact_sets, not of the rows (0015).
 		anyPointRows: `SELECT COUNT(*) FROM fact_sets WHERE point_rows > 0`,
 		pointRowsOf: b(`SELECT COUNT(*) FROM (SELECT 1 FROM fact_rows
 			WHERE dataset = ? AND generation = ? AND facts_key IS NULL AND latitude IS NOT NULL LIMIT 1) one`),
