@@ -38,43 +38,35 @@ func readBoundary(raw []byte) (orb.MultiPolygon, bool) {
 }
 
 // Boundaries keeps the boundaries of a store's extracts, decoded, by the
-// generation they were published with (boundaryKey), which alone changes
-// one: every area read inside an extract tests its boundary, and reading
-// a state's polygon of thousands of points from the database and decoding
-// it, at every read, cost more than the test. maxBoundaries bounds it (extracts are few; a load in a
-// loop must not grow it for ever). The polygons are shared: never changed.
+// generation they were published with: a generation is never numbered
+// twice in a database (osm_generations keeps every number given), and a
+// boundary changes only with a new one. Every area read inside an extract
+// tests its boundary, and reading a state's polygon of thousands of points
+// from the database and decoding it, at every read, cost more than the
+// test. maxBoundaries bounds it (extracts are few; a load in a loop must
+// not grow it for ever). The polygons are shared: never changed; nil is
+// WKB that is no polygon, which covers nothing.
 type Boundaries struct {
-	m     sync.Map // boundaryKey -> boundary
+	m     sync.Map // generation (int64) -> orb.MultiPolygon
 	count atomic.Int64
-}
-
-type boundaryKey struct {
-	name, fingerprint string
-	generation        int64
-}
-
-// boundary is an extract's boundary, decoded: nil when it covers nothing
-// (WKB that is no polygon).
-type boundary struct {
-	mp orb.MultiPolygon
 }
 
 const maxBoundaries = 64
 
-func (b *Boundaries) get(k boundaryKey) (boundary, bool) {
-	v, ok := b.m.Load(k)
+func (b *Boundaries) get(generation int64) (orb.MultiPolygon, bool) {
+	v, ok := b.m.Load(generation)
 	if !ok {
-		return boundary{}, false
+		return nil, false
 	}
-	return v.(boundary), true
+	return v.(orb.MultiPolygon), true
 }
 
-func (b *Boundaries) put(k boundaryKey, v boundary) {
+func (b *Boundaries) put(generation int64, mp orb.MultiPolygon) {
 	if b.count.Add(1) > maxBoundaries {
 		b.m.Clear()
 		b.count.Store(1)
 	}
-	b.m.Store(k, v)
+	b.m.Store(generation, mp)
 }
 
 // pointInside reports whether p lies inside mp (its outer edges included,

@@ -93,7 +93,7 @@ func TestABoundaryReadsBackFromItsWKB(t *testing.T) {
 	// decoded, not from the database (which this store has none of).
 	e := Extracts{Bounds: &Boundaries{}}
 	x := providers.OSMExtract{Name: "dc", Fingerprint: "f1", Generation: 3}
-	e.Bounds.put(boundaryKey{name: x.Name, fingerprint: x.Fingerprint, generation: x.Generation}, boundary{mp: mp})
+	e.Bounds.put(x.Generation, mp)
 	if again, err := e.boundary(context.Background(), x); err != nil || len(again) != len(mp) {
 		t.Errorf("the diamond read again: %v, %v", again, err)
 	}

@@ -650,9 +650,8 @@ func (e Extracts) covering(ctx context.Context, south, north, west, east float64
 // polygon, which covers nothing): from Bounds, else read and kept there.
 // A generation replaced since x was listed is read as no boundary.
 func (e Extracts) boundary(ctx context.Context, x providers.OSMExtract) (orb.MultiPolygon, error) {
-	k := boundaryKey{name: x.Name, fingerprint: x.Fingerprint, generation: x.Generation}
-	if b, ok := e.Bounds.get(k); ok {
-		return b.mp, nil
+	if mp, ok := e.Bounds.get(x.Generation); ok {
+		return mp, nil
 	}
 	var raw []byte
 	found, err := factsql.QueryRow(ctx, e.DB, e.S.boundaryOf, []any{x.Name, x.Generation}, &raw)
@@ -663,7 +662,7 @@ func (e Extracts) boundary(ctx context.Context, x providers.OSMExtract) (orb.Mul
 		return nil, nil
 	}
 	mp, _ := readBoundary(raw)
-	e.Bounds.put(k, boundary{mp: mp})
+	e.Bounds.put(x.Generation, mp)
 	return mp, nil
 }
 
