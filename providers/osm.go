@@ -137,17 +137,19 @@ type OSMLoad struct {
 
 // OSMFactStore is an OSMStore that keeps property facts too (both
 // database engines): an extract's buildings are then a facts dataset of
-// their own as well, whose rows the store makes from the buildings it
-// holds, so each building is sent to the store once.
+// their own as well, whose rows are the buildings the store holds, so
+// each building is sent to the store once.
 type OSMFactStore interface {
 	OSMStore
 	FactStore
-	// PutOSMFacts makes the rows of the facts load facts from the
-	// buildings of load that give facts (OSMBuilding.Facts, as PutOSM
-	// wrote them), one a building keyed by its element (OSMRef.Key) with
-	// its footprint and centroid, in place of any rows the facts load
-	// had, then writes its checkpoint done. Cut short, it leaves the
-	// checkpoint where it was; run again, it makes the same rows.
+	// PutOSMFacts makes the buildings of load that give facts
+	// (OSMBuilding.Facts, as PutOSM wrote them) the rows of the facts load
+	// facts, one a building keyed by its element (OSMRef.Key) with its
+	// footprint and centroid, in place of any rows the facts load had,
+	// then writes its checkpoint done. The store keeps load's buildings
+	// while the facts load is served (or pending), even once another
+	// generation of the extract is. Cut short, it leaves the checkpoint
+	// where it was; run again, it makes the same rows.
 	PutOSMFacts(ctx context.Context, load OSMLoad, facts *FactLoad, done int64) error
 }
 

@@ -23,11 +23,12 @@ var factDialect = &factsql.Dialect{
 		CROSS JOIN fact_rows r ON r.id = t.id JOIN fact_sets s ON s.dataset = r.dataset AND s.generation = r.generation
 		WHERE t.min_lat <= ?1 AND t.max_lat >= ?1 AND t.min_lng <= ?2 AND t.max_lng >= ?2
 			AND r.facts_key IS NULL AND r.shape IS NOT NULL AND ` + factsql.Large("r") + `
-		UNION ALL ` + factsql.ParcelBandsAt("?1", "?2", sqliteBand),
+		UNION ALL ` + factsql.ParcelBandsAt("?1", "?2", sqliteBand) + `
+		UNION ALL ` + factsql.BuildingBandsAt("?1", "?2", sqliteBand),
 	// A load's rows go in the R*Tree (points, large parcels) and in
-	// fact_parcel_bands (small parcels) when it is published, in one
-	// statement each, not row by row as they are written (migrations 0010
-	// and 0012).
+	// fact_parcel_bands (small parcels), and its buildings in
+	// osm_building_bands, when it is published, in one statement each,
+	// not row by row as they are written (migrations 0010, 0012, 0016).
 	IndexRows: []string{
 		`INSERT OR REPLACE INTO fact_rows_rtree (id, min_lat, max_lat, min_lng, max_lng)
 		SELECT id, COALESCE(min_lat, latitude), COALESCE(max_lat, latitude),
@@ -35,13 +36,18 @@ var factDialect = &factsql.Dialect{
 		FROM fact_rows r WHERE dataset = ?1 AND generation = ?2 AND latitude IS NOT NULL AND longitude IS NOT NULL
 			AND (shape IS NULL OR ` + factsql.Large("r") + `)`,
 		factsql.ParcelBandsFill("?1", "?2", sqliteBand, true),
+		factsql.BuildingBandsFill("?1", "?2", sqliteBand),
 	},
 	// A row's rectangle: its parcel's box, else its point widened by
 	// dlat, dlng.
 	RecordsNearRows: `SELECT t.id FROM fact_rows r JOIN properties_rtree t
 			ON t.min_lat BETWEEN COALESCE(r.min_lat, r.latitude - ?3) AND COALESCE(r.max_lat, r.latitude + ?3)
 			AND t.min_lng BETWEEN COALESCE(r.min_lng, r.longitude - ?4) AND COALESCE(r.max_lng, r.longitude + ?4)
-		WHERE r.dataset = ?1 AND r.generation = ?2 AND r.facts_key IS NULL AND r.latitude IS NOT NULL`,
+		WHERE r.dataset = ?1 AND r.generation = ?2 AND r.facts_key IS NULL AND r.latitude IS NOT NULL
+		UNION ALL
+		SELECT t.id FROM (SELECT b.min_lat, b.max_lat, b.min_lng, b.max_lng FROM ` + factsql.BuildingsOf("?1", "?2") + `) b
+			CROSS JOIN properties_rtree t
+		WHERE t.min_lat BETWEEN b.min_lat AND b.max_lat AND t.min_lng BETWEEN b.min_lng AND b.max_lng`,
 	// From the records' side: the small parcels through the bands, the
 	// points and large parcels through the R*Tree (an entry within dlat,
 	// dlng of the record: a point row so near, or a parcel's box, which
@@ -54,7 +60,8 @@ var factDialect = &factsql.Dialect{
 			AND r.id = t.id AND r.dataset = ?1 AND r.generation = ?2 AND r.facts_key IS NULL
 			AND r.latitude IS NOT NULL
 			AND (r.shape IS NULL OR (r.min_lat <= p.latitude AND r.max_lat >= p.latitude
-				AND r.min_lng <= p.longitude AND r.max_lng >= p.longitude AND ` + factsql.Large("r") + `))`,
+				AND r.min_lng <= p.longitude AND r.max_lng >= p.longitude AND ` + factsql.Large("r") + `))
+		UNION ALL ` + factsql.RecordBuildingBands("?1", "?2", sqliteBand),
 	// The indexes of properties that hold a fact (0004 to 0006: the
 	// search indexes), rebuilt by a publish that merges many records; a
 	// reader in WAL mode keeps the former ones until the commit.
@@ -74,11 +81,14 @@ var factDialect = &factsql.Dialect{
 			WHERE NOT EXISTS (SELECT 1 FROM sqlite_stat1 x WHERE x.tbl = s.tbl AND x.idx IS s.idx)`,
 		`DROP TABLE temp.rebuilt_stats`,
 	},
-	PointRowsMatched: `SELECT COUNT(*) FROM fact_rows r
+	PointRowsMatched: `SELECT (SELECT COUNT(*) FROM fact_rows r
 		WHERE r.dataset = ?1 AND r.generation = ?2 AND r.facts_key IS NULL AND r.latitude IS NOT NULL
 			AND EXISTS (SELECT 1 FROM properties_rtree t
 				WHERE t.min_lat BETWEEN COALESCE(r.min_lat, r.latitude - ?3) AND COALESCE(r.max_lat, r.latitude + ?3)
-				AND t.min_lng BETWEEN COALESCE(r.min_lng, r.longitude - ?4) AND COALESCE(r.max_lng, r.longitude + ?4))`,
+				AND t.min_lng BETWEEN COALESCE(r.min_lng, r.longitude - ?4) AND COALESCE(r.max_lng, r.longitude + ?4)))
+		+ (SELECT COUNT(*) FROM ` + factsql.BuildingsOf("?1", "?2") + `
+			AND EXISTS (SELECT 1 FROM properties_rtree t
+				WHERE t.min_lat BETWEEN b.min_lat AND b.max_lat AND t.min_lng BETWEEN b.min_lng AND b.max_lng))`,
 }
 
 // sqliteBand is the latitude band of expr, as the band indexes write it

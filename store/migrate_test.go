@@ -319,13 +319,6 @@ func TestParcelsLoadedBeforeTheBandsAreFoundAfter(t *testing.T) {
 	raw := openAt(t, path, 11)
 	// A served dataset of two parcels, written as the loads of schema 11
 	// wrote them: rows, then every row's box in the R*Tree.
-	square := func(south, west, north, east float64) []byte {
-		raw, err := wkb.Marshal(orb.Polygon{{{west, south}, {east, south}, {east, north}, {west, north}, {west, south}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return raw
-	}
 	for _, q := range []struct {
 		sql  string
 		args []any
@@ -334,10 +327,10 @@ func TestParcelsLoadedBeforeTheBandsAreFoundAfter(t *testing.T) {
 			VALUES ('parcels', 'parcels', 1, 1, '2026-01-01', 2, '2026-01-01T00:00:00.000Z')`, nil},
 		{`INSERT INTO fact_rows (dataset, generation, row_key, latitude, longitude, shape, min_lat, max_lat, min_lng, max_lng, year_built)
 			VALUES ('parcels', 1, 'S', 41.8750, -87.6318, ?, 41.8748, 41.8752, -87.6320, -87.6316, 1901)`,
-			[]any{square(41.8748, -87.6320, 41.8752, -87.6316)}},
+			[]any{wkbSquare(41.8748, -87.6320, 41.8752, -87.6316)}},
 		{`INSERT INTO fact_rows (dataset, generation, row_key, latitude, longitude, shape, min_lat, max_lat, min_lng, max_lng, year_built)
 			VALUES ('parcels', 1, 'L', 41.9000, -87.6500, ?, 41.8900, 41.9100, -87.6600, -87.6400, 1902)`,
-			[]any{square(41.8900, -87.6600, 41.9100, -87.6400)}},
+			[]any{wkbSquare(41.8900, -87.6600, 41.9100, -87.6400)}},
 		{`INSERT INTO fact_rows_rtree (id, min_lat, max_lat, min_lng, max_lng) SELECT id, min_lat, max_lat, min_lng, max_lng FROM fact_rows`, nil},
 	} {
 		if _, err := raw.Exec(q.sql, q.args...); err != nil {
@@ -428,4 +421,91 @@ func TestDatasetsServedBefore0015SayWhetherTheyHaveRowsByCoordinates(t *testing.
 	if !strings.Contains(def, "WHERE facts_key IS NOT NULL") {
 		t.Errorf("fact_rows_key after 0015: %s; want it to keep the keyed rows only", def)
 	}
+}
+
+// TestBuildingFactsServedBefore0016: a facts dataset of an extract's
+// buildings published before 0016 kept a copy of each building in
+// fact_rows; after the upgrade it is served from there as before, and the
+// extract's next load serves its buildings where they stand, its records
+// inside the former copies losing their facts and the copies going.
+func TestBuildingFactsServedBefore0016(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "p.db")
+	raw := openAt(t, path, 15)
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`INSERT INTO fact_sets (dataset, source, priority, generation, as_of, row_count, loaded_at, point_rows)
+			VALUES ('osm-dc', 'openstreetmap', 1048576, 1, '2026-01-01', 1, '2026-01-01T00:00:00.000Z', 1)`, nil},
+		{`INSERT INTO fact_rows (dataset, generation, row_key, latitude, longitude, shape, min_lat, max_lat, min_lng, max_lng, property_type)
+			VALUES ('osm-dc', 1, 'way/10', 38.8977, -77.0365, ?, 38.8976, 38.8978, -77.0366, -77.0364, 'single_family')`,
+			[]any{wkbSquare(38.8976, -77.0366, 38.8978, -77.0364)}},
+		{`INSERT INTO fact_parcel_bands (band, min_lng, id, min_lat, max_lat, max_lng)
+			SELECT CAST(min_lat * 200 AS INTEGER), min_lng, id, min_lat, max_lat, max_lng FROM fact_rows`, nil},
+	} {
+		if _, err := raw.Exec(q.sql, q.args...); err != nil {
+			t.Fatalf("%s: %v", q.sql, err)
+		}
+	}
+	raw.Close()
+
+	db, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	old, _, err := db.Save(ctx, storetest.NewAt("1 ELM ST", 38.8977, -77.0365))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old.PropertyType == nil || *old.PropertyType != "single_family" {
+		t.Fatalf("record inside a building copied before 0016: type %v, want single_family", old.PropertyType)
+	}
+
+	load, _, err := db.BeginOSM(ctx, "dc", "f2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	townhouse := "townhouse"
+	terrace := providers.OSMBuilding{OSMRef: providers.OSMRef{Type: "way", ID: 12, Version: 1}, Building: "terrace",
+		Footprint: &providers.Parcel{WKB: wkbSquare(38.8986, -77.0366, 38.8988, -77.0364),
+			South: 38.8986, West: -77.0366, North: 38.8988, East: -77.0364}, Point: providers.Point{Lat: 38.8987, Lng: -77.0365},
+		Facts: providers.Facts{PropertyType: &townhouse}}
+	if err := db.PutOSM(ctx, &load, providers.OSMBatch{Buildings: []providers.OSMBuilding{terrace}}, 1); err != nil {
+		t.Fatal(err)
+	}
+	fl, _, err := db.BeginFacts(ctx, "osm-dc", "f2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutOSMFacts(ctx, load, &fl, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.PublishFacts(ctx, fl, providers.FactSet{Source: "openstreetmap", Priority: 1 << 20}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := db.Property(ctx, old.ID); err != nil || p.PropertyType != nil {
+		t.Errorf("record inside the former copy after the next load: type %v, %v; want unknown", p.PropertyType, err)
+	}
+	in, _, err := db.Save(ctx, storetest.NewAt("3 ELM ST", 38.8987, -77.0365))
+	if err != nil || in.PropertyType == nil || *in.PropertyType != "townhouse" {
+		t.Errorf("record inside the next load's building: %v; want townhouse", err)
+	}
+	var rows, bands int
+	if err := db.readers.QueryRow(`SELECT (SELECT COUNT(*) FROM fact_rows), (SELECT COUNT(*) FROM fact_parcel_bands)`).Scan(&rows, &bands); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 0 || bands != 0 {
+		t.Errorf("after the next load: %d fact rows, %d parcel band entries; want the copies gone", rows, bands)
+	}
+}
+
+// wkbSquare is the WKB of the polygon from (west, south) to (east, north).
+func wkbSquare(south, west, north, east float64) []byte {
+	raw, err := wkb.Marshal(orb.Polygon{{{west, south}, {east, south}, {east, north}, {west, north}, {west, south}}})
+	if err != nil {
+		panic(err)
+	}
+	return raw
 }

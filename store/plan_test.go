@@ -219,22 +219,48 @@ func TestNearestPlanUsesTheSpatialIndex(t *testing.T) {
 
 // A point's parcels are sought, never scanned: the small ones by the
 // latitude bands' key (band, then west edge), the large ones through the
-// R*Tree by box.
+// R*Tree by box, an extract's buildings by their bands' key (generation,
+// band, then west edge).
 func TestParcelsAtPlanSeeksBandsAndTree(t *testing.T) {
 	db := openInternal(t)
 	plan := strings.Join(queryPlan(t, db, factDialect.ParcelsAt, 41.8750, -87.6318), " | ")
 	for _, want := range []*regexp.Regexp{
 		regexp.MustCompile(`SEARCH b USING PRIMARY KEY \(band=\? AND min_lng>\? AND min_lng<\?\)`),
 		regexp.MustCompile(`SCAN t VIRTUAL TABLE INDEX 2:[A-Z0-9]+`),
+		regexp.MustCompile(`SEARCH b USING PRIMARY KEY \(generation=\? AND size=\? AND band=\? AND min_lng>\? AND min_lng<\?\)`),
+		regexp.MustCompile(`SEARCH o USING INTEGER PRIMARY KEY`),
 	} {
 		if !want.MatchString(plan) {
 			t.Errorf("ParcelsAt plan %q does not match %s", plan, want)
 		}
 	}
-	if strings.Contains(plan, "SCAN r") || strings.Contains(plan, "SCAN b") {
+	if strings.Contains(plan, "SCAN r") || strings.Contains(plan, "SCAN b") || strings.Contains(plan, "SCAN o") {
 		t.Errorf("ParcelsAt plan %q scans a table", plan)
 	}
 	t.Log(plan)
+}
+
+// A publish finding the records inside a load's buildings seeks, for each
+// record, each size's two bands of the buildings by their key (generation,
+// size, band, then west edge), and the small parcels' bands by theirs.
+func TestRowsAtRecordsPlanSeeksTheBandsByRecord(t *testing.T) {
+	db := openInternal(t)
+	plan := queryPlan(t, db, factDialect.RowsAtRecords, "osm-dc", 1, 0.0003, 0.0013)
+	var buildings, parcels int
+	for _, line := range plan {
+		switch {
+		case line == "SEARCH b USING PRIMARY KEY (generation=? AND size=? AND band=? AND min_lng>? AND min_lng<?)":
+			buildings++
+		case line == "SEARCH b USING PRIMARY KEY (band=? AND min_lng>? AND min_lng<?)":
+			parcels++
+		case strings.HasPrefix(line, "SCAN b"):
+			t.Errorf("RowsAtRecords plan scans the bands: %q", line)
+		}
+	}
+	if buildings != 4 || parcels != 2 {
+		t.Errorf("RowsAtRecords plan seeks the buildings' bands %d times and the parcels' %d; want 4 and 2:\n%s",
+			buildings, parcels, strings.Join(plan, "\n"))
+	}
 }
 
 // The points near a record are sought through the R*Tree by box.

@@ -57,9 +57,9 @@
 // nothing. Features are written 20,000 a transaction with a checkpoint (the
 // elements read), so a killed load resumes where it stopped when run again
 // with the same file. A building is written once, with the facts it gives
-// (BuildingFacts); when the file is read, the store makes the rows of the
-// buildings' facts dataset from them in one statement
-// (providers.OSMFactStore), which a killed load makes again. The coverage is the header's bounding box, else that
+// (BuildingFacts); when the file is read, the store makes the buildings
+// the rows of their facts dataset where they stand
+// (providers.OSMFactStore), which a killed load does again. The coverage is the header's bounding box, else that
 // of the file's nodes; the timestamp is the header's replication
 // timestamp, else the newest element's.
 //

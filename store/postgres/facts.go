@@ -15,7 +15,7 @@ import (
 // properties.
 var factDialect = &factsql.Dialect{
 	Param:        dialect.Param,
-	Analyze:      "ANALYZE fact_rows, properties",
+	Analyze:      "ANALYZE fact_rows, properties, fact_buildings, osm_building_bands",
 	MergeWorkers: 2,
 	UpdateMany: `UPDATE properties p SET property_type = v.property_type, bedrooms = v.bedrooms,
 			bathrooms = v.bathrooms, living_area_sqft = v.living_area_sqft, lot_sqft = v.lot_sqft,
@@ -46,11 +46,12 @@ var factDialect = &factsql.Dialect{
 	ParcelsAt: `SELECT r.shape, ` + factsql.RowColumns + ` FROM ` + factsql.ServedRows + `
 		WHERE box(point(r.min_lng, r.min_lat), point(r.max_lng, r.max_lat)) @> box(point($2, $1), point($2, $1))
 			AND r.shape IS NOT NULL AND ` + factsql.Large("r") + ` AND r.facts_key IS NULL
-		UNION ALL ` + factsql.ParcelBandsAt("$1", "$2", pgBand),
-	// A load's small parcels go in fact_parcel_bands when it is
-	// published, sorted, in one statement (migration 0012); the GiST
-	// indexes are kept row by row.
-	IndexRows: []string{factsql.ParcelBandsFill("$1", "$2", pgBand, false)},
+		UNION ALL ` + factsql.ParcelBandsAt("$1", "$2", pgBand) + `
+		UNION ALL ` + factsql.BuildingBandsAt("$1", "$2", pgBand),
+	// A load's small parcels go in fact_parcel_bands, and its buildings in
+	// osm_building_bands, when it is published, sorted, in one statement
+	// each (migrations 0012, 0016); the GiST indexes are kept row by row.
+	IndexRows: []string{factsql.ParcelBandsFill("$1", "$2", pgBand, false), factsql.BuildingBandsFill("$1", "$2", pgBand)},
 	// A row's rectangle: its parcel's box, else its point widened by
 	// dlat, dlng.
 	RecordsNearRows: `SELECT p.id FROM fact_rows r JOIN properties p
@@ -58,7 +59,10 @@ var factDialect = &factsql.Dialect{
 				point(COALESCE(r.min_lng, r.longitude - $4), COALESCE(r.min_lat, r.latitude - $3)),
 				point(COALESCE(r.max_lng, r.longitude + $4), COALESCE(r.max_lat, r.latitude + $3)))
 		WHERE r.dataset = $1 AND r.generation = $2 AND r.facts_key IS NULL
-			AND r.latitude IS NOT NULL AND r.longitude IS NOT NULL`,
+			AND r.latitude IS NOT NULL AND r.longitude IS NOT NULL
+		UNION ALL
+		SELECT p.id FROM (SELECT b.min_lat, b.max_lat, b.min_lng, b.max_lng FROM ` + factsql.BuildingsOf("$1", "$2") + `) b
+			JOIN properties p ON point(p.longitude, p.latitude) <@ box(point(b.min_lng, b.min_lat), point(b.max_lng, b.max_lat))`,
 	// From the records' side: small parcels through the bands, points
 	// and large parcels through their GiST indexes.
 	RowsAtRecords: factsql.RecordParcelBands("$1", "$2", pgBand) + `
@@ -73,13 +77,17 @@ var factDialect = &factsql.Dialect{
 			ON box(point(r.min_lng, r.min_lat), point(r.max_lng, r.max_lat))
 				@> box(point(p.longitude, p.latitude), point(p.longitude, p.latitude))
 		WHERE r.dataset = $1 AND r.generation = $2 AND r.facts_key IS NULL
-			AND r.shape IS NOT NULL AND ` + factsql.Large("r"),
-	PointRowsMatched: `SELECT COUNT(*) FROM fact_rows r
+			AND r.shape IS NOT NULL AND ` + factsql.Large("r") + `
+		UNION ALL ` + factsql.RecordBuildingBands("$1", "$2", pgBand),
+	PointRowsMatched: `SELECT (SELECT COUNT(*) FROM fact_rows r
 		WHERE r.dataset = $1 AND r.generation = $2 AND r.facts_key IS NULL
 			AND r.latitude IS NOT NULL AND r.longitude IS NOT NULL
 			AND EXISTS (SELECT 1 FROM properties p WHERE point(p.longitude, p.latitude) <@ box(
 				point(COALESCE(r.min_lng, r.longitude - $4), COALESCE(r.min_lat, r.latitude - $3)),
-				point(COALESCE(r.max_lng, r.longitude + $4), COALESCE(r.max_lat, r.latitude + $3))))`,
+				point(COALESCE(r.max_lng, r.longitude + $4), COALESCE(r.max_lat, r.latitude + $3)))))
+		+ (SELECT COUNT(*) FROM ` + factsql.BuildingsOf("$1", "$2") + `
+			AND EXISTS (SELECT 1 FROM properties p
+				WHERE point(p.longitude, p.latitude) <@ box(point(b.min_lng, b.min_lat), point(b.max_lng, b.max_lat))))`,
 }
 
 // pgBand is the latitude band of expr, as the band indexes write it

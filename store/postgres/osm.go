@@ -16,10 +16,6 @@ var osmDialect = &osmsql.Dialect{
 	// an index-only scan needs (otherwise it reads every row it finds).
 	// Buildings are never searched.
 	Analyze: "VACUUM (ANALYZE) osm_places, osm_addresses",
-	// The buildings' facts rows are made by two statements side by side
-	// (two backends on two cores): one INSERT ... SELECT inserts a row at
-	// a time, where COPY inserts a page at a time.
-	FactsParts: 2,
 	// A batch's features are copied (COPY, binary) straight into their
 	// tables when none is there yet (factsql.Copier.CopyNew), else into
 	// temporary tables of the session and written from them by one INSERT

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/store/internal/storetest"
 )
 
 // TestThePlacesOfEveryCircleShareOnePreparedStatement: reading the places
@@ -65,4 +66,17 @@ func TestThePlacesOfEveryCircleShareOnePreparedStatement(t *testing.T) {
 	if len(prepared) > 3 {
 		t.Errorf("60 circles prepared %d statements of places, want one a shape of filter (3):\n%q", len(prepared), prepared)
 	}
+}
+
+// A newer extract leaves nothing of the former one's buildings behind
+// (migration 0016): see storetest.ReplacedBuildingsGo.
+func TestReplacedBuildingsGo(t *testing.T) {
+	db, _ := openFresh(t)
+	storetest.ReplacedBuildingsGo(t, db, func(t *testing.T, q string) int64 {
+		var n int64
+		if err := db.pool.QueryRow(context.Background(), q).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return n
+	})
 }

@@ -193,7 +193,8 @@ func TestNearestPlanUsesTheSpatialIndex(t *testing.T) {
 // A point's parcels are sought through the indexes by the point, never
 // read whole: the large ones through fact_rows_shape by box (GiST's
 // box_ops has @> of two boxes, not of a box and a point: with a point the
-// whole index was read), the small ones through the bands' key.
+// whole index was read), the small ones through the bands' key, an
+// extract's buildings through theirs.
 func TestParcelsAtPlanSeeksByThePoint(t *testing.T) {
 	db, _ := openFresh(t)
 	ctx := context.Background()
@@ -210,6 +211,7 @@ func TestParcelsAtPlanSeeksByThePoint(t *testing.T) {
 	for _, want := range []string{
 		"Index Cond: (box(point(min_lng, min_lat), point(max_lng, max_lat)) @> ",
 		"fact_parcel_bands_pkey",
+		"osm_building_bands_pkey",
 	} {
 		if !strings.Contains(plan, want) {
 			t.Errorf("ParcelsAt plan %q lacks %q", plan, want)

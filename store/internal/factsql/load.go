@@ -112,7 +112,8 @@ func scanSet(rows Rows) (providers.FactSet, error) {
 }
 
 // dropGeneration deletes the rows and keys of one generation of a
-// dataset, a few thousand rows a transaction.
+// dataset, a few thousand rows a transaction, and its naming of an
+// extract's buildings (fact_buildings).
 func (f *Facts) dropGeneration(ctx context.Context, dataset string, gen int64) error {
 	for {
 		n, err := f.DB.Exec(ctx, f.S.dropRows, dataset, gen)
@@ -123,7 +124,12 @@ func (f *Facts) dropGeneration(ctx context.Context, dataset string, gen int64) e
 			break
 		}
 	}
-	_, err := f.DB.Exec(ctx, f.S.dropKeys, dataset, gen)
+	if _, err := f.DB.Exec(ctx, f.S.dropKeys, dataset, gen); err != nil {
+		return f.DB.Err(ctx, err)
+	}
+	// The extract generation whose buildings were its rows is no longer
+	// kept for it (package osmsql drops it with its extract).
+	_, err := f.DB.Exec(ctx, f.S.dropBuildings, dataset, gen)
 	return f.DB.Err(ctx, err)
 }
 

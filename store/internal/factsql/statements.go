@@ -85,12 +85,28 @@ type Dialect struct {
 // engine's latitude band. The engine's statement joins from properties p
 // and adds the rest (points and large parcels) through its spatial index.
 func RecordParcelBands(p1, p2 string, band func(expr string) string) string {
-	return `SELECT p.id, r.id FROM properties p
+	return eachBand(func(bandOfP string) string {
+		return `SELECT p.id, r.id FROM properties p
 		CROSS JOIN fact_parcel_bands b CROSS JOIN fact_rows r
-		WHERE b.band IN (` + band("(p.latitude - "+SmallParcel+")") + `, ` + band("p.latitude") + `)
+		WHERE b.band = ` + bandOfP + `
 			AND b.min_lng BETWEEN p.longitude - ` + SmallParcel + ` AND p.longitude
 			AND b.min_lat <= p.latitude AND b.max_lat >= p.latitude AND b.max_lng >= p.longitude
 			AND r.id = b.id AND r.dataset = ` + p1 + ` AND r.generation = ` + p2 + ` AND r.facts_key IS NULL`
+	}, band)
+}
+
+// eachBand is the query q of a record p's band, then UNION ALL of the band
+// south of it: the bands a record's small parcels lie in. A query from
+// the records' side seeks each band by equality, which both engines do
+// through the bands' key for every record. (With "b.band IN (its two
+// bands)" PostgreSQL read every band's entries within the west edges'
+// reach for each record: a publish with 20,000 records beside an
+// extract's 800,000 buildings took 85 s.) A pair found twice, where both
+// bands are one, is counted once by the publish.
+func eachBand(q func(bandOfP string) string, band func(expr string) string) string {
+	return q(band("p.latitude")) + `
+		UNION ALL
+		` + q(band("(p.latitude - "+SmallParcel+")"))
 }
 
 // SmallParcel is the largest side, in degrees of latitude and of
@@ -151,6 +167,127 @@ func ParcelBandsFill(p1, p2 string, band func(expr string) string, replace bool)
 		SELECT ` + band("r.min_lat") + `, r.min_lng, r.id, r.min_lat, r.max_lat, r.max_lng FROM fact_rows r
 		WHERE r.dataset = ` + p1 + ` AND r.generation = ` + p2 + ` AND r.shape IS NOT NULL AND ` + Small("r") + guard + `
 		ORDER BY 1, 2, 3`
+}
+
+// The buildings of an OpenStreetMap extract are the rows of its facts
+// dataset where they stand (migration 0016): fact_buildings names, for a
+// load of the dataset, the extract's generation, and osm_building_bands
+// holds its small buildings that give facts as fact_parcel_bands holds a
+// parcel, under the generation first, in two sizes (buildingSizes). (Its
+// larger buildings are copied into fact_rows, as any parcel.) Every read
+// of a dataset's parcels reads both; a building's id is given negated
+// where row ids of both tables meet (RowsAtRecords), so they never
+// collide.
+
+// buildingSize is a class of osm_building_bands: the footprints whose box
+// is at most side degrees a side, under latitude bands as tall, so that a
+// point's buildings of the class are those of its band and the one south
+// of it whose west edge lies within side of it. Nearly every building is
+// of the first, where a point's seek reads some ten entries; with the
+// bands of fact_parcel_bands alone it read some thousand (two bands of
+// 0.005 degrees, the west edges within 0.005) where buildings stand close,
+// 2 s for 20,000 records at a publish.
+type buildingSize struct {
+	size, side string
+	// scale multiplies the expression of a band (the engine's band is
+	// 0.005 degrees tall); "" is the engine's band.
+	scale string
+}
+
+var buildingSizes = []buildingSize{{"0", "0.0005", "10"}, {"1", SmallParcel, ""}}
+
+// bandOf is the band of expr in z, band being the engine's.
+func (z buildingSize) bandOf(band func(expr string) string, expr string) string {
+	if z.scale == "" {
+		return band(expr)
+	}
+	return band("(" + expr + ") * " + z.scale)
+}
+
+// holds is the condition of a building o's box being of z or a smaller
+// size.
+func (z buildingSize) holds(o string) string {
+	return o + ".max_lat - " + o + ".min_lat <= " + z.side + " AND " + o + ".max_lng - " + o + ".min_lng <= " + z.side
+}
+
+// eachSize is q of each size, UNION ALL.
+func eachSize(q func(z buildingSize) string) string {
+	var parts []string
+	for _, z := range buildingSizes {
+		parts = append(parts, q(z))
+	}
+	return strings.Join(parts, "\n\t\tUNION ALL\n\t\t")
+}
+
+// BuildingGivesFacts is the SQL condition of a building o of osm_buildings
+// that gives facts: one of the columns a building's facts can fill.
+func BuildingGivesFacts(o string) string {
+	return "(" + o + ".property_type IS NOT NULL OR " + o + ".stories IS NOT NULL OR " + o + ".units IS NOT NULL OR " +
+		o + ".year_built IS NOT NULL)"
+}
+
+// BuildingsOf is the FROM and WHERE of the building entries b of a load
+// (dataset p1, generation p2, in the engine's placeholders): the ones of
+// the extract generation fact_buildings fb names for it.
+func BuildingsOf(p1, p2 string) string {
+	return `fact_buildings fb CROSS JOIN osm_building_bands b
+		WHERE fb.dataset = ` + p1 + ` AND fb.generation = ` + p2 + ` AND b.generation = fb.osm_generation`
+}
+
+// BuildingBandsAt selects the shape, then RowColumns, of the served
+// buildings whose box holds a point (latitude p1, longitude p2), as
+// ParcelBandsAt selects parcels, in each size: a building gives its type,
+// year, stories and units, and its dataset's as-of date.
+func BuildingBandsAt(p1, p2 string, band func(expr string) string) string {
+	return eachSize(func(z buildingSize) string {
+		return `SELECT o.shape, s.dataset, COALESCE(NULLIF(s.source, ''), s.dataset), s.as_of, s.priority,
+			o.latitude, o.longitude, o.property_type, NULL, NULL, NULL, NULL, o.year_built, o.stories, o.units
+		FROM fact_sets s CROSS JOIN fact_buildings fb CROSS JOIN osm_building_bands b CROSS JOIN osm_buildings o
+		WHERE fb.dataset = s.dataset AND fb.generation = s.generation AND b.generation = fb.osm_generation
+			AND b.size = ` + z.size + ` AND b.band IN (` + z.bandOf(band, "("+p1+" - "+z.side+")") + `, ` + z.bandOf(band, p1) + `)
+			AND b.min_lng BETWEEN ` + p2 + ` - ` + z.side + ` AND ` + p2 + `
+			AND b.min_lat <= ` + p1 + ` AND b.max_lat >= ` + p1 + ` AND b.max_lng >= ` + p2 + `
+			AND o.id = b.id`
+	})
+}
+
+// RecordBuildingBands is the part of RowsAtRecords that finds the
+// buildings of a load (dataset p1, generation p2) holding a record p, as
+// RecordParcelBands finds its small parcels, each size's two bands by
+// equality, in the extract generation the load names (one value, so that
+// it bounds every seek of the bands' key); the row id is the building's
+// negated.
+func RecordBuildingBands(p1, p2 string, band func(expr string) string) string {
+	return eachSize(func(z buildingSize) string {
+		q := func(south string) string {
+			return `SELECT p.id, -b.id FROM properties p CROSS JOIN osm_building_bands b
+		WHERE b.generation = (SELECT osm_generation FROM fact_buildings WHERE dataset = ` + p1 + ` AND generation = ` + p2 + `)
+			AND b.size = ` + z.size + ` AND b.band = ` + z.bandOf(band, "(p.latitude"+south+")") + `
+			AND b.min_lng BETWEEN p.longitude - ` + z.side + ` AND p.longitude
+			AND b.min_lat <= p.latitude AND b.max_lat >= p.latitude AND b.max_lng >= p.longitude`
+		}
+		return q("") + "\n\t\tUNION ALL\n\t\t" + q(" - "+z.side)
+	})
+}
+
+// BuildingBandsFill is IndexRows' statement putting the buildings of a
+// load (dataset p1, generation p2) in osm_building_bands: those of the
+// extract generation fact_buildings names that give facts and are small
+// (the larger ones are rows of fact_rows), each under its size, sorted by
+// key so each page is written once. A run after one that committed finds
+// the generation's entries there and inserts nothing: a publish
+// interrupted after it runs it again.
+func BuildingBandsFill(p1, p2 string, band func(expr string) string) string {
+	fine := buildingSizes[0]
+	return `INSERT INTO osm_building_bands (generation, size, band, min_lng, id, min_lat, max_lat, max_lng)
+		SELECT o.generation, CASE WHEN ` + fine.holds("o") + ` THEN ` + fine.size + ` ELSE ` + buildingSizes[1].size + ` END,
+			CASE WHEN ` + fine.holds("o") + ` THEN ` + fine.bandOf(band, "o.min_lat") + ` ELSE ` + buildingSizes[1].bandOf(band, "o.min_lat") + ` END,
+			o.min_lng, o.id, o.min_lat, o.max_lat, o.max_lng
+		FROM (SELECT f.osm_generation FROM fact_buildings f WHERE f.dataset = ` + p1 + ` AND f.generation = ` + p2 + `
+				AND NOT EXISTS (SELECT 1 FROM osm_building_bands x WHERE x.generation = f.osm_generation)) fb
+			CROSS JOIN osm_buildings o
+		WHERE o.generation = fb.osm_generation AND ` + Small("o") + ` AND ` + BuildingGivesFacts("o") + `
+		ORDER BY 1, 2, 3, 4, 5`
 }
 
 // RowColumns are a served row's source and facts, in the order scanSource
@@ -229,6 +366,7 @@ type Statements struct {
 	updateRecord                                        string
 	servedSet, loadOf, newGeneration, startLoad         string
 	dropLoad, dropRows, dropKeys, checkpoint            string
+	dropBuildings                                       string
 	putRow, putKey, joinKeys, keyRecords, unitRecords   string
 	keyRowsMatched, publish, endLoad, sets, version     string
 	putImportSet, putImportRow, oldRows, countRows      string
@@ -277,8 +415,12 @@ func Build(d *Dialect) *Statements {
 		// address key, a latitude), as its publish found (pointRowsOf):
 		// a read of fact_sets, not of the rows (0015).
 		anyPointRows: `SELECT COUNT(*) FROM fact_sets WHERE point_rows > 0`,
-		pointRowsOf: b(`SELECT COUNT(*) FROM (SELECT 1 FROM fact_rows
-			WHERE dataset = ? AND generation = ? AND facts_key IS NULL AND latitude IS NOT NULL LIMIT 1) one`),
+		// A load of buildings has them (a building is found by its
+		// footprint, as a parcel).
+		pointRowsOf: `SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM fact_rows
+				WHERE dataset = ` + d.Param(1) + ` AND generation = ` + d.Param(2) + ` AND facts_key IS NULL AND latitude IS NOT NULL
+				LIMIT 1) one)
+			+ (SELECT COUNT(*) FROM fact_buildings WHERE dataset = ` + d.Param(1) + ` AND generation = ` + d.Param(2) + `)`,
 		unkeyed: `SELECT id, COALESCE(canonical, ''), zip_code, unit FROM properties WHERE facts_key IS NULL LIMIT 5000`,
 		setKey:  b(`UPDATE properties SET facts_key = ? WHERE id = ?`),
 		maxRow:  b(`SELECT COALESCE(MAX(id), 0) FROM fact_rows`),
@@ -302,7 +444,9 @@ func Build(d *Dialect) *Statements {
 			AND (EXISTS (SELECT 1 FROM properties p WHERE p.facts_key = r.facts_key)
 				OR (r.facts_key LIKE '%|' AND EXISTS (SELECT 1 FROM properties p
 					WHERE p.facts_key > r.facts_key AND p.facts_key < r.facts_key || '~')))`),
-		countRows:    b(`SELECT COUNT(*) FROM fact_rows WHERE dataset = ? AND generation = ?`),
+		// A load's rows: its own, and its buildings' entries.
+		countRows: `SELECT (SELECT COUNT(*) FROM fact_rows WHERE dataset = ` + d.Param(1) + ` AND generation = ` + d.Param(2) + `)
+			+ (SELECT COUNT(*) FROM ` + BuildingsOf(d.Param(1), d.Param(2)) + `)`,
 		countRecords: `SELECT COUNT(*) FROM properties`,
 		publish: b(`INSERT INTO fact_sets (dataset, source, priority, generation, as_of, fingerprint, row_count, matched, failed, loaded_at, point_rows)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -328,7 +472,9 @@ func Build(d *Dialect) *Statements {
 				year_built = COALESCE(excluded.year_built, fact_rows.year_built),
 				stories = COALESCE(excluded.stories, fact_rows.stories),
 				units = COALESCE(excluded.units, fact_rows.units)`),
-		oldRows: b(`SELECT DISTINCT generation FROM fact_rows WHERE dataset = ? AND generation <> ?`),
+		oldRows: `SELECT generation FROM fact_rows WHERE dataset = ` + d.Param(1) + ` AND generation <> ` + d.Param(2) + `
+			UNION SELECT generation FROM fact_buildings WHERE dataset = ` + d.Param(1) + ` AND generation <> ` + d.Param(2),
+		dropBuildings: b(`DELETE FROM fact_buildings WHERE dataset = ? AND generation = ?`),
 
 		rowsNear:         d.RowsNear,
 		parcelsAt:        d.ParcelsAt,

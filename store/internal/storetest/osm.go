@@ -23,6 +23,9 @@ func init() {
 	register("OSMExtractWithABoundaryServesOnlyWhatLiesInsideIt", testOSMBoundary)
 	register("OSMPlacesNearReadsWhatItsFilterSelects", testOSMPlaceFilter)
 	register("OSMBuildingsAreTheRowsOfTheirFactsDataset", testOSMBuildingFacts)
+	// A Facts case: an engine with a second way of finding the records a
+	// publish merges runs it through that way too.
+	register("FactsOfBuildingsFollowTheirExtract", testFactsOfBuildingsFollowTheirExtract)
 }
 
 // dc is a small extract's coverage around the White House.
@@ -461,5 +464,165 @@ func testOSMBuildingFacts(t *testing.T, open Opener) {
 	wantNil(t, "year of the record inside a building that gives no facts", other.YearBuilt)
 	if p := facts(t, again, inC.ID).PropertyType; p == nil || *p != "multi_family" {
 		t.Errorf("record inside the apartments: type %v, want multi_family", deref(p))
+	}
+}
+
+// building is a building of an extract whose footprint is the square
+// south..north, west..east, giving facts f.
+func building(id int64, kind string, south, west, north, east float64, f providers.Facts) providers.OSMBuilding {
+	return providers.OSMBuilding{OSMRef: providers.OSMRef{Type: "way", ID: id, Version: 1}, Building: kind,
+		Footprint: square(south, west, north, east), Point: providers.Point{Lat: (south + north) / 2, Lng: (west + east) / 2},
+		Facts: f}
+}
+
+// loadBuildings loads an extract of buildings and its facts dataset, and
+// publishes the facts; it publishes the extract too unless facts only
+// (a load killed between the two).
+func loadBuildings(t *testing.T, db Store, fingerprint string, factsOnly bool, bs ...providers.OSMBuilding) providers.FactSet {
+	t.Helper()
+	ctx := context.Background()
+	load, _, err := db.BeginOSM(ctx, "dc", fingerprint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutOSM(ctx, &load, providers.OSMBatch{Buildings: bs}, int64(len(bs))); err != nil {
+		t.Fatal(err)
+	}
+	fl, _, err := db.BeginFacts(ctx, "osm-dc", fingerprint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutOSMFacts(ctx, load, &fl, int64(len(bs))); err != nil {
+		t.Fatal(err)
+	}
+	set, err := db.PublishFacts(ctx, fl, providers.FactSet{Source: "openstreetmap", Priority: 1 << 20, AsOf: "2026-11-20"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !factsOnly {
+		if _, err := db.PublishOSM(ctx, load, providers.OSMExtract{Coverage: dc, Timestamp: time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return set
+}
+
+// The buildings of an extract are the rows of its facts dataset where they
+// stand (small ones) or copied (those larger than a latitude band): the
+// records inside either take their facts, at the publish and when saved
+// after it. A newer extract's buildings replace them whole, the records of
+// the former ones losing what they gave. The buildings a served facts
+// dataset reads stay while it does, even when the extract they came with
+// never got published and another file's load abandons it.
+func testFactsOfBuildingsFollowTheirExtract(t *testing.T, open Opener) {
+	db := open(t, nil)
+	ctx := context.Background()
+	save := func(name string, lat, lng float64) int64 {
+		t.Helper()
+		p, _, err := db.Save(ctx, NewAt(name, lat, lng))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.ID
+	}
+	typeOf := func(id int64) any { return deref(facts(t, db, id).PropertyType) }
+	house := building(10, "house", 38.8976, -77.0366, 38.8978, -77.0364,
+		providers.Facts{PropertyType: ptr("single_family"), YearBuilt: ptr(1925)})
+	// More than 0.005 degrees on a side: too large for the bands.
+	hangar := building(11, "apartments", 38.9000, -77.0300, 38.9070, -77.0230,
+		providers.Facts{PropertyType: ptr("multi_family"), Units: ptr(400)})
+	terrace := building(12, "terrace", 38.8986, -77.0366, 38.8988, -77.0364, providers.Facts{PropertyType: ptr("townhouse")})
+	bare := building(13, "yes", 38.8996, -77.0366, 38.8998, -77.0364, providers.Facts{})
+	// 0.002 degrees a side: of the bands' second size.
+	block := building(14, "apartments", 38.9100, -77.0400, 38.9120, -77.0380,
+		providers.Facts{PropertyType: ptr("multi_family"), Stories: ptr(6.0)})
+
+	inHouse := save("1 ELM ST", 38.8977, -77.0365)
+	inBlock := save("10 ELM ST", 38.9119, -77.0381) // its north-east corner: far from the west edge
+	inHangar := save("2 ELM ST", 38.9069, -77.0231) // near the corner: outside the bands' reach of its west edge
+	inTerrace := save("3 ELM ST", 38.8987, -77.0365)
+	set := loadBuildings(t, db, "f1", false, house, hangar, bare, block)
+	if set.Rows != 3 || set.Matched != 3 {
+		t.Fatalf("first extract published %d rows matching %d records; want its 3 buildings that give facts, 3 records", set.Rows, set.Matched)
+	}
+	if s := facts(t, db, inBlock).Stories; s == nil || *s != 6 {
+		t.Errorf("stories of the record inside the block = %v, want 6", deref(s))
+	}
+	if got := typeOf(save("11 ELM ST", 38.9101, -77.0381)); got != "multi_family" {
+		t.Errorf("record saved inside the block after the publish: type %v, want multi_family", got)
+	}
+	if got := typeOf(inHouse); got != "single_family" {
+		t.Errorf("record inside the house: type %v, want single_family", got)
+	}
+	wantInt(t, "year of the record inside the house", facts(t, db, inHouse).YearBuilt, 1925)
+	wantInt(t, "units of the record inside the large building", facts(t, db, inHangar).Units, 400)
+	wantNil(t, "type of the record where no building of the extract stands yet", facts(t, db, inTerrace).PropertyType)
+	if got := typeOf(save("4 ELM ST", 38.89775, -77.03655)); got != "single_family" {
+		t.Errorf("record saved inside the house after the publish: type %v, want single_family", got)
+	}
+	if got := typeOf(save("5 ELM ST", 38.9001, -77.0299)); got != "multi_family" {
+		t.Errorf("record saved inside the large building after the publish: type %v, want multi_family", got)
+	}
+	wantNil(t, "type of a record saved inside a building that gives no facts", facts(t, db, save("6 ELM ST", 38.8997, -77.0365)).PropertyType)
+
+	// A second file's facts are published, and its load killed before its
+	// extract is: the extract served is the first file's, its facts the
+	// second's. A third file's load then abandons the second's.
+	set = loadBuildings(t, db, "f2", true, terrace)
+	if set.Rows != 1 || set.Matched != 1 {
+		t.Fatalf("second extract published %d rows matching %d records; want 1 and 1", set.Rows, set.Matched)
+	}
+	wantNil(t, "type of the record inside the house the second extract lacks", facts(t, db, inHouse).PropertyType)
+	wantNil(t, "units of the record inside the large building the second extract lacks", facts(t, db, inHangar).Units)
+	if got := typeOf(inTerrace); got != "townhouse" {
+		t.Errorf("record inside the second extract's terrace: type %v, want townhouse", got)
+	}
+	if _, _, err := db.BeginOSM(ctx, "dc", "f3"); err != nil {
+		t.Fatal(err)
+	}
+	if got := typeOf(save("7 ELM ST", 38.89875, -77.03655)); got != "townhouse" {
+		t.Errorf("record saved inside the served terrace after its extract's load was abandoned: type %v, want townhouse", got)
+	}
+	wantNil(t, "type of a record saved inside the house no served facts hold", facts(t, db, save("8 ELM ST", 38.89772, -77.03652)).PropertyType)
+
+	// The third file, whole: the house again, the terrace gone.
+	set = loadBuildings(t, db, "f3", false, house)
+	if set.Rows != 1 {
+		t.Fatalf("third extract published %d rows; want 1", set.Rows)
+	}
+	wantNil(t, "type of the record inside the terrace the third extract lacks", facts(t, db, inTerrace).PropertyType)
+	if got := typeOf(inHouse); got != "single_family" {
+		t.Errorf("record inside the third extract's house: type %v, want single_family", got)
+	}
+	wantNil(t, "type of a record saved inside the terrace after the third extract", facts(t, db, save("9 ELM ST", 38.89865, -77.03645)).PropertyType)
+}
+
+// ReplacedBuildingsGo checks, through count (which runs a COUNT query on
+// the engine's database), what a newer extract leaves of the former one's
+// buildings: nothing. Its buildings, their band entries and the naming of
+// its generation by the facts load go, and no building was copied into
+// fact_rows (all are small). The engines' own tests run it: the table
+// above sees the store through its interface only.
+func ReplacedBuildingsGo(t *testing.T, db Store, count func(t *testing.T, query string) int64) {
+	house := building(10, "house", 38.8976, -77.0366, 38.8978, -77.0364, providers.Facts{PropertyType: ptr("single_family")})
+	terrace := building(12, "terrace", 38.8986, -77.0366, 38.8988, -77.0364, providers.Facts{PropertyType: ptr("townhouse")})
+	bare := building(13, "yes", 38.8996, -77.0366, 38.8998, -77.0364, providers.Facts{})
+	loadBuildings(t, db, "f1", false, house, bare)
+	loadBuildings(t, db, "f2", false, terrace, bare)
+	for _, c := range []struct {
+		query string
+		want  int64
+	}{
+		{`SELECT COUNT(*) FROM osm_buildings`, 2},
+		{`SELECT COUNT(*) FROM osm_buildings WHERE generation = 2`, 2},
+		{`SELECT COUNT(*) FROM osm_building_bands`, 1},
+		{`SELECT COUNT(*) FROM osm_building_bands WHERE generation = 2`, 1},
+		{`SELECT COUNT(*) FROM fact_buildings`, 1},
+		{`SELECT COUNT(*) FROM fact_buildings WHERE dataset = 'osm-dc' AND generation = 2 AND osm_generation = 2`, 1},
+		{`SELECT COUNT(*) FROM fact_rows`, 0},
+	} {
+		if got := count(t, c.query); got != c.want {
+			t.Errorf("%s = %d after a second extract, want %d", c.query, got, c.want)
+		}
 	}
 }
