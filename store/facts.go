@@ -36,7 +36,7 @@ var factDialect = &factsql.Dialect{
 		FROM fact_rows r WHERE dataset = ?1 AND generation = ?2 AND latitude IS NOT NULL AND longitude IS NOT NULL
 			AND (shape IS NULL OR ` + factsql.Large("r") + `)`,
 		factsql.ParcelBandsFill("?1", "?2", sqliteBand, true),
-		factsql.BuildingBandsFill("?1", "?2", sqliteBand),
+		factsql.BuildingBandsFill("?1", "?2", sqliteBand, 0, 1),
 	},
 	// A row's rectangle: its parcel's box, else its point widened by
 	// dlat, dlng.

@@ -221,7 +221,10 @@ func TestParcelsAtPlanSeeksByThePoint(t *testing.T) {
 }
 
 // Filling the bands twice (a publish interrupted after it, run again)
-// leaves each small parcel there once, and fills only the load asked for.
+// leaves each small parcel and building there once, and fills only the
+// load asked for: the buildings (of three latitude bands, so of both
+// halves where the fill runs in two) of the extract generation the load
+// names, that give facts and are small.
 func TestParcelBandsFillTwiceKeepsOneEntry(t *testing.T) {
 	db, _ := openFresh(t)
 	ctx := context.Background()
@@ -232,6 +235,15 @@ func TestParcelBandsFillTwiceKeepsOneEntry(t *testing.T) {
 			VALUES ('a', 1, 'y', 41.88, -87.63, '\x00', 41.879, 41.881, -87.631, -87.629)`,
 		`INSERT INTO fact_rows (dataset, generation, row_key, latitude, longitude, shape, min_lat, max_lat, min_lng, max_lng)
 			VALUES ('a', 2, 'x', 41.87, -87.63, '\x00', 41.869, 41.871, -87.631, -87.629)`,
+		`INSERT INTO fact_buildings (dataset, generation, osm_generation) VALUES ('a', 1, 7), ('a', 2, 8)`,
+		`INSERT INTO osm_buildings (generation, osm_type, osm_id, version, building, shape, min_lat, max_lat, min_lng, max_lng,
+				latitude, longitude, property_type)
+			VALUES (7, 'way', 1, 1, 'house', '\x00', 41.8701, 41.8702, -87.6301, -87.6300, 41.87015, -87.63005, 'single_family'),
+				(7, 'way', 2, 1, 'house', '\x00', 41.8751, 41.8752, -87.6301, -87.6300, 41.87515, -87.63005, 'single_family'),
+				(7, 'way', 3, 1, 'house', '\x00', 41.8801, 41.8820, -87.6320, -87.6300, 41.88105, -87.63100, 'single_family'),
+				(7, 'way', 4, 1, 'yes', '\x00', 41.8701, 41.8702, -87.6311, -87.6310, 41.87015, -87.63105, NULL),
+				(7, 'way', 5, 1, 'house', '\x00', 41.8701, 41.8801, -87.6311, -87.6310, 41.87515, -87.63105, 'single_family'),
+				(8, 'way', 1, 1, 'house', '\x00', 41.8701, 41.8702, -87.6301, -87.6300, 41.87015, -87.63005, 'single_family')`,
 	} {
 		if _, err := db.pool.Exec(ctx, q); err != nil {
 			t.Fatalf("row %d: %v", i, err)
@@ -247,5 +259,8 @@ func TestParcelBandsFillTwiceKeepsOneEntry(t *testing.T) {
 	var n int
 	if err := db.pool.QueryRow(ctx, `SELECT COUNT(*) FROM fact_parcel_bands`).Scan(&n); err != nil || n != 2 {
 		t.Fatalf("%d entries after filling generation 1 twice, %v; want its 2 parcels once each", n, err)
+	}
+	if err := db.pool.QueryRow(ctx, `SELECT COUNT(*) FROM osm_building_bands`).Scan(&n); err != nil || n != 3 {
+		t.Fatalf("%d building entries after filling generation 1 twice, %v; want its 3 small buildings that give facts once each", n, err)
 	}
 }

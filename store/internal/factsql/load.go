@@ -260,9 +260,23 @@ func (f *Facts) Publish(ctx context.Context, load providers.FactLoad, set provid
 	if set.Source == "" {
 		set.Source = ds
 	}
-	for _, q := range f.S.d.IndexRows {
-		if _, err := f.DB.Exec(ctx, q, ds, gen); err != nil {
+	index := func(ctx context.Context, q string) error {
+		_, err := f.DB.Exec(ctx, q, ds, gen)
+		return err
+	}
+	if f.S.d.IndexRowsApart {
+		g, gctx := errgroup.WithContext(ctx)
+		for _, q := range f.S.d.IndexRows {
+			g.Go(func() error { return index(gctx, q) })
+		}
+		if err := g.Wait(); err != nil {
 			return set, f.DB.Err(ctx, err)
+		}
+	} else {
+		for _, q := range f.S.d.IndexRows {
+			if err := index(ctx, q); err != nil {
+				return set, f.DB.Err(ctx, err)
+			}
 		}
 	}
 	if f.S.d.Analyze != "" {

@@ -1,6 +1,7 @@
 package factsql
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/propertyd/propertyd/store/internal/sqlshared"
@@ -37,6 +38,10 @@ type Dialect struct {
 	// R*Tree. Each must be safe to run twice (a publish interrupted after
 	// it runs it again).
 	IndexRows []string
+	// IndexRowsApart runs the IndexRows side by side, each on a
+	// connection of its own (PostgreSQL, whose server fills an index on
+	// one core a statement; SQLite has one writer).
+	IndexRowsApart bool
 	// Analyze, when set, refreshes the planner's statistics of the rows
 	// before a publish joins them with the records: PostgreSQL otherwise
 	// plans those joins for the empty table it last saw and loops over
@@ -274,19 +279,28 @@ func RecordBuildingBands(p1, p2 string, band func(expr string) string) string {
 // load (dataset p1, generation p2) in osm_building_bands: those of the
 // extract generation fact_buildings names that give facts and are small
 // (the larger ones are rows of fact_rows), each under its size, sorted by
-// key so each page is written once. A run after one that committed finds
-// the generation's entries there and inserts nothing: a publish
-// interrupted after it runs it again.
-func BuildingBandsFill(p1, p2 string, band func(expr string) string) string {
+// key so each page is written once. With parts above 1 it puts the share
+// part of them (by their south edge's band of fact_parcel_bands: each
+// statement writes whole bands, apart from the others' in the key), so
+// that parts statements side by side put them all (IndexRowsApart). A run after one that committed finds its share's
+// entries there and inserts nothing: a publish interrupted after it runs
+// it again.
+func BuildingBandsFill(p1, p2 string, band func(expr string) string, part, parts int) string {
+	share := func(b string) string { return "" }
+	if parts > 1 {
+		share = func(b string) string {
+			return " AND " + band(b+".min_lat") + " % " + strconv.Itoa(parts) + " = " + strconv.Itoa(part)
+		}
+	}
 	fine := buildingSizes[0]
 	return `INSERT INTO osm_building_bands (generation, size, band, min_lng, id, min_lat, max_lat, max_lng)
 		SELECT o.generation, CASE WHEN ` + fine.holds("o") + ` THEN ` + fine.size + ` ELSE ` + buildingSizes[1].size + ` END,
 			CASE WHEN ` + fine.holds("o") + ` THEN ` + fine.bandOf(band, "o.min_lat") + ` ELSE ` + buildingSizes[1].bandOf(band, "o.min_lat") + ` END,
 			o.min_lng, o.id, o.min_lat, o.max_lat, o.max_lng
 		FROM (SELECT f.osm_generation FROM fact_buildings f WHERE f.dataset = ` + p1 + ` AND f.generation = ` + p2 + `
-				AND NOT EXISTS (SELECT 1 FROM osm_building_bands x WHERE x.generation = f.osm_generation)) fb
+				AND NOT EXISTS (SELECT 1 FROM osm_building_bands x WHERE x.generation = f.osm_generation` + share("x") + `)) fb
 			CROSS JOIN osm_buildings o
-		WHERE o.generation = fb.osm_generation AND ` + Small("o") + ` AND ` + BuildingGivesFacts("o") + `
+		WHERE o.generation = fb.osm_generation AND ` + Small("o") + ` AND ` + BuildingGivesFacts("o") + share("o") + `
 		ORDER BY 1, 2, 3, 4, 5`
 }
 
