@@ -62,6 +62,12 @@ type OSMBatch struct {
 	Places    []OSMPlace
 	Buildings []OSMBuilding
 	Addresses []OSMAddress
+	// Turn, when set, is called by PutOSM once the batch's features are
+	// written and before its checkpoint is, in the same transaction, and
+	// waited for; an error from it rolls the batch back. A loader writing
+	// batches side by side (OSMWriters) commits them in order through it,
+	// so that a checkpoint never passes a batch not yet committed.
+	Turn func(ctx context.Context) error
 }
 
 // Len is the number of features in b.
@@ -151,6 +157,15 @@ type OSMFactStore interface {
 	// generation of the extract is. Cut short, it leaves the checkpoint
 	// where it was; run again, it makes the same rows.
 	PutOSMFacts(ctx context.Context, load OSMLoad, facts *FactLoad, done int64) error
+}
+
+// OSMWriters is an OSMStore that writes several batches of a load best
+// side by side (PostgreSQL, whose server writes a batch on one core).
+type OSMWriters interface {
+	// OSMWriters is how many batches of a load PutOSM may write at once:
+	// each holds a connection until the one before it commits (OSMBatch's
+	// Turn), so no more than the store's connections.
+	OSMWriters() int
 }
 
 // OSMStore keeps OpenStreetMap extracts. Both database engines implement

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/paulmach/orb"
@@ -20,6 +21,7 @@ import (
 	"github.com/paulmach/osm"
 	"github.com/paulmach/osm/osmpbf"
 	"github.com/paulmach/osm/osmxml"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/propertyd/propertyd/providers"
 )
@@ -492,17 +494,72 @@ func (l *loader) seen(t time.Time) {
 }
 
 // writeBatches writes each batch with the checkpoint of the elements read
-// when it was cut, in order; a batch of nothing still moves the
-// checkpoint. It alone changes l.load until the load is read.
+// when it was cut, committed in order; a batch of nothing still moves the
+// checkpoint. It alone changes l.load until the load is read. Where the
+// store writes several batches best side by side (providers.OSMWriters),
+// it writes that many at once, each batch's commit waiting for the one
+// before it (OSMBatch.Turn): a batch's checkpoint never passes one not
+// committed, and a batch that fails keeps those after it from committing.
 func (l *loader) writeBatches(ctx context.Context, in <-chan pending) error {
-	for p := range in {
-		if p.elements > l.load.Done {
-			if err := l.st.PutOSM(ctx, &l.load, p.batch, p.elements); err != nil {
-				return err
+	writers := 1
+	if w, ok := l.st.(providers.OSMWriters); ok {
+		writers = max(w.OSMWriters(), 1)
+	}
+	if writers == 1 {
+		for p := range in {
+			if p.elements > l.load.Done {
+				if err := l.st.PutOSM(ctx, &l.load, p.batch, p.elements); err != nil {
+					return err
+				}
 			}
 		}
+		return nil
 	}
-	return nil
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(writers)
+	from := l.load.Done // then the checkpoint of the last batch handed on
+	var (
+		mu   sync.Mutex
+		last = from
+	)
+	// committed is closed when the batch before the next one has
+	// committed; never when it failed (the group's context ends then).
+	committed := make(chan struct{})
+	close(committed)
+	for p := range in {
+		if gctx.Err() != nil {
+			break // a batch failed: the reader stops when this returns
+		}
+		if p.elements <= from {
+			continue // committed before: a resumed load's, or the last batch again, empty
+		}
+		from = p.elements
+		before, done := committed, make(chan struct{})
+		committed = done
+		b := p.batch
+		b.Turn = func(ctx context.Context) error {
+			select {
+			case <-before:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		load := l.load
+		g.Go(func() error {
+			if err := l.st.PutOSM(gctx, &load, b, p.elements); err != nil {
+				return err
+			}
+			mu.Lock()
+			last = max(last, p.elements)
+			mu.Unlock()
+			close(done)
+			return nil
+		})
+	}
+	err := g.Wait()
+	l.load.Done = last
+	return err
 }
 
 func ref(typ string, id int64, version int) providers.OSMRef {

@@ -71,3 +71,13 @@ var osmStatements = osmsql.Build(osmDialect)
 func (db *DB) newExtracts() osmsql.Extracts {
 	return osmsql.Extracts{DB: factDB{db}, S: osmStatements, Bounds: &osmsql.Boundaries{}}
 }
+
+// OSMWriters is how many batches of an extract's load are written side by
+// side (providers.OSMWriters): two, each on a connection and a server
+// backend of its own, so that the server writes on both cores (one backend
+// copying a load's batches in turn was busy the whole load, the loader
+// less than half of it); one where the pool holds a single connection,
+// which a batch waiting for the one before it would keep from that one.
+func (db *DB) OSMWriters() int {
+	return min(2, int(db.pool.Config().MaxConns))
+}

@@ -323,6 +323,11 @@ func (e Extracts) PutOSM(ctx context.Context, load *providers.OSMLoad, b provide
 				return err
 			}
 		}
+		if b.Turn != nil {
+			if err := b.Turn(ctx); err != nil {
+				return err
+			}
+		}
 		_, err := c.Exec(ctx, e.S.checkpoint, done, load.Name, g)
 		return err
 	})
