@@ -112,7 +112,7 @@ func (db *DB) CopyRecords(ctx context.Context, recs []providers.NewProperty) (re
 		}
 		records += int(n)
 		if n > 0 {
-			if err := db.Store.Facts.CopyImport(ctx, factTx{tx}, &r.Property); err != nil {
+			if err := db.Store.Facts.CopyImport(ctx, factTx{tx: tx}, &r.Property); err != nil {
 				return 0, 0, dbErr(ctx, err)
 			}
 		}

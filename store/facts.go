@@ -3,7 +3,10 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
+	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/propertyd/propertyd/store/internal/factsql"
 )
@@ -120,11 +123,16 @@ func (f factDB) ExecMany(ctx context.Context, q string, args [][]any) error {
 }
 
 func (f factDB) Tx(ctx context.Context, fn func(factsql.Conn) error) error {
-	tx, err := f.db.writer.BeginTx(ctx, nil)
+	conn, err := f.db.writer.Conn(ctx)
 	if err != nil {
 		return err
 	}
-	if err := fn(factTx{tx}); err != nil {
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(factTx{tx: tx, conn: conn}); err != nil {
 		tx.Rollback()
 		return err
 	}
@@ -134,8 +142,13 @@ func (f factDB) Tx(ctx context.Context, fn func(factsql.Conn) error) error {
 func (f factDB) Err(ctx context.Context, err error) error { return dbErr(ctx, err) }
 func (f factDB) Now() any                                 { return formatTime(f.db.stamp()) }
 
-// factTx is factsql.Conn on a transaction.
-type factTx struct{ tx *sql.Tx }
+// factTx is factsql.Conn on a transaction; conn, when set, is the
+// connection the transaction runs on (factDB.Tx), whose driver ExecMany
+// talks to directly.
+type factTx struct {
+	tx   *sql.Tx
+	conn *sql.Conn
+}
 
 func (t factTx) Exec(ctx context.Context, q string, args ...any) (int64, error) {
 	return execN(t.tx.ExecContext(ctx, q, args...))
@@ -147,6 +160,9 @@ func (t factTx) Query(ctx context.Context, q string, args ...any) (factsql.Rows,
 }
 
 func (t factTx) ExecMany(ctx context.Context, q string, args [][]any) error {
+	if t.conn != nil {
+		return execManyRaw(ctx, t.conn, q, args)
+	}
 	stmt, err := t.tx.PrepareContext(ctx, q)
 	if err != nil {
 		return err
@@ -185,3 +201,69 @@ func execN(res sql.Result, err error) (int64, error) {
 type sqlRows struct{ *sql.Rows }
 
 func (r sqlRows) Close() { r.Rows.Close() }
+
+// execManyRaw runs q once for each argument list on the transaction open
+// on conn, through the driver's statement itself: database/sql's checks
+// and conversions of each row's arguments, its locks and its retry were a
+// fifth of the time of writing an extract's million features (800,000
+// rows of 19 values: 3.5 s through database/sql, 2.8 s through the
+// driver). database/sql lets the driver's connection be used while a
+// transaction on it is open (Conn.Raw takes the connection's lock, which
+// no statement of the transaction holds between statements); the rows run
+// in that transaction, since SQLite's transaction is the connection's.
+// The arguments are converted as database/sql converts them for this
+// driver (driverValue).
+func execManyRaw(ctx context.Context, conn *sql.Conn, q string, args [][]any) error {
+	return conn.Raw(func(dc any) error {
+		c, ok := dc.(driver.ConnPrepareContext)
+		if !ok {
+			return fmt.Errorf("store: the SQLite driver's connection (%T) prepares no statement with a context", dc)
+		}
+		stmt, err := c.PrepareContext(ctx, q)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		exec, ok := stmt.(driver.StmtExecContext)
+		if !ok {
+			return fmt.Errorf("store: the SQLite driver's statement (%T) runs with no context", stmt)
+		}
+		// As factTx.ExecMany: a context that cannot end, the caller's
+		// checked every cancelEvery rows.
+		run := context.WithoutCancel(ctx)
+		var named []driver.NamedValue
+		for i, a := range args {
+			if i%cancelEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			named = named[:0]
+			for j, v := range a {
+				v, err := driverValue(v)
+				if err != nil {
+					return fmt.Errorf("store: argument %d: %w", j+1, err)
+				}
+				named = append(named, driver.NamedValue{Ordinal: j + 1, Value: v})
+			}
+			if _, err := exec.ExecContext(run, named); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// driverValue is v as database/sql hands it to go-sqlite3, which checks no
+// value itself: the driver's own types as they are (the common case, with
+// no reflection), int as int64, anything else through the default
+// converter (pointers, named types, driver.Valuer).
+func driverValue(v any) (driver.Value, error) {
+	switch v := v.(type) {
+	case nil, string, int64, float64, []byte, bool, time.Time:
+		return v, nil
+	case int:
+		return int64(v), nil
+	}
+	return driver.DefaultParameterConverter.ConvertValue(v)
+}

@@ -139,7 +139,7 @@ func (db *DB) Save(ctx context.Context, np providers.NewProperty) (_ *providers.
 
 	if created {
 		// Facts loaded before the record existed join it now.
-		if _, err := db.Store.Facts.Merge(ctx, factTx{tx}, id); err != nil {
+		if _, err := db.Store.Facts.Merge(ctx, factTx{tx: tx}, id); err != nil {
 			return nil, false, dbErr(ctx, err)
 		}
 	}

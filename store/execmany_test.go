@@ -1,0 +1,78 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/propertyd/propertyd/store/internal/factsql"
+)
+
+// Rows written through the driver in a transaction (execManyRaw) are the
+// transaction's: gone when it rolls back, there when it commits; and every
+// argument reaches SQLite as database/sql would have bound it.
+func TestExecManyWritesInItsTransaction(t *testing.T) {
+	db := openInternal(t)
+	ctx := context.Background()
+	f := factDB{db}
+	if _, err := f.Exec(ctx, `CREATE TABLE t (a, b, c, d, e, f, g, h)`); err != nil {
+		t.Fatal(err)
+	}
+	type label string
+	n := 7
+	at := time.Date(2026, 11, 27, 6, 0, 0, 0, time.UTC)
+	row := []any{int(3), int64(-4), 2.5, "x", []byte{0, 1}, label("named"), &n, nil}
+	insert := `INSERT INTO t VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+	killed := errors.New("killed")
+	err := f.Tx(ctx, func(c factsql.Conn) error {
+		if err := c.ExecMany(ctx, insert, [][]any{row, row}); err != nil {
+			return err
+		}
+		return killed
+	})
+	if !errors.Is(err, killed) {
+		t.Fatalf("Tx = %v, want the function's error", err)
+	}
+	var count int
+	if err := db.writer.QueryRow(`SELECT COUNT(*) FROM t`).Scan(&count); err != nil || count != 0 {
+		t.Fatalf("%d rows after a rolled back transaction, %v; want none", count, err)
+	}
+	if err := f.Tx(ctx, func(c factsql.Conn) error {
+		return c.ExecMany(ctx, insert, [][]any{row, {true, at, nil, nil, nil, nil, nil, nil}})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		a, b       int64
+		c          float64
+		d, named   string
+		e          []byte
+		g          int64
+		h          any
+		types      string
+		flag       int64
+		stamp      string
+		afterTypes string
+	)
+	if err := db.writer.QueryRow(`SELECT a, b, c, d, e, f, g, h, typeof(a) || typeof(b) || typeof(c) || typeof(d) || typeof(e) || typeof(f) || typeof(g) || typeof(h)
+		FROM t WHERE b = -4`).Scan(&a, &b, &c, &d, &e, &named, &g, &h, &types); err != nil {
+		t.Fatal(err)
+	}
+	if a != 3 || b != -4 || c != 2.5 || d != "x" || string(e) != "\x00\x01" || named != "named" || g != 7 || h != nil ||
+		types != "integerintegerrealtextblobtextintegernull" {
+		t.Errorf("row = %v %v %v %q %v %q %v %v (%s)", a, b, c, d, e, named, g, h, types)
+	}
+	if err := db.writer.QueryRow(`SELECT a, b, typeof(a) || typeof(b) FROM t WHERE b <> -4`).Scan(&flag, &stamp, &afterTypes); err != nil {
+		t.Fatal(err)
+	}
+	if flag != 1 || afterTypes != "integertext" || stamp[:10] != "2026-11-27" {
+		t.Errorf("bool and time = %v %q (%s), want 1 and the time as text", flag, stamp, afterTypes)
+	}
+	err = f.Tx(ctx, func(c factsql.Conn) error {
+		return c.ExecMany(ctx, insert, [][]any{{struct{}{}, nil, nil, nil, nil, nil, nil, nil}})
+	})
+	if err == nil {
+		t.Error("a struct bound as an argument was taken")
+	}
+}
