@@ -263,6 +263,17 @@ func TestRowsAtRecordsPlanSeeksTheBandsByRecord(t *testing.T) {
 	}
 }
 
+// Dropping a former extract's building entries, 5,000 a statement, seeks
+// each by its whole key: by part of it, each statement read every entry of
+// the generation (0.76 s a statement at 4,000,000 entries, against 0.02 s).
+func TestDropBuildingBandsSeeksByTheKey(t *testing.T) {
+	db := openInternal(t)
+	plan := strings.Join(queryPlan(t, db, osmStatements.Planned()["dropBuildingBands"], 1), " | ")
+	if !strings.HasPrefix(plan, "SEARCH osm_building_bands USING PRIMARY KEY (generation=? AND size=? AND band=? AND min_lng=?") {
+		t.Errorf("dropBuildingBands plan %q does not seek the entries by their key", plan)
+	}
+}
+
 // The points near a record are sought through the R*Tree by box.
 func TestRowsNearPlanSeeksTheTree(t *testing.T) {
 	db := openInternal(t)

@@ -282,9 +282,9 @@ func RecordBuildingBands(p1, p2 string, band func(expr string) string) string {
 // key so each page is written once. With parts above 1 it puts the share
 // part of them (by their south edge's band of fact_parcel_bands: each
 // statement writes whole bands, apart from the others' in the key), so
-// that parts statements side by side put them all (IndexRowsApart). A run after one that committed finds its share's
-// entries there and inserts nothing: a publish interrupted after it runs
-// it again.
+// that parts statements side by side put them all (IndexRowsApart). A run
+// after one that committed finds its share's entries there and inserts
+// nothing: a publish interrupted after it runs it again.
 func BuildingBandsFill(p1, p2 string, band func(expr string) string, part, parts int) string {
 	share := func(b string) string { return "" }
 	if parts > 1 {
