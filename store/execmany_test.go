@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"runtime"
 	"testing"
 	"time"
 
@@ -74,5 +75,18 @@ func TestExecManyWritesInItsTransaction(t *testing.T) {
 	})
 	if err == nil {
 		t.Error("a struct bound as an argument was taken")
+	}
+}
+
+// The writer may sort with a helper thread a core beyond the first (up to
+// writerSortThreads): SQLite's sorter splits a large sort among them.
+func TestTheWriterSortsWithAHelperThreadACore(t *testing.T) {
+	db := openInternal(t)
+	var n int
+	if err := db.writer.QueryRow(`PRAGMA threads`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if want := max(min(runtime.GOMAXPROCS(0)-1, writerSortThreads), 0); n != want {
+		t.Errorf("PRAGMA threads = %d on the writer, want %d", n, want)
 	}
 }

@@ -112,7 +112,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	w.Set("_journal_mode", "WAL")
 	w.Set("_txlock", "immediate")
 	w.Set("_cache_size", strconv.Itoa(-writerCacheKiB))
-	writer, err := sql.Open("sqlite3", dsn(abs, w))
+	writer, err := sql.Open(writerDriver, dsn(abs, w))
 	if err != nil {
 		return nil, providers.Wrap(err, providers.KindInternal, providers.CodeInternalError, "store: cannot open the database")
 	}
@@ -226,6 +226,29 @@ const readerDriver = "sqlite3_propertyd_reader"
 func init() {
 	sql.Register(readerDriver, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
 		_, err := c.Exec("PRAGMA mmap_size = "+strconv.Itoa(readerMmapBytes), nil)
+		return err
+	}})
+}
+
+// writerDriver is the driver name the writer opens: go-sqlite3 whose
+// connections may sort with helper threads (PRAGMA threads), one a core
+// beyond the first (up to writerSortThreads). SQLite's sorter splits a
+// large sort among them, and only a large one: filling an extract's
+// buildings' bands (800,000 entries sorted by key) took 1.8 s with one
+// helper against 2.2 to 2.8 s alone, on two cores the load leaves the
+// second idle for it. Rebuilding the search indexes of a publish sorts too.
+const writerDriver = "sqlite3_propertyd_writer"
+
+// writerSortThreads caps the writer's sort helpers.
+const writerSortThreads = 4
+
+func init() {
+	sql.Register(writerDriver, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+		helpers := min(runtime.GOMAXPROCS(0)-1, writerSortThreads)
+		if helpers < 1 {
+			return nil
+		}
+		_, err := c.Exec("PRAGMA threads = "+strconv.Itoa(helpers), nil)
 		return err
 	}})
 }
