@@ -284,26 +284,41 @@ func openAt(t *testing.T, path string, version int) *sql.DB {
 	return raw
 }
 
+// stmt is a statement and its arguments, as an earlier version wrote rows.
+type stmt struct {
+	sql  string
+	args []any
+}
+
+// upgradedFrom returns the store opened on a database that was at schema
+// version (openAt) when the statements ran on it: the upgrade from there,
+// closed when the test ends.
+func upgradedFrom(t *testing.T, version int, stmts ...stmt) *DB {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "p.db")
+	raw := openAt(t, path, version)
+	for _, q := range stmts {
+		if _, err := raw.Exec(q.sql, q.args...); err != nil {
+			t.Fatalf("%s: %v", q.sql, err)
+		}
+	}
+	raw.Close()
+	db, err := Open(context.Background(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
 // A load of an extract left unfinished before buildings kept their facts
 // (0013) resumes from its first element, so that every building it wrote
 // is written again with them.
 func TestAnOSMLoadLeftBeforeBuildingFactsStartsAgain(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "p.db")
-	raw := openAt(t, path, 12)
-	if _, err := raw.Exec(`INSERT INTO osm_generations (generation) VALUES (1)`); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := raw.Exec(`INSERT INTO osm_loads (name, generation, fingerprint, done, started_at)
-		VALUES ('dc', 1, 'f1', 5000, '2026-11-20T00:00:00.000Z')`); err != nil {
-		t.Fatal(err)
-	}
-	raw.Close()
-	db, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := upgradedFrom(t, 12, stmt{sql: `INSERT INTO osm_generations (generation) VALUES (1)`},
+		stmt{sql: `INSERT INTO osm_loads (name, generation, fingerprint, done, started_at)
+			VALUES ('dc', 1, 'f1', 5000, '2026-11-20T00:00:00.000Z')`})
 	load, _, err := db.BeginOSM(ctx, "dc", "f1")
 	if err != nil || !load.Resumed || load.Generation != 1 || load.Done != 0 {
 		t.Fatalf("BeginOSM after the upgrade = %+v, %v; want generation 1 resumed from element 0", load, err)
@@ -315,14 +330,9 @@ func TestAnOSMLoadLeftBeforeBuildingFactsStartsAgain(t *testing.T) {
 // large ones stay in the tree, and neither is found twice.
 func TestParcelsLoadedBeforeTheBandsAreFoundAfter(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "p.db")
-	raw := openAt(t, path, 11)
 	// A served dataset of two parcels, written as the loads of schema 11
 	// wrote them: rows, then every row's box in the R*Tree.
-	for _, q := range []struct {
-		sql  string
-		args []any
-	}{
+	db := upgradedFrom(t, 11, []stmt{
 		{`INSERT INTO fact_sets (dataset, source, priority, generation, as_of, row_count, loaded_at)
 			VALUES ('parcels', 'parcels', 1, 1, '2026-01-01', 2, '2026-01-01T00:00:00.000Z')`, nil},
 		{`INSERT INTO fact_rows (dataset, generation, row_key, latitude, longitude, shape, min_lat, max_lat, min_lng, max_lng, year_built)
@@ -332,18 +342,7 @@ func TestParcelsLoadedBeforeTheBandsAreFoundAfter(t *testing.T) {
 			VALUES ('parcels', 1, 'L', 41.9000, -87.6500, ?, 41.8900, 41.9100, -87.6600, -87.6400, 1902)`,
 			[]any{wkbSquare(41.8900, -87.6600, 41.9100, -87.6400)}},
 		{`INSERT INTO fact_rows_rtree (id, min_lat, max_lat, min_lng, max_lng) SELECT id, min_lat, max_lat, min_lng, max_lng FROM fact_rows`, nil},
-	} {
-		if _, err := raw.Exec(q.sql, q.args...); err != nil {
-			t.Fatalf("%s: %v", q.sql, err)
-		}
-	}
-	raw.Close()
-
-	db, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	}...)
 	var bands, tree int
 	if err := db.readers.QueryRow(`SELECT (SELECT COUNT(*) FROM fact_parcel_bands), (SELECT COUNT(*) FROM fact_rows_rtree)`).Scan(&bands, &tree); err != nil {
 		t.Fatal(err)
@@ -371,32 +370,18 @@ func TestParcelsLoadedBeforeTheBandsAreFoundAfter(t *testing.T) {
 // address key and a latitude, 0 for one keyed by address alone), and
 // fact_rows_key keeps the keyed rows only.
 func TestDatasetsServedBefore0015SayWhetherTheyHaveRowsByCoordinates(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "p.db")
-	raw := openAt(t, path, 14)
-	for _, q := range []string{
-		`INSERT INTO fact_sets (dataset, source, priority, generation, as_of, row_count, loaded_at)
+	db := upgradedFrom(t, 14, []stmt{
+		{sql: `INSERT INTO fact_sets (dataset, source, priority, generation, as_of, row_count, loaded_at)
 			VALUES ('points', 'points', 1, 3, '2026-01-01', 1, '2026-01-01T00:00:00.000Z'),
-				('keyed', 'keyed', 2, 1, '2026-01-01', 1, '2026-01-01T00:00:00.000Z')`,
-		`INSERT INTO fact_rows (dataset, generation, row_key, latitude, longitude, year_built)
-			VALUES ('points', 3, 'P', 41.875, -87.6318, 1901)`,
+				('keyed', 'keyed', 2, 1, '2026-01-01', 1, '2026-01-01T00:00:00.000Z')`},
+		{sql: `INSERT INTO fact_rows (dataset, generation, row_key, latitude, longitude, year_built)
+			VALUES ('points', 3, 'P', 41.875, -87.6318, 1901)`},
 		// A row of a generation no longer served gives its dataset nothing.
-		`INSERT INTO fact_rows (dataset, generation, row_key, latitude, longitude, year_built)
-			VALUES ('keyed', 0, 'old', 41.875, -87.6318, 1850)`,
-		`INSERT INTO fact_rows (dataset, generation, row_key, facts_key, latitude, longitude, year_built)
-			VALUES ('keyed', 1, 'K', '1 MAIN ST|CHICAGO|IL|60601|', 41.9, -87.65, 1902)`,
-	} {
-		if _, err := raw.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	raw.Close()
-
-	db, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+		{sql: `INSERT INTO fact_rows (dataset, generation, row_key, latitude, longitude, year_built)
+			VALUES ('keyed', 0, 'old', 41.875, -87.6318, 1850)`},
+		{sql: `INSERT INTO fact_rows (dataset, generation, row_key, facts_key, latitude, longitude, year_built)
+			VALUES ('keyed', 1, 'K', '1 MAIN ST|CHICAGO|IL|60601|', 41.9, -87.65, 1902)`},
+	}...)
 	got := map[string]int{}
 	rows, err := db.readers.Query(`SELECT dataset, point_rows FROM fact_sets`)
 	if err != nil {
@@ -430,12 +415,7 @@ func TestDatasetsServedBefore0015SayWhetherTheyHaveRowsByCoordinates(t *testing.
 // inside the former copies losing their facts and the copies going.
 func TestBuildingFactsServedBefore0016(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "p.db")
-	raw := openAt(t, path, 15)
-	for _, q := range []struct {
-		sql  string
-		args []any
-	}{
+	db := upgradedFrom(t, 15, []stmt{
 		{`INSERT INTO fact_sets (dataset, source, priority, generation, as_of, row_count, loaded_at, point_rows)
 			VALUES ('osm-dc', 'openstreetmap', 1048576, 1, '2026-01-01', 1, '2026-01-01T00:00:00.000Z', 1)`, nil},
 		{`INSERT INTO fact_rows (dataset, generation, row_key, latitude, longitude, shape, min_lat, max_lat, min_lng, max_lng, property_type)
@@ -443,18 +423,7 @@ func TestBuildingFactsServedBefore0016(t *testing.T) {
 			[]any{wkbSquare(38.8976, -77.0366, 38.8978, -77.0364)}},
 		{`INSERT INTO fact_parcel_bands (band, min_lng, id, min_lat, max_lat, max_lng)
 			SELECT CAST(min_lat * 200 AS INTEGER), min_lng, id, min_lat, max_lat, max_lng FROM fact_rows`, nil},
-	} {
-		if _, err := raw.Exec(q.sql, q.args...); err != nil {
-			t.Fatalf("%s: %v", q.sql, err)
-		}
-	}
-	raw.Close()
-
-	db, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	}...)
 	old, _, err := db.Save(ctx, storetest.NewAt("1 ELM ST", 38.8977, -77.0365))
 	if err != nil {
 		t.Fatal(err)
