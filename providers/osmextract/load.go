@@ -21,7 +21,6 @@ import (
 	"github.com/paulmach/osm"
 	"github.com/paulmach/osm/osmpbf"
 	"github.com/paulmach/osm/osmxml"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/propertyd/propertyd/providers"
 )
@@ -499,7 +498,9 @@ func (l *loader) seen(t time.Time) {
 // store writes several batches best side by side (providers.OSMWriters),
 // it writes that many at once, each batch's commit waiting for the one
 // before it (OSMBatch.Turn): a batch's checkpoint never passes one not
-// committed, and a batch that fails keeps those after it from committing.
+// committed. A batch that fails fails those after it (their turn never
+// comes), and none before it: those commit, and the load resumes after
+// the last of them.
 func (l *loader) writeBatches(ctx context.Context, in <-chan pending) error {
 	writers := 1
 	if w, ok := l.st.(providers.OSMWriters); ok {
@@ -515,52 +516,73 @@ func (l *loader) writeBatches(ctx context.Context, in <-chan pending) error {
 		}
 		return nil
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(writers)
-	from := l.load.Done // then the checkpoint of the last batch handed on
 	var (
-		mu   sync.Mutex
-		last = from
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error                 // the first batch's failure: the cause
+		stop  = make(chan struct{}) // closed with first
+		slots = make(chan struct{}, writers)
+		from  = l.load.Done // then the checkpoint of the last batch handed on
+		last  = from
 	)
-	// committed is closed when the batch before the next one has
-	// committed; never when it failed (the group's context ends then).
-	committed := make(chan struct{})
-	close(committed)
+	// prev is the turn of the batch before the next one: ok is closed when
+	// it committed, failed when it did not.
+	type turn struct{ ok, failed chan struct{} }
+	prev := turn{ok: make(chan struct{}), failed: make(chan struct{})}
+	close(prev.ok)
+read:
 	for p := range in {
-		if gctx.Err() != nil {
-			break // a batch failed: the reader stops when this returns
-		}
 		if p.elements <= from {
 			continue // committed before: a resumed load's, or the last batch again, empty
 		}
+		select {
+		case slots <- struct{}{}:
+		case <-stop:
+			break read // the reader stops when this returns
+		}
 		from = p.elements
-		before, done := committed, make(chan struct{})
-		committed = done
+		before, cur := prev, turn{ok: make(chan struct{}), failed: make(chan struct{})}
+		prev = cur
 		b := p.batch
 		b.Turn = func(ctx context.Context) error {
 			select {
-			case <-before:
+			case <-before.ok:
 				return nil
+			case <-before.failed:
+				return errBatchBefore
 			case <-ctx.Done():
 				return ctx.Err()
 			}
 		}
 		load := l.load
-		g.Go(func() error {
-			if err := l.st.PutOSM(gctx, &load, b, p.elements); err != nil {
-				return err
-			}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			err := l.st.PutOSM(ctx, &load, b, p.elements)
 			mu.Lock()
-			last = max(last, p.elements)
+			if err != nil && first == nil {
+				first = err
+				close(stop)
+			}
+			if err == nil {
+				last = max(last, p.elements)
+			}
 			mu.Unlock()
-			close(done)
-			return nil
-		})
+			if err != nil {
+				close(cur.failed)
+				return
+			}
+			close(cur.ok)
+		}()
 	}
-	err := g.Wait()
+	wg.Wait()
 	l.load.Done = last
-	return err
+	return first
 }
+
+// errBatchBefore is a batch's failure when the batch before it failed.
+var errBatchBefore = errors.New("a batch before this one failed")
 
 func ref(typ string, id int64, version int) providers.OSMRef {
 	return providers.OSMRef{Type: typ, ID: id, Version: version}
