@@ -16,9 +16,9 @@ import (
 
 // sideBySide is a memStore that takes three batches at once
 // (providers.OSMWriters), as PostgreSQL takes two: each batch writes for a
-// while, the earlier ones longer, so that later batches reach their
-// commit first and must wait their turn (OSMBatch.Turn). It records the
-// checkpoints in the order they commit.
+// while, the earlier ones longer (the first until a second is under way),
+// so that later batches reach their commit first and must wait their turn
+// (OSMBatch.Turn). It records the checkpoints in the order they commit.
 type sideBySide struct {
 	*memStore
 	// batches are the checkpoints of the file's batches, in order (as one
@@ -65,6 +65,19 @@ func (s *sideBySide) PutOSM(ctx context.Context, load *providers.OSMLoad, b prov
 		s.inFlight--
 		s.mu.Unlock()
 	}()
+	if n == 1 {
+		// The first batch waits for a second to be under way (a writer of
+		// one batch at a time leaves it waiting a second, and fails the
+		// test for it).
+		for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			s.mu.Lock()
+			two := s.most >= 2
+			s.mu.Unlock()
+			if two {
+				break
+			}
+		}
+	}
 	time.Sleep(time.Duration(3-n%3) * 3 * time.Millisecond)
 	if n == s.failAt {
 		return errors.New("killed")
