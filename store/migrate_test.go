@@ -414,7 +414,6 @@ func TestDatasetsServedBefore0015SayWhetherTheyHaveRowsByCoordinates(t *testing.
 // extract's next load serves its buildings where they stand, its records
 // inside the former copies losing their facts and the copies going.
 func TestBuildingFactsServedBefore0016(t *testing.T) {
-	ctx := context.Background()
 	db := upgradedFrom(t, 15, []stmt{
 		{`INSERT INTO fact_sets (dataset, source, priority, generation, as_of, row_count, loaded_at, point_rows)
 			VALUES ('osm-dc', 'openstreetmap', 1048576, 1, '2026-01-01', 1, '2026-01-01T00:00:00.000Z', 1)`, nil},
@@ -424,50 +423,13 @@ func TestBuildingFactsServedBefore0016(t *testing.T) {
 		{`INSERT INTO fact_parcel_bands (band, min_lng, id, min_lat, max_lat, max_lng)
 			SELECT CAST(min_lat * 200 AS INTEGER), min_lng, id, min_lat, max_lat, max_lng FROM fact_rows`, nil},
 	}...)
-	old, _, err := db.Save(ctx, storetest.NewAt("1 ELM ST", 38.8977, -77.0365))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if old.PropertyType == nil || *old.PropertyType != "single_family" {
-		t.Fatalf("record inside a building copied before 0016: type %v, want single_family", old.PropertyType)
-	}
-
-	load, _, err := db.BeginOSM(ctx, "dc", "f2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	townhouse := "townhouse"
-	terrace := providers.OSMBuilding{OSMRef: providers.OSMRef{Type: "way", ID: 12, Version: 1}, Building: "terrace",
-		Footprint: &providers.Parcel{WKB: wkbSquare(38.8986, -77.0366, 38.8988, -77.0364),
-			South: 38.8986, West: -77.0366, North: 38.8988, East: -77.0364}, Point: providers.Point{Lat: 38.8987, Lng: -77.0365},
-		Facts: providers.Facts{PropertyType: &townhouse}}
-	if err := db.PutOSM(ctx, &load, providers.OSMBatch{Buildings: []providers.OSMBuilding{terrace}}, 1); err != nil {
-		t.Fatal(err)
-	}
-	fl, _, err := db.BeginFacts(ctx, "osm-dc", "f2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.PutOSMFacts(ctx, load, &fl, 1); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.PublishFacts(ctx, fl, providers.FactSet{Source: "openstreetmap", Priority: 1 << 20}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if p, err := db.Property(ctx, old.ID); err != nil || p.PropertyType != nil {
-		t.Errorf("record inside the former copy after the next load: type %v, %v; want unknown", p.PropertyType, err)
-	}
-	in, _, err := db.Save(ctx, storetest.NewAt("3 ELM ST", 38.8987, -77.0365))
-	if err != nil || in.PropertyType == nil || *in.PropertyType != "townhouse" {
-		t.Errorf("record inside the next load's building: %v; want townhouse", err)
-	}
-	var rows, bands int
-	if err := db.readers.QueryRow(`SELECT (SELECT COUNT(*) FROM fact_rows), (SELECT COUNT(*) FROM fact_parcel_bands)`).Scan(&rows, &bands); err != nil {
-		t.Fatal(err)
-	}
-	if rows != 0 || bands != 0 {
-		t.Errorf("after the next load: %d fact rows, %d parcel band entries; want the copies gone", rows, bands)
-	}
+	storetest.BuildingFactsCopiedBefore0016Go(t, db, func(t *testing.T, q string) int64 {
+		var n int64
+		if err := db.readers.QueryRow(q).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return n
+	})
 }
 
 // wkbSquare is the WKB of the polygon from (west, south) to (east, north).

@@ -626,3 +626,50 @@ func ReplacedBuildingsGo(t *testing.T, db Store, count func(t *testing.T, query 
 		}
 	}
 }
+
+// BuildingFactsCopiedBefore0016Go checks a store upgraded from schema 15
+// with a facts dataset of an extract's buildings as 15 served it: each
+// building copied into fact_rows (and fact_parcel_bands), a house at
+// whiteHouse giving single_family. After the upgrade it is served from
+// there as before; the extract's next load serves its buildings where they
+// stand, the record inside the former copy losing its facts and the
+// copies going (count runs a COUNT query on the engine's database). The
+// engines' migration tests run it on the database they upgraded.
+func BuildingFactsCopiedBefore0016Go(t *testing.T, db Store, count func(t *testing.T, query string) int64) {
+	ctx := context.Background()
+	old, _, err := db.Save(ctx, NewAt("1 ELM ST", 38.8977, -77.0365))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old.PropertyType == nil || *old.PropertyType != "single_family" {
+		t.Fatalf("record inside a building copied before 0016: type %v, want single_family", deref(old.PropertyType))
+	}
+	terrace := building(12, "terrace", 38.8986, -77.0366, 38.8988, -77.0364, providers.Facts{PropertyType: ptr("townhouse")})
+	load, _, err := db.BeginOSM(ctx, "dc", "f2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutOSM(ctx, &load, providers.OSMBatch{Buildings: []providers.OSMBuilding{terrace}}, 1); err != nil {
+		t.Fatal(err)
+	}
+	fl, _, err := db.BeginFacts(ctx, "osm-dc", "f2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutOSMFacts(ctx, load, &fl, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.PublishFacts(ctx, fl, providers.FactSet{Source: "openstreetmap", Priority: 1 << 20}, nil); err != nil {
+		t.Fatal(err)
+	}
+	wantNil(t, "type of the record inside the former copy after the next load", facts(t, db, old.ID).PropertyType)
+	in, _, err := db.Save(ctx, NewAt("3 ELM ST", 38.8987, -77.0365))
+	if err != nil || in.PropertyType == nil || *in.PropertyType != "townhouse" {
+		t.Errorf("record inside the next load's building: %v, %v; want townhouse", in, err)
+	}
+	for _, q := range []string{`SELECT COUNT(*) FROM fact_rows`, `SELECT COUNT(*) FROM fact_parcel_bands`} {
+		if n := count(t, q); n != 0 {
+			t.Errorf("%s = %d after the next load, want the copies gone", q, n)
+		}
+	}
+}

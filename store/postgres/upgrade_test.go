@@ -1,0 +1,92 @@
+package postgres
+
+import (
+	"context"
+	"io/fs"
+	"strconv"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/paulmach/orb"
+	"github.com/paulmach/orb/encoding/wkb"
+
+	"github.com/propertyd/propertyd/store/internal/storetest"
+)
+
+// upgradedFrom returns the store opened on a schema that was at version
+// (the embedded migrations up to it, not beyond) when the statements ran
+// on it: the upgrade from there, as SQLite's tests of the same name do.
+func upgradedFrom(t *testing.T, version int, stmts ...stmt) *DB {
+	t.Helper()
+	ctx := context.Background()
+	u := freshSchema(t)
+	before := mapFS{}
+	names, err := fs.Glob(migrationFS, "*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		if v, err := strconv.Atoi(name[:4]); err != nil || v > version {
+			continue
+		}
+		data, err := fs.ReadFile(migrationFS, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[name] = string(data)
+	}
+	pool, err := pgxpool.New(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := migrate(ctx, pool, before.fs()); err != nil {
+		pool.Close()
+		t.Fatal(err)
+	}
+	for _, q := range stmts {
+		if _, err := pool.Exec(ctx, q.sql, q.args...); err != nil {
+			pool.Close()
+			t.Fatalf("%s: %v", q.sql, err)
+		}
+	}
+	pool.Close()
+	return openURL(t, u, nil)
+}
+
+// stmt is a statement and its arguments, as an earlier version wrote rows.
+type stmt struct {
+	sql  string
+	args []any
+}
+
+// wkbSquare is the WKB of the polygon from (west, south) to (east, north).
+func wkbSquare(south, west, north, east float64) []byte {
+	raw, err := wkb.Marshal(orb.Polygon{{{west, south}, {east, south}, {east, north}, {west, north}, {west, south}}})
+	if err != nil {
+		panic(err)
+	}
+	return raw
+}
+
+// TestBuildingFactsServedBefore0016: as SQLite's test of the same name, a
+// facts dataset of an extract's buildings copied into fact_rows before
+// 0016 is served from there after the upgrade, and the extract's next load
+// serves its buildings where they stand, the copies going.
+func TestBuildingFactsServedBefore0016(t *testing.T) {
+	db := upgradedFrom(t, 15, []stmt{
+		{`INSERT INTO fact_sets (dataset, source, priority, generation, as_of, row_count, loaded_at, point_rows)
+			VALUES ('osm-dc', 'openstreetmap', 1048576, 1, '2026-01-01', 1, '2026-01-01T00:00:00.000Z', 1)`, nil},
+		{`INSERT INTO fact_rows (dataset, generation, row_key, latitude, longitude, shape, min_lat, max_lat, min_lng, max_lng, property_type)
+			VALUES ('osm-dc', 1, 'way/10', 38.8977, -77.0365, $1, 38.8976, 38.8978, -77.0366, -77.0364, 'single_family')`,
+			[]any{wkbSquare(38.8976, -77.0366, 38.8978, -77.0364)}},
+		{`INSERT INTO fact_parcel_bands (band, min_lng, id, min_lat, max_lat, max_lng)
+			SELECT trunc(min_lat * 200)::integer, min_lng, id, min_lat, max_lat, max_lng FROM fact_rows`, nil},
+	}...)
+	storetest.BuildingFactsCopiedBefore0016Go(t, db, func(t *testing.T, q string) int64 {
+		var n int64
+		if err := db.pool.QueryRow(context.Background(), q).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return n
+	})
+}
