@@ -429,12 +429,12 @@ func Build(d *Dialect) *Statements {
 		// address key, a latitude), as its publish found (pointRowsOf):
 		// a read of fact_sets, not of the rows (0015).
 		anyPointRows: `SELECT COUNT(*) FROM fact_sets WHERE point_rows > 0`,
-		// A load of buildings has them (a building is found by its
-		// footprint, as a parcel).
-		pointRowsOf: `SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM fact_rows
-				WHERE dataset = ` + d.Param(1) + ` AND generation = ` + d.Param(2) + ` AND facts_key IS NULL AND latitude IS NOT NULL
-				LIMIT 1) one)
-			+ (SELECT COUNT(*) FROM fact_buildings WHERE dataset = ` + d.Param(1) + ` AND generation = ` + d.Param(2) + `)`,
+		// 1 or 0 (fact_sets.point_rows, 0015). A load of buildings has
+		// them (a building is found by its footprint, as a parcel).
+		pointRowsOf: `SELECT CASE WHEN EXISTS (SELECT 1 FROM fact_rows
+				WHERE dataset = ` + d.Param(1) + ` AND generation = ` + d.Param(2) + ` AND facts_key IS NULL AND latitude IS NOT NULL)
+			OR EXISTS (SELECT 1 FROM fact_buildings WHERE dataset = ` + d.Param(1) + ` AND generation = ` + d.Param(2) + `)
+			THEN 1 ELSE 0 END`,
 		unkeyed: `SELECT id, COALESCE(canonical, ''), zip_code, unit FROM properties WHERE facts_key IS NULL LIMIT 5000`,
 		setKey:  b(`UPDATE properties SET facts_key = ? WHERE id = ?`),
 		maxRow:  b(`SELECT COALESCE(MAX(id), 0) FROM fact_rows`),

@@ -597,29 +597,36 @@ func testFactsOfBuildingsFollowTheirExtract(t *testing.T, open Opener) {
 	wantNil(t, "type of a record saved inside the terrace after the third extract", facts(t, db, save("9 ELM ST", 38.89865, -77.03645)).PropertyType)
 }
 
-// ReplacedBuildingsGo checks, through count (which runs a COUNT query on
-// the engine's database), what a newer extract leaves of the former one's
-// buildings: nothing. Its buildings, their band entries and the naming of
-// its generation by the facts load go, and no building was copied into
-// fact_rows (all are small). The engines' own tests run it: the table
-// above sees the store through its interface only.
+// ReplacedBuildingsGo checks, through count (which runs a query of one
+// number on the engine's database), what a newer extract leaves of the
+// former one's buildings: nothing. Its buildings, their band entries and
+// the naming of its generation by the facts load go, only the building
+// larger than a band was copied into fact_rows, and the dataset says once
+// that it has rows found by coordinates. The engines' own tests run it:
+// the table above sees the store through its interface only.
 func ReplacedBuildingsGo(t *testing.T, db Store, count func(t *testing.T, query string) int64) {
 	house := building(10, "house", 38.8976, -77.0366, 38.8978, -77.0364, providers.Facts{PropertyType: ptr("single_family")})
 	terrace := building(12, "terrace", 38.8986, -77.0366, 38.8988, -77.0364, providers.Facts{PropertyType: ptr("townhouse")})
 	bare := building(13, "yes", 38.8996, -77.0366, 38.8998, -77.0364, providers.Facts{})
+	// More than a latitude band a side: copied into fact_rows.
+	hangar := building(11, "apartments", 38.9000, -77.0300, 38.9070, -77.0230, providers.Facts{Units: ptr(400)})
 	loadBuildings(t, db, "f1", false, house, bare)
-	loadBuildings(t, db, "f2", false, terrace, bare)
+	loadBuildings(t, db, "f2", false, terrace, bare, hangar)
 	for _, c := range []struct {
 		query string
 		want  int64
 	}{
-		{`SELECT COUNT(*) FROM osm_buildings`, 2},
-		{`SELECT COUNT(*) FROM osm_buildings WHERE generation = 2`, 2},
+		{`SELECT COUNT(*) FROM osm_buildings`, 3},
+		{`SELECT COUNT(*) FROM osm_buildings WHERE generation = 2`, 3},
 		{`SELECT COUNT(*) FROM osm_building_bands`, 1},
 		{`SELECT COUNT(*) FROM osm_building_bands WHERE generation = 2`, 1},
 		{`SELECT COUNT(*) FROM fact_buildings`, 1},
 		{`SELECT COUNT(*) FROM fact_buildings WHERE dataset = 'osm-dc' AND generation = 2 AND osm_generation = 2`, 1},
-		{`SELECT COUNT(*) FROM fact_rows`, 0},
+		{`SELECT COUNT(*) FROM fact_rows WHERE row_key <> 'way/11'`, 0},
+		{`SELECT COUNT(*) FROM fact_rows WHERE dataset = 'osm-dc' AND generation = 2 AND row_key = 'way/11'`, 1},
+		// Said once, though both its large copy and its bands find
+		// records by coordinates.
+		{`SELECT point_rows FROM fact_sets WHERE dataset = 'osm-dc'`, 1},
 	} {
 		if got := count(t, c.query); got != c.want {
 			t.Errorf("%s = %d after a second extract, want %d", c.query, got, c.want)
