@@ -423,13 +423,7 @@ func TestBuildingFactsServedBefore0016(t *testing.T) {
 		{`INSERT INTO fact_parcel_bands (band, min_lng, id, min_lat, max_lat, max_lng)
 			SELECT CAST(min_lat * 200 AS INTEGER), min_lng, id, min_lat, max_lat, max_lng FROM fact_rows`, nil},
 	}...)
-	storetest.BuildingFactsCopiedBefore0016Go(t, db, func(t *testing.T, q string) int64 {
-		var n int64
-		if err := db.readers.QueryRow(q).Scan(&n); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		return n
-	})
+	storetest.BuildingFactsCopiedBefore0016Go(t, db, countIn(db.readers))
 }
 
 // wkbSquare is the WKB of the polygon from (west, south) to (east, north).

@@ -72,11 +72,5 @@ func TestThePlacesOfEveryCircleShareOnePreparedStatement(t *testing.T) {
 // (migration 0016): see storetest.ReplacedBuildingsGo.
 func TestReplacedBuildingsGo(t *testing.T) {
 	db, _ := openFresh(t)
-	storetest.ReplacedBuildingsGo(t, db, func(t *testing.T, q string) int64 {
-		var n int64
-		if err := db.pool.QueryRow(context.Background(), q).Scan(&n); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		return n
-	})
+	storetest.ReplacedBuildingsGo(t, db, countIn(db))
 }

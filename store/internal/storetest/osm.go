@@ -652,23 +652,7 @@ func BuildingFactsCopiedBefore0016Go(t *testing.T, db Store, count func(t *testi
 		t.Fatalf("record inside a building copied before 0016: type %v, want single_family", deref(old.PropertyType))
 	}
 	terrace := building(12, "terrace", 38.8986, -77.0366, 38.8988, -77.0364, providers.Facts{PropertyType: ptr("townhouse")})
-	load, _, err := db.BeginOSM(ctx, "dc", "f2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.PutOSM(ctx, &load, providers.OSMBatch{Buildings: []providers.OSMBuilding{terrace}}, 1); err != nil {
-		t.Fatal(err)
-	}
-	fl, _, err := db.BeginFacts(ctx, "osm-dc", "f2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.PutOSMFacts(ctx, load, &fl, 1); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.PublishFacts(ctx, fl, providers.FactSet{Source: "openstreetmap", Priority: 1 << 20}, nil); err != nil {
-		t.Fatal(err)
-	}
+	loadBuildings(t, db, "f2", true, terrace)
 	wantNil(t, "type of the record inside the former copy after the next load", facts(t, db, old.ID).PropertyType)
 	in, _, err := db.Save(ctx, NewAt("3 ELM ST", 38.8987, -77.0365))
 	if err != nil || in.PropertyType == nil || *in.PropertyType != "townhouse" {
