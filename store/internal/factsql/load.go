@@ -260,24 +260,19 @@ func (f *Facts) Publish(ctx context.Context, load providers.FactLoad, set provid
 	if set.Source == "" {
 		set.Source = ds
 	}
-	index := func(ctx context.Context, q string) error {
-		_, err := f.DB.Exec(ctx, q, ds, gen)
-		return err
+	// In order, or side by side where the engine says so.
+	g, gctx := errgroup.WithContext(ctx)
+	if !f.S.d.IndexRowsApart {
+		g.SetLimit(1)
 	}
-	if f.S.d.IndexRowsApart {
-		g, gctx := errgroup.WithContext(ctx)
-		for _, q := range f.S.d.IndexRows {
-			g.Go(func() error { return index(gctx, q) })
-		}
-		if err := g.Wait(); err != nil {
-			return set, f.DB.Err(ctx, err)
-		}
-	} else {
-		for _, q := range f.S.d.IndexRows {
-			if err := index(ctx, q); err != nil {
-				return set, f.DB.Err(ctx, err)
-			}
-		}
+	for _, q := range f.S.d.IndexRows {
+		g.Go(func() error {
+			_, err := f.DB.Exec(gctx, q, ds, gen)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return set, f.DB.Err(ctx, err)
 	}
 	if f.S.d.Analyze != "" {
 		if _, err := f.DB.Exec(ctx, f.S.d.Analyze); err != nil {
