@@ -23,11 +23,12 @@ type Options struct {
 	// when it holds nothing it may hand on.
 	amenities *held
 
-	// own names the sections the request reads itself (Enrich's names,
-	// set when it fetches some): a region load it leads does not load them
-	// in the background as the siblings of its section
-	// (loadSiblingsLater), so each comes from the request's own read, and
-	// says so, whichever trip ends first.
+	// own names the sections the request fetches itself (Enrich's names
+	// that missed): a region load it leads does not load them in the
+	// background as the siblings of its section (loadSiblingsLater), so
+	// each comes from the request's own read, and says so, whichever trip
+	// ends first. A section it read fresh races with nothing: its sibling
+	// load still preloads the rest of its region.
 	own []string
 }
 
@@ -194,9 +195,12 @@ func (s *Service) Enrich(ctx context.Context, p *providers.Property, names []str
 		misses, reads[i] = append(misses, i), rd
 	}
 	if len(misses) > 0 {
-		// A copy: a region trip may outlive the request (it runs on
-		// when the request goes), and the caller may reuse names.
-		o.own = slices.Clone(names)
+		// A slice of its own: a region trip may outlive the request (it
+		// runs on when the request goes), and the caller may reuse names.
+		o.own = make([]string, len(misses))
+		for j, i := range misses {
+			o.own[j] = names[i]
+		}
 	}
 	switch len(misses) {
 	case 0:

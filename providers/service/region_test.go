@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -379,4 +380,28 @@ func TestARequestLoadsTheSiblingsItIncludes(t *testing.T) {
 			t.Fatalf("run %d: %d demographics and %d housing state calls, want 1 each", run, d, h)
 		}
 	}
+}
+
+// TestASectionReadFreshStillHasItsRegionLoaded: a request that reads its
+// tract's housing fresh from the store and fetches demographics leaves the
+// housing of the rest of the state to the background load of siblings, as
+// demographics asked alone does: only the sections a request fetches
+// itself are kept out of that load.
+func TestASectionReadFreshStillHasItsRegionLoaded(t *testing.T) {
+	acs := newStateACS(3)
+	svc, st, clk := newACSService(t, acs, service.Config{})
+	data, err := json.Marshal(providers.Housing{Source: "fake-acs-housing"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.PutSection(context.Background(), providers.SectionRecord{Section: providers.SectionHousing, Key: "17031000100",
+		Data: data, Source: "fake-acs-housing", FetchedAt: clk.Now(), ExpiresAt: clk.Now().Add(24 * time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	names := []string{providers.SectionDemographics, providers.SectionHousing}
+	rs := svc.Enrich(context.Background(), tractProperty("17031000100"), names, service.Options{})
+	if rs[0].Tier != providers.TierUpstream || rs[1].Tier == providers.TierUpstream {
+		t.Fatalf("demographics from %q, housing from %q; want the upstream, then the store", rs[0].Tier, rs[1].Tier)
+	}
+	waitFor(t, "the state's housing loaded beside demographics", func() bool { return acs.houseCall.Load() == 1 })
 }
