@@ -59,9 +59,10 @@
 // with the same file. A building is written once, with the facts it gives
 // (BuildingFacts); when the file is read, the store makes the buildings
 // the rows of their facts dataset where they stand
-// (providers.OSMFactStore), which a killed load does again. The coverage is the header's bounding box, else that
-// of the file's nodes; the timestamp is the header's replication
-// timestamp, else the newest element's.
+// (providers.OSMFactStore), which a killed load does again. The coverage
+// is the header's bounding box, else that of the file's nodes; the
+// timestamp is the header's replication timestamp, else the newest
+// element's.
 //
 // # Coverage
 //
