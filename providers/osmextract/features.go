@@ -72,11 +72,17 @@ func address(ref providers.OSMRef, tags osm.Tags, p providers.Point) providers.O
 func building(ref providers.OSMRef, k kinds, tags osm.Tags, footprint *providers.Parcel, centroid providers.Point) providers.OSMBuilding {
 	b := providers.OSMBuilding{OSMRef: ref, Building: k.building, StartDate: strings.TrimSpace(tags.Find(tagStartDate)),
 		Footprint: footprint, Point: centroid}
-	if v, err := strconv.ParseFloat(strings.TrimSpace(tags.Find(tagLevels)), 64); err == nil && v > 0 && v <= 200 {
-		b.Levels = &v
+	// Most buildings carry neither tag: parsing "" would build an error
+	// each time, a million of them for a million buildings.
+	if s := strings.TrimSpace(tags.Find(tagLevels)); s != "" {
+		if v, err := strconv.ParseFloat(s, 64); err == nil && v > 0 && v <= 200 {
+			b.Levels = &v
+		}
 	}
-	if v, err := strconv.Atoi(strings.TrimSpace(tags.Find(tagFlats))); err == nil && v >= 0 && v <= 20000 {
-		b.Flats = &v
+	if s := strings.TrimSpace(tags.Find(tagFlats)); s != "" {
+		if v, err := strconv.Atoi(s); err == nil && v >= 0 && v <= 20000 {
+			b.Flats = &v
+		}
 	}
 	return b
 }
