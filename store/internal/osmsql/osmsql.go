@@ -9,10 +9,13 @@
 package osmsql
 
 import (
+	"cmp"
 	"context"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/paulmach/orb"
@@ -292,33 +295,37 @@ func (e Extracts) BeginOSM(ctx context.Context, name, fingerprint string) (provi
 func (e Extracts) PutOSM(ctx context.Context, load *providers.OSMLoad, b providers.OSMBatch, done int64) error {
 	g := load.Generation
 	err := e.DB.Tx(ctx, func(c factsql.Conn) error {
+		rows := getRows()
+		defer rows.release()
 		if len(b.Places) > 0 {
-			args := make([][]any, len(b.Places))
-			for i, p := range b.Places {
-				args[i] = []any{g, p.OSMRef.Type, p.ID, p.Version, p.Category, p.Type, p.Name, p.NameKey, p.Point.Lat, p.Point.Lng}
+			args := rows.lists(len(b.Places), 10)
+			for i, j := range rows.inBands(len(b.Places), func(i int) providers.Point { return b.Places[i].Point }) {
+				p := &b.Places[j]
+				args[i] = append(args[i], g, p.OSMRef.Type, p.ID, p.Version, p.Category, p.Type, p.Name, p.NameKey, p.Point.Lat, p.Point.Lng)
 			}
 			if err := put(ctx, c, e.S.places, args); err != nil {
 				return err
 			}
 		}
 		if len(b.Buildings) > 0 {
-			args := make([][]any, len(b.Buildings))
+			args := rows.lists(len(b.Buildings), 19)
 			for i, x := range b.Buildings {
 				f := x.Footprint
 				k := x.Facts
-				args[i] = []any{g, x.OSMRef.Type, x.ID, x.Version, x.Building, nullable(x.Levels), nullable(x.Flats),
+				args[i] = append(args[i], g, x.OSMRef.Type, x.ID, x.Version, x.Building, nullable(x.Levels), nullable(x.Flats),
 					factsql.NullIfEmpty(x.StartDate), f.WKB, f.South, f.North, f.West, f.East, x.Point.Lat, x.Point.Lng,
-					nullable(k.PropertyType), nullable(k.Stories), nullable(k.Units), nullable(k.YearBuilt)}
+					nullable(k.PropertyType), nullable(k.Stories), nullable(k.Units), nullable(k.YearBuilt))
 			}
 			if err := put(ctx, c, e.S.buildings, args); err != nil {
 				return err
 			}
 		}
 		if len(b.Addresses) > 0 {
-			args := make([][]any, len(b.Addresses))
-			for i, a := range b.Addresses {
-				args[i] = []any{g, a.OSMRef.Type, a.ID, a.Version, a.HouseNumber, a.Street, a.Unit, a.City, a.Postcode,
-					a.Point.Lat, a.Point.Lng}
+			args := rows.lists(len(b.Addresses), 11)
+			for i, j := range rows.inBands(len(b.Addresses), func(i int) providers.Point { return b.Addresses[i].Point }) {
+				a := &b.Addresses[j]
+				args[i] = append(args[i], g, a.OSMRef.Type, a.ID, a.Version, a.HouseNumber, a.Street, a.Unit, a.City, a.Postcode,
+					a.Point.Lat, a.Point.Lng)
 			}
 			if err := put(ctx, c, e.S.addresses, args); err != nil {
 				return err
@@ -337,6 +344,67 @@ func (e Extracts) PutOSM(ctx context.Context, load *providers.OSMLoad, b provide
 	}
 	load.Done = done
 	return nil
+}
+
+// argRows holds the argument lists of a batch's rows: one array of values
+// laid out list after list, kept between batches (rowsPool). A list of its
+// own for each row was a tenth of what a load allocated.
+type argRows struct {
+	values []any
+	rows   [][]any
+	order  []int
+}
+
+// inBands is the order in which to write n features at the points at
+// gives: as the places' and addresses' indexes hold them, by latitude
+// band (the dialect's band expression truncates latitude x 200 in both
+// engines), then longitude. A batch written in that order moves forward
+// through each index (through each category's part of the category index
+// too), where one in the file's order lands at random: as the indexes
+// outgrew the writer's page cache, each batch of 20,000 places took
+// longer than the one before (270 ms for the first, 740 ms for the fifth,
+// in SQLite; 2.2 s for 100,000 places in the file's order, 1.3 s in
+// bands).
+func (r *argRows) inBands(n int, at func(i int) providers.Point) []int {
+	r.order = r.order[:0]
+	for i := range n {
+		r.order = append(r.order, i)
+	}
+	slices.SortFunc(r.order, func(i, j int) int {
+		a, b := at(i), at(j)
+		if c := cmp.Compare(math.Trunc(a.Lat*200), math.Trunc(b.Lat*200)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Lng, b.Lng)
+	})
+	return r.order
+}
+
+var rowsPool = sync.Pool{New: func() any { return new(argRows) }}
+
+func getRows() *argRows { return rowsPool.Get().(*argRows) }
+
+// lists is n empty argument lists of room for cols values each, to append
+// to; the lists of an earlier call are overwritten.
+func (r *argRows) lists(n, cols int) [][]any {
+	if cap(r.values) < n*cols {
+		r.values = make([]any, n*cols)
+	}
+	if cap(r.rows) < n {
+		r.rows = make([][]any, n)
+	}
+	r.rows = r.rows[:n]
+	for i := range r.rows {
+		r.rows[i] = r.values[i*cols : i*cols : (i+1)*cols]
+	}
+	return r.rows
+}
+
+// release puts r back for the next batch, holding no value.
+func (r *argRows) release() {
+	clear(r.values[:cap(r.values)])
+	clear(r.rows[:cap(r.rows)])
+	rowsPool.Put(r)
 }
 
 // buildingFacts copies the large buildings of a generation (the 3rd
