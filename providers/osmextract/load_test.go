@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -178,6 +180,44 @@ func TestTheXMLAndThePBFLoadTheSameFeatures(t *testing.T) {
 	}
 	if res.Extract.Coverage != fromPBF.served.Coverage {
 		t.Errorf("coverage from the XML's bounds %+v, from the PBF's header %+v", res.Extract.Coverage, fromPBF.served.Coverage)
+	}
+}
+
+// A load counts the file's elements, every node included: its checkpoints
+// and its count are the same for the PBF, whose nodes that give no feature
+// never leave the decoder, and for the XML of the same data, read whole.
+func TestALoadCountsEveryElementOfTheFile(t *testing.T) {
+	load := func(file string) ([]int64, int64) {
+		r := &recording{memStore: newMemStore()}
+		res, err := osmextract.Load(context.Background(), r, file, osmextract.Options{Batch: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.dones, res.Elements
+	}
+	pbf, pbfElements := load(fixturePBF)
+	xml, xmlElements := load(fixtureXML)
+	if !slices.Equal(pbf, xml) || pbfElements != xmlElements {
+		t.Errorf("checkpoints of the PBF %v (%d elements), of the XML %v (%d elements): want the same", pbf, pbfElements, xml, xmlElements)
+	}
+	// franklin.osm: 51 nodes, 11 ways, 2 relations.
+	if xmlElements != 64 || len(xml) == 0 || xml[0] != 1 {
+		t.Errorf("the XML: %d elements, checkpoints %v; want 64, the first after the first node (a school)", xmlElements, xml)
+	}
+}
+
+// A node after a way stops the load, whether the node is a feature or
+// only a way's vertex, in PBF as in XML.
+func TestAnUnsortedFileStops(t *testing.T) {
+	for _, file := range []string{"testdata/unsorted.osm.pbf", "testdata/unsorted.osm"} {
+		st := newMemStore()
+		_, err := osmextract.Load(context.Background(), st, file, osmextract.Options{})
+		if !errors.Is(err, osmextract.ErrFormat) || !strings.Contains(err.Error(), "not sorted") {
+			t.Errorf("%s: err = %v, want ErrFormat saying the file is not sorted", file, err)
+		}
+		if st.served != nil {
+			t.Errorf("%s: served %+v", file, st.served)
+		}
 	}
 }
 
