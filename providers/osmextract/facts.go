@@ -38,6 +38,17 @@ var PropertyTypes = map[string]string{
 	"static_caravan": "mobile_home",
 }
 
+// propertyTypeOf is PropertyTypes with each value held once: every
+// building of a type points at the same string (a million buildings made
+// a million copies).
+var propertyTypeOf = func() map[string]*string {
+	m := make(map[string]*string, len(PropertyTypes))
+	for tag, t := range PropertyTypes {
+		m[tag] = &t
+	}
+	return m
+}()
+
 // plainYear reports whether a start_date is a year alone ("1925"): dates
 // with a month, approximations ("~1925", "C19", "1920s") and ranges give
 // none. (A regexp ran for each of a state's buildings.)
@@ -59,8 +70,8 @@ func plainYear(s string) bool {
 // start_date that is a plain year, each within the facts' bounds
 // (providers.CheckFacts) as of now; ok is false when it gives none.
 func BuildingFacts(b providers.OSMBuilding, now time.Time) (f providers.Facts, ok bool) {
-	if t, known := PropertyTypes[b.Building]; known {
-		f.PropertyType = &t
+	if t, known := propertyTypeOf[b.Building]; known {
+		f.PropertyType = t
 	}
 	f.Stories = b.Levels
 	f.Units = b.Flats

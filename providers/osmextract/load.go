@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -385,6 +386,44 @@ type loader struct {
 	told      int64 // the elements last told to Options.Progress
 	skipped   int64
 	batch     providers.OSMBatch
+
+	ring orb.Ring  // way's, used again
+	wkb  wkbChunks // the footprints' WKB
+}
+
+// wkbChunks writes footprints as WKB into chunks of 64 KiB, each
+// footprint a slice of one: a footprint's three allocations (its buffer,
+// the buffer's header, an encoder) were a twentieth of a load's. A chunk
+// is never written again once full; it goes when the batches holding its
+// footprints are written.
+type wkbChunks struct {
+	enc   *wkb.Encoder
+	chunk []byte
+}
+
+func (w *wkbChunks) Write(p []byte) (int, error) {
+	w.chunk = append(w.chunk, p...)
+	return len(p), nil
+}
+
+// marshal is g's WKB (orb's, as wkb.Marshal writes it), with no room past
+// it.
+func (w *wkbChunks) marshal(g orb.Geometry) ([]byte, error) {
+	const chunk, most = 64 << 10, 4 << 10
+	if w.enc == nil {
+		w.enc = wkb.NewEncoder(w)
+	}
+	if cap(w.chunk)-len(w.chunk) < most {
+		// A footprint larger than the room left lands in a chunk of its
+		// own, copied whole by append.
+		w.chunk = make([]byte, 0, chunk)
+	}
+	start := len(w.chunk)
+	if err := w.enc.Encode(g); err != nil {
+		w.chunk = w.chunk[:start]
+		return nil, err
+	}
+	return w.chunk[start:len(w.chunk):len(w.chunk)], nil
 }
 
 func (l *loader) progress(n int64, phase string, force bool) {
@@ -493,6 +532,20 @@ type pending struct {
 	elements int64
 }
 
+// sizedAfter is an empty batch with room for as many features of each
+// kind as b holds, and an eighth more: the next batch is mostly of the
+// same kinds (the file's nodes come first, then its ways). Grown from
+// nothing, a batch's slices were copied about twice over, a quarter of
+// what a load allocated.
+func sizedAfter(b providers.OSMBatch) providers.OSMBatch {
+	room := func(n int) int { return n + n/8 }
+	return providers.OSMBatch{
+		Places:    make([]providers.OSMPlace, 0, room(len(b.Places))),
+		Buildings: make([]providers.OSMBuilding, 0, room(len(b.Buildings))),
+		Addresses: make([]providers.OSMAddress, 0, room(len(b.Addresses))),
+	}
+}
+
 // errStopped is readAll's error when the writer stopped: the writer's
 // error is the one returned.
 var errStopped = errors.New("the batches' writer stopped")
@@ -517,7 +570,7 @@ func (l *loader) readAll(ctx context.Context, out chan<- pending, stopped <-chan
 	send := func() error {
 		select {
 		case out <- pending{batch: l.batch, elements: l.elements}:
-			l.batch = providers.OSMBatch{}
+			l.batch = sizedAfter(l.batch)
 			return nil
 		case <-stopped:
 			return errStopped
@@ -735,7 +788,10 @@ func (l *loader) way(w *osm.Way, emit bool) {
 	if !member && !k.any() {
 		return
 	}
-	ring := make(orb.Ring, 0, len(w.Nodes))
+	// The ring is the loader's, used again for the next way: only its
+	// WKB and its box stay (emit), or a copy for a relation's member.
+	ring := l.ring[:0]
+	defer func() { l.ring = ring[:0] }()
 	broken := len(w.Nodes) == 0
 	for _, wn := range w.Nodes {
 		p, ok := l.coord(int64(wn.ID))
@@ -749,7 +805,7 @@ func (l *loader) way(w *osm.Way, emit bool) {
 	if member && !broken {
 		l.memberBound[int64(w.ID)] = ring.Bound()
 		if closed {
-			l.memberGeo[int64(w.ID)] = ring
+			l.memberGeo[int64(w.ID)] = slices.Clone(ring)
 		}
 	}
 	if !k.any() {
@@ -837,7 +893,7 @@ func (l *loader) emit(r providers.OSMRef, k kinds, tags osm.Tags, bound orb.Boun
 	}
 	at := center
 	if footprint != nil && !isNilPolygon(footprint) {
-		raw, err := wkb.Marshal(footprint)
+		raw, err := l.wkb.marshal(footprint)
 		if err == nil {
 			if cp, area := planar.CentroidArea(footprint); area > 0 {
 				at = providers.Point{Lat: round7(cp[1]), Lng: round7(cp[0])}

@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paulmach/orb"
+	"github.com/paulmach/orb/encoding/wkb"
+
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/osmextract"
 	"github.com/propertyd/propertyd/store"
@@ -144,6 +147,14 @@ func TestThePBFFixtureLoadsPlacesBuildingsAndAddresses(t *testing.T) {
 	}
 	if b := st.buildings["relation/302"]; b.Building != "hospital" || b.Levels == nil || *b.Levels != 5 || b.Footprint == nil {
 		t.Errorf("the hospital multipolygon = %+v, want a building of 5 levels with a footprint", b)
+	} else {
+		// Its outline is its outer way's (210), read before the inner one.
+		f := b.Footprint
+		g, err := wkb.Unmarshal(f.WKB)
+		if want := (orb.Bound{Min: orb.Point{-77.033, 38.906}, Max: orb.Point{-77.031, 38.907}}); err != nil || g.Bound() != want ||
+			f.West != want.Min[0] || f.South != want.Min[1] || f.East != want.Max[0] || f.North != want.Max[1] {
+			t.Errorf("the hospital's footprint is %v (%v), box %+v; want the outer way's box %v", g, err, f, want)
+		}
 	}
 	if ks := keys(st.buildings); !reflect.DeepEqual(ks, []string{"relation/302", "way/202", "way/203", "way/204"}) {
 		t.Errorf("buildings %v; want the house, the apartments, the shop and the hospital (the broken and the open way skipped)", ks)
