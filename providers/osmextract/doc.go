@@ -44,8 +44,8 @@
 // 200 million nodes). Measured with the generated extract of cmd/bench
 // (800,000 four-node buildings, 100,000 places and 100,000 address points a
 // million features), loaded into SQLite by the command: peak resident
-// memory 211 MB at 1,000,000 features and 219 MB at 5,000,000, with the
-// command's Go heap limit (memory_limit_mb's default, 200 MB). Nodes
+// memory 202 to 229 MB at 1,000,000 features and 235 MB at 5,000,000,
+// with the command's Go heap limit (memory_limit_mb's default, 200 MB). Nodes
 // that give no feature (the vertices of ways, most of a file) never leave
 // the PBF decoder: their coordinates are kept as it decodes them. Every
 // element's tags are dropped as they are read.
