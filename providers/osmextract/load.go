@@ -339,13 +339,17 @@ func (a *nodeAside) node(n *osm.Node) bool {
 func (a *nodeAside) other(*osm.Way) bool         { a.after = true; return true }
 func (a *nodeAside) relation(*osm.Relation) bool { a.after = true; return true }
 
-// take is the element number of the next node let through.
-func (a *nodeAside) take() int64 {
+// take is the element number of the next node let through; ok is false
+// when none was (a node that reached the scanner some other way).
+func (a *nodeAside) take() (n int64, ok bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	n := a.kept[0]
+	if len(a.kept) == 0 {
+		return 0, false
+	}
+	n = a.kept[0]
 	a.kept = a.kept[1:]
-	return n
+	return n, true
 }
 
 // seenAll is the count of the file's nodes, once a way or relation came
@@ -590,8 +594,11 @@ func (l *loader) readAll(ctx context.Context, out chan<- pending, stopped <-chan
 		case *osm.Node:
 			rank = 0
 			if aside.on {
-				l.elements = aside.take()
-				emit = l.elements >= from
+				n, ok := aside.take()
+				if !ok {
+					return fmt.Errorf("%s: %w: node %d was not decoded as the file's nodes are", l.src.path, ErrFormat, o.ID)
+				}
+				l.elements, emit = n, n >= from
 			} else {
 				l.coordsOf(o)
 			}
