@@ -347,23 +347,24 @@ func (e Extracts) PutOSM(ctx context.Context, load *providers.OSMLoad, b provide
 }
 
 // argRows holds the argument lists of a batch's rows: one array of values
-// laid out list after list, kept between batches (rowsPool). A list of its
-// own for each row was a tenth of what a load allocated.
+// laid out list after list, used again by the next batch while the
+// collector leaves it in rowsPool. A list of its own for each row was a
+// tenth of what a load allocated.
 type argRows struct {
 	values []any
 	rows   [][]any
 	order  []int
 }
 
-// inBands is the order in which to write n features at the points at
-// gives: as the places' and addresses' indexes hold them, by latitude
+// inBands is the order in which to write n features, at(i) being the
+// i-th's point: as the places' and addresses' indexes hold them, by latitude
 // band (the dialect's band expression truncates latitude x 200 in both
 // engines), then longitude. A batch written in that order moves forward
 // through each index (through each category's part of the category index
 // too), where one in the file's order lands at random: as the indexes
 // outgrew the writer's page cache, each batch of 20,000 places took
 // longer than the one before (270 ms for the first, 740 ms for the fifth,
-// in SQLite; 2.2 s for 100,000 places in the file's order, 1.3 s in
+// in SQLite; 2.5 s for 100,000 places in the file's order, 1.3 s in
 // bands).
 func (r *argRows) inBands(n int, at func(i int) providers.Point) []int {
 	r.order = r.order[:0]
