@@ -623,8 +623,7 @@ func (l *loader) readAll(ctx context.Context, out chan<- pending, stopped <-chan
 			continue
 		}
 		if rank < order {
-			return fmt.Errorf("%s: %w: its elements are not sorted nodes, then ways, then relations (osmium sort puts them in order)",
-				l.src.path, ErrFormat)
+			return l.unsorted()
 		}
 		order = rank
 		l.elements++
@@ -642,13 +641,18 @@ func (l *loader) readAll(ctx context.Context, out chan<- pending, stopped <-chan
 		l.elements = aside.seenAll() // a file of nodes alone
 	}
 	if aside.late {
-		return fmt.Errorf("%s: %w: its elements are not sorted nodes, then ways, then relations (osmium sort puts them in order)",
-			l.src.path, ErrFormat)
+		return l.unsorted()
 	}
 	if l.nodesErr != nil {
 		return l.nodesErr
 	}
 	return send()
+}
+
+// unsorted is the error of a file whose elements are out of order.
+func (l *loader) unsorted() error {
+	return fmt.Errorf("%s: %w: its elements are not sorted nodes, then ways, then relations (osmium sort puts them in order)",
+		l.src.path, ErrFormat)
 }
 
 func (l *loader) seen(t time.Time) {
