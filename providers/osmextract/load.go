@@ -286,7 +286,6 @@ func (s source) scan(ctx context.Context, nodes, ways, relations bool, aside *no
 	sc := osmpbf.New(ctx, f, procs)
 	sc.SkipNodes, sc.SkipWays, sc.SkipRelations = !nodes, !ways, !relations
 	if aside != nil {
-		aside.on = true
 		sc.FilterNode, sc.FilterWay, sc.FilterRelation = aside.node, aside.other, aside.relation
 	}
 	return sc, func() { sc.Close(); f.Close() }, nil
@@ -304,13 +303,11 @@ func (s source) scan(ctx context.Context, nodes, ways, relations bool, aside *no
 // it as the node comes out of the scanner, in the same order: one decoder
 // goroutine), and the first way or relation comes after every node.
 type nodeAside struct {
-	l  *loader
-	on bool
+	l *loader
 
 	// nodes is the count of nodes seen. readAll reads it once a way or
-	// relation came out of the scanner: in a sorted file, every node was
-	// decoded by then (in one that is not, the decoder may be on a later
-	// node, and the load stops for it).
+	// relation came out of the scanner: every node before it was decoded
+	// by then, and a node after it is not counted (the load stops for it).
 	nodes atomic.Int64
 	// Written by the decoder's goroutine; read by readAll once the scan
 	// ended.
@@ -322,10 +319,14 @@ type nodeAside struct {
 }
 
 func (a *nodeAside) node(n *osm.Node) bool {
-	a.l.coordsOf(n)
 	if a.after {
+		// A node after a way or relation: the load stops for it. readAll
+		// may be reading coordinates at this moment, so nothing of the
+		// loader's is touched.
 		a.late = true
+		return false
 	}
+	a.l.coordsOf(n)
 	i := a.nodes.Add(1) - 1
 	if k := classify(n.Tags); k.category == "" && !k.address {
 		return false
@@ -559,13 +560,24 @@ var errStopped = errors.New("the batches' writer stopped")
 func (l *loader) readAll(ctx context.Context, out chan<- pending, stopped <-chan struct{}) error {
 	const phase = "loading"
 	l.grow = l.bounds == nil
-	aside := &nodeAside{l: l}
+	var aside *nodeAside // the PBF decoder's filter; an XML file is read whole
+	if !l.src.xml {
+		aside = &nodeAside{l: l}
+	}
 	sc, done, err := l.src.scan(ctx, true, true, true, aside)
 	if err != nil {
 		return err
 	}
 	defer done()
-	nodesDone := false
+	// countNodes moves the count past every node, those set aside
+	// included, once the first way or relation (or the file's end) shows
+	// they were all decoded.
+	nodesCounted := false
+	countNodes := func() {
+		if aside != nil && !nodesCounted {
+			l.elements, nodesCounted = aside.seenAll(), true
+		}
+	}
 	order := 0 // 0 nodes, 1 ways, 2 relations: the file must keep this order
 	l.now = time.Now()
 	// The checkpoint as the load began: the writer moves the load's as
@@ -584,7 +596,6 @@ func (l *loader) readAll(ctx context.Context, out chan<- pending, stopped <-chan
 	}
 	for sc.Scan() {
 		var rank int
-		emit := l.elements >= from
 		switch o := sc.Object().(type) {
 		case *osm.Bounds:
 			if l.grow && o.MinLat < o.MaxLat && o.MinLon < o.MaxLon {
@@ -593,31 +604,25 @@ func (l *loader) readAll(ctx context.Context, out chan<- pending, stopped <-chan
 			continue
 		case *osm.Node:
 			rank = 0
-			if aside.on {
+			if aside != nil {
 				n, ok := aside.take()
 				if !ok {
 					return fmt.Errorf("%s: %w: node %d was not decoded as the file's nodes are", l.src.path, ErrFormat, o.ID)
 				}
-				l.elements, emit = n, n >= from
+				l.elements = n
 			} else {
 				l.coordsOf(o)
 			}
-			l.node(o, emit)
+			l.node(o, l.elements >= from)
 		case *osm.Way:
 			rank = 1
-			if aside.on && !nodesDone {
-				l.elements, nodesDone = aside.seenAll(), true
-				emit = l.elements >= from
-			}
-			l.way(o, emit)
+			countNodes()
+			l.way(o, l.elements >= from)
 			l.seen(o.Timestamp)
 		case *osm.Relation:
 			rank = 2
-			if aside.on && !nodesDone {
-				l.elements, nodesDone = aside.seenAll(), true
-				emit = l.elements >= from
-			}
-			l.relation(o, emit)
+			countNodes()
+			l.relation(o, l.elements >= from)
 			l.seen(o.Timestamp)
 		default:
 			continue
@@ -637,10 +642,8 @@ func (l *loader) readAll(ctx context.Context, out chan<- pending, stopped <-chan
 	if err := l.scanErr(sc); err != nil {
 		return err
 	}
-	if aside.on && !nodesDone {
-		l.elements = aside.seenAll() // a file of nodes alone
-	}
-	if aside.late {
+	countNodes() // a file of nodes alone
+	if aside != nil && aside.late {
 		return l.unsorted()
 	}
 	if l.nodesErr != nil {
