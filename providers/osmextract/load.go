@@ -674,19 +674,11 @@ func (l *loader) seen(t time.Time) {
 // comes), and none before it: those commit, and the load resumes after
 // the last of them.
 func (l *loader) writeBatches(ctx context.Context, in <-chan pending) error {
+	// One writer is the same path with one slot: a batch's turn has come
+	// by the time it gets the slot.
 	writers := 1
 	if w, ok := l.st.(providers.OSMWriters); ok {
 		writers = max(w.OSMWriters(), 1)
-	}
-	if writers == 1 {
-		for p := range in {
-			if p.elements > l.load.Done {
-				if err := l.st.PutOSM(ctx, &l.load, p.batch, p.elements); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
 	}
 	var (
 		wg    sync.WaitGroup
