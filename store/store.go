@@ -223,13 +223,6 @@ const readerMmapBytes = 0
 // every new connection's file mapped (readerMmapBytes).
 const readerDriver = "sqlite3_propertyd_reader"
 
-func init() {
-	sql.Register(readerDriver, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
-		_, err := c.Exec("PRAGMA mmap_size = "+strconv.Itoa(readerMmapBytes), nil)
-		return err
-	}})
-}
-
 // writerDriver is the driver name the writer opens: go-sqlite3 whose
 // connections may sort with helper threads (PRAGMA threads), one a core
 // beyond the first (up to writerSortThreads). SQLite's sorter splits a
@@ -242,16 +235,24 @@ const writerDriver = "sqlite3_propertyd_writer"
 // writerSortThreads caps the writer's sort helpers.
 const writerSortThreads = 4
 
+// The two drivers: go-sqlite3 with a pragma set on each new connection
+// (the writer's as the connection opens: GOMAXPROCS may change).
 func init() {
-	sql.Register(writerDriver, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
-		helpers := min(runtime.GOMAXPROCS(0)-1, writerSortThreads)
-		if helpers < 1 {
-			return nil
-		}
-		_, err := c.Exec("PRAGMA threads = "+strconv.Itoa(helpers), nil)
+	pragma := func(c *sqlite3.SQLiteConn, p string) error {
+		_, err := c.Exec("PRAGMA "+p, nil)
 		return err
+	}
+	sql.Register(readerDriver, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+		return pragma(c, "mmap_size = "+strconv.Itoa(readerMmapBytes))
+	}})
+	sql.Register(writerDriver, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+		return pragma(c, "threads = "+strconv.Itoa(writerSortHelpers()))
 	}})
 }
+
+// writerSortHelpers is the writer's sort helpers: a core beyond the first,
+// up to writerSortThreads; 0 (none) on one core.
+func writerSortHelpers() int { return max(min(runtime.GOMAXPROCS(0)-1, writerSortThreads), 0) }
 
 // dsn builds a SQLite URI for the file at abs. The path is escaped so that
 // characters such as '?' or '#' in a folder name stay part of the path.
