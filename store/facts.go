@@ -168,10 +168,18 @@ func (t factTx) ExecMany(ctx context.Context, q string, args [][]any) error {
 		return err
 	}
 	defer stmt.Close()
-	// go-sqlite3 starts a goroutine for each statement run under a
-	// context that can end, to interrupt it: one a row, which cost a
-	// million-feature load 4 s. The rows run under a context that cannot
-	// end, and the caller's is checked every cancelEvery rows.
+	return eachRow(ctx, args, func(run context.Context, a []any) error {
+		_, err := stmt.ExecContext(run, a...)
+		return err
+	})
+}
+
+// eachRow runs exec for each argument list. go-sqlite3 starts a goroutine
+// for each statement run under a context that can end, to interrupt it:
+// one a row, which cost a million-feature load 4 s. The rows run under a
+// context that cannot end (run), and the caller's is checked every
+// cancelEvery rows.
+func eachRow(ctx context.Context, args [][]any, exec func(run context.Context, a []any) error) error {
 	run := context.WithoutCancel(ctx)
 	for i, a := range args {
 		if i%cancelEvery == 0 {
@@ -179,7 +187,7 @@ func (t factTx) ExecMany(ctx context.Context, q string, args [][]any) error {
 				return err
 			}
 		}
-		if _, err := stmt.ExecContext(run, a...); err != nil {
+		if err := exec(run, a); err != nil {
 			return err
 		}
 	}
@@ -228,16 +236,8 @@ func execManyRaw(ctx context.Context, conn *sql.Conn, q string, args [][]any) er
 		if !ok {
 			return fmt.Errorf("store: the SQLite driver's statement (%T) runs with no context", stmt)
 		}
-		// As factTx.ExecMany: a context that cannot end, the caller's
-		// checked every cancelEvery rows.
-		run := context.WithoutCancel(ctx)
 		var named []driver.NamedValue
-		for i, a := range args {
-			if i%cancelEvery == 0 {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-			}
+		return eachRow(ctx, args, func(run context.Context, a []any) error {
 			named = named[:0]
 			for j, v := range a {
 				v, err := driverValue(v)
@@ -246,11 +246,9 @@ func execManyRaw(ctx context.Context, conn *sql.Conn, q string, args [][]any) er
 				}
 				named = append(named, driver.NamedValue{Ordinal: j + 1, Value: v})
 			}
-			if _, err := exec.ExecContext(run, named); err != nil {
-				return err
-			}
-		}
-		return nil
+			_, err := exec.ExecContext(run, named)
+			return err
+		})
 	})
 }
 
