@@ -90,3 +90,71 @@ func TestTheWriterSortsWithAHelperThreadACore(t *testing.T) {
 		t.Errorf("PRAGMA threads = %d on the writer, want %d", n, want)
 	}
 }
+
+// lateCancel is a context whose caller ends it while rows are written: its
+// first look finds it live, every later one canceled.
+type lateCancel struct {
+	context.Context
+	looks int
+}
+
+func (c *lateCancel) Err() error {
+	c.looks++
+	if c.looks > 1 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// Rows run under a context that cannot end, the caller's looked at every
+// cancelEvery rows, on both ways ExecMany writes (the driver's statement
+// in factDB.Tx, database/sql's in a record's transaction): a caller that
+// goes stops the rows at the next look.
+func TestExecManyStopsAtTheNextLookAfterItsCallerGoes(t *testing.T) {
+	db := openInternal(t)
+	ctx := context.Background()
+	f := factDB{db}
+	if _, err := f.Exec(ctx, `CREATE TABLE t (a)`); err != nil {
+		t.Fatal(err)
+	}
+	rows := make([][]any, cancelEvery*2+100)
+	for i := range rows {
+		rows[i] = []any{i}
+	}
+	count := func(c factsql.Conn) int {
+		r, err := c.Query(ctx, `SELECT COUNT(*) FROM t`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		var n int
+		for r.Next() {
+			if err := r.Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return n
+	}
+	for _, way := range []string{"driver", "database/sql"} {
+		var written int
+		run := func(c factsql.Conn) error {
+			err := c.ExecMany(&lateCancel{Context: ctx}, `INSERT INTO t VALUES (?)`, rows)
+			written = count(c)
+			return err
+		}
+		var err error
+		if way == "driver" {
+			err = f.Tx(ctx, run)
+		} else {
+			tx, terr := db.writer.BeginTx(ctx, nil)
+			if terr != nil {
+				t.Fatal(terr)
+			}
+			err = run(factTx{tx: tx})
+			tx.Rollback()
+		}
+		if !errors.Is(err, context.Canceled) || written != cancelEvery {
+			t.Errorf("%s: ExecMany = %v after %d rows; want canceled at the look after the first %d", way, err, written, cancelEvery)
+		}
+	}
+}
