@@ -139,7 +139,12 @@ type OSMLoad struct {
 	Fingerprint string
 	Done        int64
 	Resumed     bool
+	// Counts is nil until SettleOSM has counted the load's features.
+	Counts *OSMCounts
 }
+
+// OSMCounts is how many features of each kind a load holds.
+type OSMCounts struct{ Places, Buildings, Addresses int64 }
 
 // OSMFactStore is an OSMStore that keeps property facts too (both
 // database engines): an extract's buildings are then a facts dataset of
@@ -164,7 +169,8 @@ type OSMFactStore interface {
 type OSMWriters interface {
 	// OSMWriters is how many batches of a load PutOSM may write at once:
 	// each holds a connection until the one before it commits (OSMBatch's
-	// Turn), so no more than the store's connections.
+	// Turn), so no more than the store's connections. Above one, the
+	// loader also runs SettleOSM beside the work on the load's facts.
 	OSMWriters() int
 }
 
@@ -181,11 +187,16 @@ type OSMStore interface {
 	// PutOSM writes a batch of the load and its checkpoint, done, in one
 	// transaction. A feature written twice (same element) is kept once.
 	PutOSM(ctx context.Context, load *OSMLoad, b OSMBatch, done int64) error
+	// SettleOSM readies a load whose features are all written for its
+	// readers (the engine's statistics of them) and sets load.Counts. It
+	// serves nothing and writes no feature, so a loader may run it beside
+	// the work on the load's facts (OSMFactStore, OSMWriters).
+	SettleOSM(ctx context.Context, load *OSMLoad) error
 	// PublishOSM serves the load in place of the extract's former
 	// generation, in one step (a reader sees the old extract or the new,
 	// never a mix), then drops the former features. x gives the coverage
 	// (and boundary), timestamp and skipped count; the counts of features
-	// are the store's.
+	// are the store's: load.Counts, settled first where it is nil.
 	PublishOSM(ctx context.Context, load OSMLoad, x OSMExtract) (OSMExtract, error)
 	// OSMExtracts lists the extracts served, by name.
 	OSMExtracts(ctx context.Context) ([]OSMExtract, error)

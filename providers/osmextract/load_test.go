@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +19,8 @@ import (
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/osmextract"
 	"github.com/propertyd/propertyd/store"
+	"github.com/propertyd/propertyd/store/postgres"
+	"github.com/propertyd/propertyd/store/postgres/pgtest"
 )
 
 // The fixtures are testdata/franklin.osm, written by hand in the OSM wiki's
@@ -79,9 +82,18 @@ func (m *memStore) PutOSM(_ context.Context, load *providers.OSMLoad, b provider
 	return nil
 }
 
+func (m *memStore) SettleOSM(_ context.Context, load *providers.OSMLoad) error {
+	load.Counts = &providers.OSMCounts{Places: int64(len(m.places)), Buildings: int64(len(m.buildings)),
+		Addresses: int64(len(m.addresses))}
+	return nil
+}
+
 func (m *memStore) PublishOSM(_ context.Context, load providers.OSMLoad, x providers.OSMExtract) (providers.OSMExtract, error) {
 	x.Name, x.Generation, x.Fingerprint = load.Name, load.Generation, load.Fingerprint
-	x.Places, x.Buildings, x.Addresses = int64(len(m.places)), int64(len(m.buildings)), int64(len(m.addresses))
+	if load.Counts == nil {
+		return x, errors.New("published before it was settled")
+	}
+	x.Places, x.Buildings, x.Addresses = load.Counts.Places, load.Counts.Buildings, load.Counts.Addresses
 	m.served, m.load = &x, providers.OSMLoad{}
 	return x, nil
 }
@@ -361,5 +373,102 @@ func TestALoadWithAPolygonKeepsItAsTheCoverage(t *testing.T) {
 	}
 	if fresh.load.Generation != 0 || fresh.puts != 0 {
 		t.Errorf("a polygon of another area began a load (%+v) and wrote %d batches; want nothing", fresh.load, fresh.puts)
+	}
+}
+
+// settleBeside is a store that records whether SettleOSM began while the
+// facts were being published: each waits up to a second for the other to
+// begin. It says it writes writers batches at once (providers.OSMWriters),
+// and its SettleOSM can fail.
+type settleBeside struct {
+	providers.OSMFactStore
+	writers int
+	fail    bool
+	settles chan struct{} // closed as SettleOSM begins
+	mu      sync.Mutex
+	facts   string // "", "publishing", "published"
+	beside  bool
+}
+
+func newSettleBeside(st providers.OSMFactStore, writers int) *settleBeside {
+	return &settleBeside{OSMFactStore: st, writers: writers, settles: make(chan struct{})}
+}
+
+func (s *settleBeside) OSMWriters() int { return s.writers }
+
+func (s *settleBeside) factsAre(v string) {
+	s.mu.Lock()
+	s.facts = v
+	s.mu.Unlock()
+}
+
+func (s *settleBeside) PublishFacts(ctx context.Context, l providers.FactLoad, set providers.FactSet,
+	progress func(done, total int)) (providers.FactSet, error) {
+	s.factsAre("publishing")
+	select {
+	case <-s.settles:
+	case <-time.After(time.Second):
+	}
+	defer s.factsAre("published")
+	return s.OSMFactStore.PublishFacts(ctx, l, set, progress)
+}
+
+func (s *settleBeside) SettleOSM(ctx context.Context, load *providers.OSMLoad) error {
+	close(s.settles)
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		s.mu.Lock()
+		facts := s.facts
+		s.mu.Unlock()
+		if facts != "" {
+			s.beside = facts == "publishing"
+			break
+		}
+	}
+	if s.fail {
+		return errors.New("the server went away")
+	}
+	return s.OSMFactStore.SettleOSM(ctx, load)
+}
+
+// Where the store writes side by side (PostgreSQL), the features are
+// settled (counted, the engine's statistics refreshed) while the
+// buildings' facts are published; with one writer (SQLite), after. The
+// extract is published with the counts settled; a failed settle publishes
+// nothing.
+func TestALoadSettlesTheFeaturesBesideTheirFactsWhereTheStoreWritesSideBySide(t *testing.T) {
+	ctx := context.Background()
+	pg, err := postgres.Open(ctx, pgtest.Schema(t), postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pg.Close() })
+	failed := newSettleBeside(openStore(t), 1)
+	failed.fail = true
+	if _, err := osmextract.Load(ctx, failed, fixturePBF, osmextract.Options{}); err == nil {
+		t.Fatal("a load whose settle failed succeeded")
+	}
+	if xs, err := failed.OSMExtracts(ctx); err != nil || len(xs) != 0 {
+		t.Errorf("extracts served after a failed settle: %+v, %v; want none", xs, err)
+	}
+	for _, tc := range []struct {
+		name       string
+		st         providers.OSMFactStore
+		writers    int
+		wantBeside bool
+	}{{"SQLite", openStore(t), 1, false}, {"PostgreSQL", pg, 2, true}} {
+		st := newSettleBeside(tc.st, tc.writers)
+		res, err := osmextract.Load(ctx, st, fixturePBF, osmextract.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.beside != tc.wantBeside {
+			t.Errorf("%s: settled beside the facts' publish: %v, want %v", tc.name, st.beside, tc.wantBeside)
+		}
+		if x := res.Extract; x.Places != 12 || x.Buildings != 4 || x.Addresses != 3 {
+			t.Errorf("%s: extract counts %d places, %d buildings, %d addresses; want 12, 4, 3", tc.name, x.Places, x.Buildings, x.Addresses)
+		}
+		if xs, err := st.OSMExtracts(ctx); err != nil || len(xs) != 1 || xs[0].Buildings != 4 {
+			t.Errorf("%s: extracts served = %+v, %v; want franklin with its 4 buildings", tc.name, xs, err)
+		}
 	}
 }

@@ -462,6 +462,27 @@ func put(ctx context.Context, c factsql.Conn, k kind, rows [][]any) error {
 	return factsql.CopyStaged(ctx, cp, c, k.table, k.cols, k.stage, k.staged, rows)
 }
 
+// SettleOSM refreshes the engine's statistics of the load's features
+// where it keeps them by hand (Dialect.Analyze), then counts them.
+func (e Extracts) SettleOSM(ctx context.Context, load *providers.OSMLoad) error {
+	if e.S.analyze != "" {
+		if _, err := e.DB.Exec(ctx, e.S.analyze); err != nil {
+			return e.DB.Err(ctx, err)
+		}
+	}
+	var n providers.OSMCounts
+	for _, q := range []struct {
+		sql string
+		n   *int64
+	}{{e.S.countPlaces, &n.Places}, {e.S.countBuildings, &n.Buildings}, {e.S.countAddresses, &n.Addresses}} {
+		if _, err := factsql.QueryRow(ctx, e.DB, q.sql, []any{load.Generation}, q.n); err != nil {
+			return e.DB.Err(ctx, err)
+		}
+	}
+	load.Counts = &n
+	return nil
+}
+
 // PublishOSM serves the load in place of the extract's former generation
 // in one transaction, then drops the features no extract serves any more.
 // If it is interrupted before the swap the load stays pending and BeginOSM
@@ -469,19 +490,12 @@ func put(ctx context.Context, c factsql.Conn, k kind, rows [][]any) error {
 // next load.
 func (e Extracts) PublishOSM(ctx context.Context, load providers.OSMLoad, x providers.OSMExtract) (providers.OSMExtract, error) {
 	x.Name, x.Generation, x.Fingerprint = load.Name, load.Generation, load.Fingerprint
-	if e.S.analyze != "" {
-		if _, err := e.DB.Exec(ctx, e.S.analyze); err != nil {
-			return x, e.DB.Err(ctx, err)
+	if load.Counts == nil {
+		if err := e.SettleOSM(ctx, &load); err != nil {
+			return x, err
 		}
 	}
-	for _, q := range []struct {
-		sql string
-		n   *int64
-	}{{e.S.countPlaces, &x.Places}, {e.S.countBuildings, &x.Buildings}, {e.S.countAddresses, &x.Addresses}} {
-		if _, err := factsql.QueryRow(ctx, e.DB, q.sql, []any{x.Generation}, q.n); err != nil {
-			return x, e.DB.Err(ctx, err)
-		}
-	}
+	x.Places, x.Buildings, x.Addresses = load.Counts.Places, load.Counts.Buildings, load.Counts.Addresses
 	x.LoadedAt = rules.Stamp(time.Now())
 	c := x.Coverage
 	var boundary any // NULL: the box is the coverage

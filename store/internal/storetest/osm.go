@@ -82,6 +82,17 @@ func testOSMPlaces(t *testing.T, open Opener) {
 		Buildings: []providers.OSMBuilding{building}, Addresses: []providers.OSMAddress{addr}}, 5); err != nil {
 		t.Fatal(err)
 	}
+	// Settled, the load is counted and still not served; PublishOSM takes
+	// its counts (loadOSM publishes a load it has not settled).
+	if err := db.SettleOSM(ctx, &load); err != nil {
+		t.Fatal(err)
+	}
+	if load.Counts == nil || *load.Counts != (providers.OSMCounts{Places: 2, Buildings: 1, Addresses: 1}) {
+		t.Errorf("the settled load's counts = %+v, want 2 places, 1 building, 1 address", load.Counts)
+	}
+	if _, _, err := db.OSMPlacesNear(ctx, providers.Circle{Center: whiteHouse, RadiusMeters: 2000}, providers.PlaceFilter{}); providers.KindOf(err) != providers.KindNotFound {
+		t.Errorf("places of a settled load not yet published: %v, want not found", err)
+	}
 	x, err := db.PublishOSM(ctx, load, providers.OSMExtract{Coverage: dc, Timestamp: ts, Skipped: 1})
 	if err != nil {
 		t.Fatal(err)
