@@ -382,3 +382,34 @@ func TestDataLoadOSMRefusesABadPolygonBeforeLoading(t *testing.T) {
 		t.Errorf("status after the refused loads: exit %d\n%s", code, out.String())
 	}
 }
+
+// A load's heap limit is the configured memory_limit_mb where one is
+// given; else the load's own: 232 MB on PostgreSQL, whose server holds the
+// pages, and the serve process's default (200 MB at the default cache) on
+// SQLite, whose page caches share the load's 300 MB.
+func TestALoadOfExtractsBoundsItsHeapByEngine(t *testing.T) {
+	shipped, err := os.ReadFile(filepath.Join("..", "..", "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg := "postgres://postgres@127.0.0.1:5432/propertyd?sslmode=disable"
+	for _, tc := range []struct {
+		database, limit string
+		want            int64
+	}{
+		{"data/propertyd.db", "", 200},
+		{pg, "", 232},
+		{pg, "memory_limit_mb: 150", 150},
+		{"data/propertyd.db", "memory_limit_mb: 300", 300},
+		{pg, "memory_limit_mb: -1", -1},
+	} {
+		t.Setenv("PROPERTYD_DATABASE", tc.database)
+		cfg, err := LoadConfig(writeConfig(t, string(shipped)+"\n"+tc.limit+"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := osmLoadHeapMB(cfg); got != tc.want {
+			t.Errorf("database %s, %q: a load's heap limit is %d MB, want %d", tc.database, tc.limit, got, tc.want)
+		}
+	}
+}

@@ -71,6 +71,11 @@ type Config struct {
 	// e-mail address or a URL): the modules whose upstream asks for it
 	// (overpass) name it in their User-Agent.
 	Contact string `yaml:"contact"`
+
+	// memoryLimitDefault is true where MemoryLimitMB was not given and is
+	// the serve process's default, which a load of extracts replaces with
+	// its own (osmLoadHeapMB).
+	memoryLimitDefault bool
 }
 
 // FactsConfig declares the assessor datasets (`propertyd data load
@@ -268,7 +273,7 @@ func (c *Config) applyDefaults() {
 		c.RefreshConcurrency = service.DefaultRefreshConcurrency
 	}
 	if c.MemoryLimitMB == 0 {
-		c.MemoryLimitMB = 2*c.Cache.MaxMB + 72
+		c.MemoryLimitMB, c.memoryLimitDefault = 2*c.Cache.MaxMB+72, true
 	}
 	if c.Cache.MissTTL == 0 {
 		c.Cache.MissTTL = Duration(service.DefaultMissTTL)
