@@ -377,21 +377,22 @@ func TestALoadWithAPolygonKeepsItAsTheCoverage(t *testing.T) {
 }
 
 // settleBeside is a store that records whether SettleOSM began while the
-// facts were being published: each waits up to a second for the other to
-// begin. It says it writes writers batches at once (providers.OSMWriters),
-// and its SettleOSM can fail.
+// facts were being published: the publish waits (up to two seconds) for
+// SettleOSM to have looked, which looks as soon as the facts' publish has
+// begun or ended (waiting up to ten). It says it writes writers batches
+// at once (providers.OSMWriters), and its SettleOSM can fail.
 type settleBeside struct {
 	providers.OSMFactStore
 	writers int
 	fail    bool
-	settles chan struct{} // closed as SettleOSM begins
+	seen    chan struct{} // closed once SettleOSM has looked
 	mu      sync.Mutex
 	facts   string // "", "publishing", "published"
 	beside  bool
 }
 
 func newSettleBeside(st providers.OSMFactStore, writers int) *settleBeside {
-	return &settleBeside{OSMFactStore: st, writers: writers, settles: make(chan struct{})}
+	return &settleBeside{OSMFactStore: st, writers: writers, seen: make(chan struct{})}
 }
 
 func (s *settleBeside) OSMWriters() int { return s.writers }
@@ -406,16 +407,15 @@ func (s *settleBeside) PublishFacts(ctx context.Context, l providers.FactLoad, s
 	progress func(done, total int)) (providers.FactSet, error) {
 	s.factsAre("publishing")
 	select {
-	case <-s.settles:
-	case <-time.After(time.Second):
+	case <-s.seen:
+	case <-time.After(2 * time.Second):
 	}
 	defer s.factsAre("published")
 	return s.OSMFactStore.PublishFacts(ctx, l, set, progress)
 }
 
 func (s *settleBeside) SettleOSM(ctx context.Context, load *providers.OSMLoad) error {
-	close(s.settles)
-	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 		s.mu.Lock()
 		facts := s.facts
 		s.mu.Unlock()
@@ -424,6 +424,7 @@ func (s *settleBeside) SettleOSM(ctx context.Context, load *providers.OSMLoad) e
 			break
 		}
 	}
+	close(s.seen)
 	if s.fail {
 		return errors.New("the server went away")
 	}
@@ -437,12 +438,15 @@ func (s *settleBeside) SettleOSM(ctx context.Context, load *providers.OSMLoad) e
 // nothing.
 func TestALoadSettlesTheFeaturesBesideTheirFactsWhereTheStoreWritesSideBySide(t *testing.T) {
 	ctx := context.Background()
-	pg, err := postgres.Open(ctx, pgtest.Schema(t), postgres.Options{})
-	if err != nil {
-		t.Fatal(err)
+	openPG := func() providers.OSMFactStore {
+		pg, err := postgres.Open(ctx, pgtest.Schema(t), postgres.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { pg.Close() })
+		return pg
 	}
-	t.Cleanup(func() { pg.Close() })
-	failed := newSettleBeside(openStore(t), 1)
+	failed := newSettleBeside(openPG(), 2)
 	failed.fail = true
 	if _, err := osmextract.Load(ctx, failed, fixturePBF, osmextract.Options{}); err == nil {
 		t.Fatal("a load whose settle failed succeeded")
@@ -455,7 +459,7 @@ func TestALoadSettlesTheFeaturesBesideTheirFactsWhereTheStoreWritesSideBySide(t 
 		st         providers.OSMFactStore
 		writers    int
 		wantBeside bool
-	}{{"SQLite", openStore(t), 1, false}, {"PostgreSQL", pg, 2, true}} {
+	}{{"SQLite", openStore(t), 1, false}, {"PostgreSQL", openPG(), 2, true}} {
 		st := newSettleBeside(tc.st, tc.writers)
 		res, err := osmextract.Load(ctx, st, fixturePBF, osmextract.Options{})
 		if err != nil {
