@@ -570,3 +570,21 @@ func TestCountSizesFollowCountRequests(t *testing.T) {
 		t.Error("-count-requests 4 was accepted: its fifth is not one request")
 	}
 }
+
+// A server under callgrind runs with cpu.rdtscp=off added to the GODEBUG
+// its environment has (the last one, as exec.Cmd takes it), or alone.
+func TestGodebugWithKeepsTheSettingsGiven(t *testing.T) {
+	for _, tc := range []struct {
+		env  []string
+		want string
+	}{
+		{nil, "GODEBUG=cpu.rdtscp=off"},
+		{[]string{"HOME=/root", "GODEBUG=gctrace=1"}, "GODEBUG=gctrace=1,cpu.rdtscp=off"},
+		{[]string{"GODEBUG=madvdontneed=1", "GODEBUG=gctrace=1"}, "GODEBUG=gctrace=1,cpu.rdtscp=off"},
+		{[]string{"GODEBUG="}, "GODEBUG=cpu.rdtscp=off"},
+	} {
+		if got := godebugWith(tc.env, noRDTSCP); got != tc.want {
+			t.Errorf("godebugWith(%q) = %q, want %q", tc.env, got, tc.want)
+		}
+	}
+}
