@@ -14,6 +14,13 @@ func TestReplacedBuildingsGo(t *testing.T) {
 	storetest.ReplacedBuildingsGo(t, db, countIn(db.readers))
 }
 
+// A newer extract drops every feature of the former one, a range of ids
+// at a time: see storetest.ReplacedFeaturesGo.
+func TestReplacedFeaturesGo(t *testing.T) {
+	db := openInternal(t)
+	storetest.ReplacedFeaturesGo(t, db, countIn(db.readers))
+}
+
 // countIn runs a query of one number on db, for the checks of storetest
 // that read the engine's tables.
 func countIn(db *sql.DB) func(t *testing.T, q string) int64 {

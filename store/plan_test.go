@@ -274,6 +274,16 @@ func TestDropBuildingBandsSeeksByTheKey(t *testing.T) {
 	}
 }
 
+// Dropping a former extract's buildings, a range of ids a statement, reads
+// that range of the table alone.
+func TestDropBuildingsReadsARangeOfIDs(t *testing.T) {
+	db := openInternal(t)
+	plan := strings.Join(queryPlan(t, db, osmStatements.Planned()["dropBuildings"], 1, 5000, 1), " | ")
+	if plan != "SEARCH osm_buildings USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)" {
+		t.Errorf("dropBuildings plan %q does not read a range of ids", plan)
+	}
+}
+
 // The points near a record are sought through the R*Tree by box.
 func TestRowsNearPlanSeeksTheTree(t *testing.T) {
 	db := openInternal(t)

@@ -74,3 +74,10 @@ func TestReplacedBuildingsGo(t *testing.T) {
 	db, _ := openFresh(t)
 	storetest.ReplacedBuildingsGo(t, db, countIn(db))
 }
+
+// A newer extract drops every feature of the former one, a range of ids
+// at a time: see storetest.ReplacedFeaturesGo.
+func TestReplacedFeaturesGo(t *testing.T) {
+	db, _ := openFresh(t)
+	storetest.ReplacedFeaturesGo(t, db, countIn(db))
+}

@@ -11,6 +11,7 @@ package osmsql
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"math"
 	"slices"
 	"strconv"
@@ -141,6 +142,22 @@ const AddressColumns = `x.generation, a.osm_type, a.osm_id, a.version, a.housenu
 // extract.
 const dropBatch = 5000
 
+// idDrop deletes a generation's features of a table keyed by id: its
+// range of ids, then dropBatch ids a statement through the key, each range
+// read once. Deleting "the first dropBatch rows of the generation" again
+// and again read, on PostgreSQL, the index entries of every row deleted
+// before (they stay until a vacuum): the 800,000 buildings of a million
+// features took 19 s to drop, against 11 s to load. The generation is
+// written +generation so that no engine seeks it through the index it
+// leads, which holds every feature of the generation: SQLite chose that
+// index, not the range of ids, for a table it had no statistics of.
+type idDrop struct{ ids, drop string }
+
+func dropOf(table string, b func(string) string) idDrop {
+	return idDrop{ids: b(`SELECT MIN(id), MAX(id) FROM ` + table + ` WHERE generation = ?`),
+		drop: b(`DELETE FROM ` + table + ` WHERE id BETWEEN ? AND ? AND +generation = ?`)}
+}
+
 // Statements are the statements of one engine, bound once.
 type Statements struct {
 	served, loadOf, newGeneration, addGeneration, startLoad, dropLoad string
@@ -148,13 +165,16 @@ type Statements struct {
 	dropFacts, buildingFacts, factsCheckpoint, boundaryOf             string
 	nameBuildings, dropBuildingBands                                  string
 	countPlaces, countBuildings, countAddresses, extracts, covering   string
-	dropPlaces, dropBuildings, dropAddresses, oldGenerations          string
-	placesIn, addressesIn                                             func(bands string) string
-	placesOfKind                                                      func(col, bands, kinds string) string
-	param                                                             func(n int) string
-	arrays                                                            bool
-	analyze                                                           string
-	places, buildings, addresses                                      kind
+	oldGenerations                                                    string
+	// dropFeatures are the tables of features keyed by id (places,
+	// addresses, buildings) and their drops.
+	dropFeatures                 map[string]idDrop
+	placesIn, addressesIn        func(bands string) string
+	placesOfKind                 func(col, bands, kinds string) string
+	param                        func(n int) string
+	arrays                       bool
+	analyze                      string
+	places, buildings, addresses kind
 }
 
 const extractColumns = `name, generation, min_lat, max_lat, min_lng, max_lng, timestamp, fingerprint,
@@ -200,10 +220,9 @@ func Build(d *Dialect) *Statements {
 		covering: b(`SELECT ` + strings.Replace(extractColumns, "boundary", "boundary IS NOT NULL", 1) + ` FROM osm_extracts
 			WHERE min_lat <= ? AND max_lat >= ? AND min_lng <= ? AND max_lng >= ?
 			ORDER BY timestamp DESC, name`),
-		boundaryOf:    b(`SELECT boundary FROM osm_extracts WHERE name = ? AND generation = ?`),
-		dropPlaces:    b(`DELETE FROM osm_places WHERE id IN (SELECT id FROM osm_places WHERE generation = ? LIMIT ` + itoa(dropBatch) + `)`),
-		dropBuildings: b(`DELETE FROM osm_buildings WHERE id IN (SELECT id FROM osm_buildings WHERE generation = ? LIMIT ` + itoa(dropBatch) + `)`),
-		dropAddresses: b(`DELETE FROM osm_addresses WHERE id IN (SELECT id FROM osm_addresses WHERE generation = ? LIMIT ` + itoa(dropBatch) + `)`),
+		boundaryOf: b(`SELECT boundary FROM osm_extracts WHERE name = ? AND generation = ?`),
+		dropFeatures: map[string]idDrop{"osm_places": dropOf("osm_places", b), "osm_addresses": dropOf("osm_addresses", b),
+			"osm_buildings": dropOf("osm_buildings", b)},
 		// By the whole key: each statement seeks its entries.
 		dropBuildingBands: b(`DELETE FROM osm_building_bands WHERE (generation, size, band, min_lng, id) IN (
 			SELECT generation, size, band, min_lng, id FROM osm_building_bands WHERE generation = ? LIMIT ` + itoa(dropBatch) + `)`),
@@ -541,13 +560,10 @@ func (e Extracts) dropOld(ctx context.Context) error {
 		return e.DB.Err(ctx, err)
 	}
 	for _, o := range olds {
-		drops := []string{e.S.dropPlaces, e.S.dropAddresses}
+		tables := []string{"osm_places", "osm_addresses"}
 		if o.factsRead == 0 {
-			drops = append(drops, e.S.dropBuildingBands, e.S.dropBuildings)
-		}
-		for _, q := range drops {
 			for {
-				n, err := e.DB.Exec(ctx, q, o.gen)
+				n, err := e.DB.Exec(ctx, e.S.dropBuildingBands, o.gen)
 				if err != nil {
 					return e.DB.Err(ctx, err)
 				}
@@ -555,6 +571,26 @@ func (e Extracts) dropOld(ctx context.Context) error {
 					break
 				}
 			}
+			tables = append(tables, "osm_buildings")
+		}
+		for _, t := range tables {
+			if err := e.dropIDs(ctx, e.S.dropFeatures[t], o.gen); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// dropIDs deletes the features of generation gen that d drops.
+func (e Extracts) dropIDs(ctx context.Context, d idDrop, gen int64) error {
+	var lo, hi sql.NullInt64
+	if _, err := factsql.QueryRow(ctx, e.DB, d.ids, []any{gen}, &lo, &hi); err != nil {
+		return e.DB.Err(ctx, err)
+	}
+	for from := lo.Int64; lo.Valid && from <= hi.Int64; from += dropBatch {
+		if _, err := e.DB.Exec(ctx, d.drop, from, min(from+dropBatch-1, hi.Int64), gen); err != nil {
+			return e.DB.Err(ctx, err)
 		}
 	}
 	return nil
@@ -984,5 +1020,5 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // rows of a large table, and a plan that reads the table whole would
 // make it quadratic.
 func (s *Statements) Planned() map[string]string {
-	return map[string]string{"dropBuildingBands": s.dropBuildingBands}
+	return map[string]string{"dropBuildingBands": s.dropBuildingBands, "dropBuildings": s.dropFeatures["osm_buildings"].drop}
 }
