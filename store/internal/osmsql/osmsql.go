@@ -166,15 +166,13 @@ type Statements struct {
 	nameBuildings, dropBuildingBands                                  string
 	countPlaces, countBuildings, countAddresses, extracts, covering   string
 	oldGenerations                                                    string
-	// dropFeatures are the tables of features keyed by id (places,
-	// addresses, buildings) and their drops.
-	dropFeatures                 map[string]idDrop
-	placesIn, addressesIn        func(bands string) string
-	placesOfKind                 func(col, bands, kinds string) string
-	param                        func(n int) string
-	arrays                       bool
-	analyze                      string
-	places, buildings, addresses kind
+	dropPlaces, dropAddresses, dropBuildings                          idDrop
+	placesIn, addressesIn                                             func(bands string) string
+	placesOfKind                                                      func(col, bands, kinds string) string
+	param                                                             func(n int) string
+	arrays                                                            bool
+	analyze                                                           string
+	places, buildings, addresses                                      kind
 }
 
 const extractColumns = `name, generation, min_lat, max_lat, min_lng, max_lng, timestamp, fingerprint,
@@ -220,9 +218,10 @@ func Build(d *Dialect) *Statements {
 		covering: b(`SELECT ` + strings.Replace(extractColumns, "boundary", "boundary IS NOT NULL", 1) + ` FROM osm_extracts
 			WHERE min_lat <= ? AND max_lat >= ? AND min_lng <= ? AND max_lng >= ?
 			ORDER BY timestamp DESC, name`),
-		boundaryOf: b(`SELECT boundary FROM osm_extracts WHERE name = ? AND generation = ?`),
-		dropFeatures: map[string]idDrop{"osm_places": dropOf("osm_places", b), "osm_addresses": dropOf("osm_addresses", b),
-			"osm_buildings": dropOf("osm_buildings", b)},
+		boundaryOf:    b(`SELECT boundary FROM osm_extracts WHERE name = ? AND generation = ?`),
+		dropPlaces:    dropOf("osm_places", b),
+		dropAddresses: dropOf("osm_addresses", b),
+		dropBuildings: dropOf("osm_buildings", b),
 		// By the whole key: each statement seeks its entries.
 		dropBuildingBands: b(`DELETE FROM osm_building_bands WHERE (generation, size, band, min_lng, id) IN (
 			SELECT generation, size, band, min_lng, id FROM osm_building_bands WHERE generation = ? LIMIT ` + itoa(dropBatch) + `)`),
@@ -560,26 +559,34 @@ func (e Extracts) dropOld(ctx context.Context) error {
 		return e.DB.Err(ctx, err)
 	}
 	for _, o := range olds {
-		tables := []string{"osm_places", "osm_addresses"}
+		drops := []idDrop{e.S.dropPlaces, e.S.dropAddresses}
 		if o.factsRead == 0 {
-			for {
-				n, err := e.DB.Exec(ctx, e.S.dropBuildingBands, o.gen)
-				if err != nil {
-					return e.DB.Err(ctx, err)
-				}
-				if n < dropBatch {
-					break
-				}
+			if err := e.dropBands(ctx, o.gen); err != nil {
+				return err
 			}
-			tables = append(tables, "osm_buildings")
+			drops = append(drops, e.S.dropBuildings)
 		}
-		for _, t := range tables {
-			if err := e.dropIDs(ctx, e.S.dropFeatures[t], o.gen); err != nil {
+		for _, d := range drops {
+			if err := e.dropIDs(ctx, d, o.gen); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// dropBands deletes the building entries of generation gen, dropBatch a
+// statement, each seeking its entries by the whole key.
+func (e Extracts) dropBands(ctx context.Context, gen int64) error {
+	for {
+		n, err := e.DB.Exec(ctx, e.S.dropBuildingBands, gen)
+		if err != nil {
+			return e.DB.Err(ctx, err)
+		}
+		if n < dropBatch {
+			return nil
+		}
+	}
 }
 
 // dropIDs deletes the features of generation gen that d drops.
@@ -588,7 +595,10 @@ func (e Extracts) dropIDs(ctx context.Context, d idDrop, gen int64) error {
 	if _, err := factsql.QueryRow(ctx, e.DB, d.ids, []any{gen}, &lo, &hi); err != nil {
 		return e.DB.Err(ctx, err)
 	}
-	for from := lo.Int64; lo.Valid && from <= hi.Int64; from += dropBatch {
+	if !lo.Valid {
+		return nil // none left
+	}
+	for from := lo.Int64; from <= hi.Int64; from += dropBatch {
 		if _, err := e.DB.Exec(ctx, d.drop, from, min(from+dropBatch-1, hi.Int64), gen); err != nil {
 			return e.DB.Err(ctx, err)
 		}
@@ -1020,5 +1030,5 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // rows of a large table, and a plan that reads the table whole would
 // make it quadratic.
 func (s *Statements) Planned() map[string]string {
-	return map[string]string{"dropBuildingBands": s.dropBuildingBands, "dropBuildings": s.dropFeatures["osm_buildings"].drop}
+	return map[string]string{"dropBuildingBands": s.dropBuildingBands, "dropBuildings": s.dropBuildings.drop}
 }

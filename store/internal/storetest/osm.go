@@ -82,8 +82,9 @@ func testOSMPlaces(t *testing.T, open Opener) {
 		Buildings: []providers.OSMBuilding{building}, Addresses: []providers.OSMAddress{addr}}, 5); err != nil {
 		t.Fatal(err)
 	}
-	// Settled, the load is counted and still not served; PublishOSM takes
-	// its counts (loadOSM publishes a load it has not settled).
+	// Settled, the load is counted and still not served; published, it
+	// says the same counts (loadOSM publishes a load it has not settled,
+	// which PublishOSM settles itself).
 	if err := db.SettleOSM(ctx, &load); err != nil {
 		t.Fatal(err)
 	}
