@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -27,8 +28,16 @@ func TestDataLoadOSMLoadsAnExtractOnceAndStatusListsIt(t *testing.T) {
 		path := factsConfigFile(t, database)
 		var out, errb bytes.Buffer
 		c := &dataCommand{console{stdout: &out, stderr: &errb}}
+		before := debug.SetMemoryLimit(-1)
+		t.Cleanup(func() { debug.SetMemoryLimit(before) })
 		if code := c.run([]string{"load", "osm", "-config", path, franklinPBF}); code != exitOK {
 			t.Fatalf("load: exit %d\n%s\n%s", code, out.String(), errb.String())
+		}
+		// The load ran under its own heap limit (osmLoadHeapMB, by engine).
+		if cfg, err := LoadConfig(path); err != nil {
+			t.Fatal(err)
+		} else if got, want := debug.SetMemoryLimit(-1), osmLoadHeapMB(cfg)<<20; os.Getenv("GOMEMLIMIT") == "" && got != want {
+			t.Errorf("the load's heap limit is %d MB, want %d MB", got>>20, want>>20)
 		}
 		for _, want := range []string{"extract:        franklin\n", "data of:        2026-11-20T21:21:02Z\n",
 			"places:         12\n", "buildings:      4\n", "addresses:      3\n", "skipped:        2 (broken geometry)\n"} {
