@@ -99,10 +99,12 @@ func (g *Gateway) lookup(c *fiber.Ctx) error {
 	}
 	a := providers.Address{Street: q["street"], Unit: q["unit"], City: q["city"], State: q["state"], Zip: q["zip"]}
 	if line, ok := q["q"]; ok {
-		if err := address.OneForm(line, a); err != nil {
-			return err
+		if line == "" {
+			// Given, but empty: the service could not tell it from q not
+			// given, and would read the fields.
+			return address.OneForm(line, a)
 		}
-		a.Line = line
+		a.Line = line // the service checks the line's form (address.NormalizeAny)
 	}
 	p, src, err := g.cfg.Service.LookupMatching(c.UserContext(), a, mode)
 	if err != nil {

@@ -2,8 +2,6 @@ package address
 
 import (
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/propertyd/propertyd/providers"
 )
@@ -189,52 +187,6 @@ func (n Normalized) withUnit(unit string) (Normalized, error) {
 	}
 	n.Unit = u.Unit
 	return n, nil
-}
-
-// checkText returns what is wrong with a street or city (raw as sent,
-// trimmed without surrounding spaces), or "".
-func checkText(raw, trimmed string, required bool) string {
-	if msg := checkChars(raw); msg != "" {
-		return msg
-	}
-	if trimmed == "" {
-		if required {
-			return "is required"
-		}
-		return ""
-	}
-	if utf8.RuneCountInString(trimmed) > MaxLen {
-		return "must be at most 100 characters"
-	}
-	for _, r := range trimmed {
-		if unicode.IsLetter(r) || unicode.IsNumber(r) {
-			return ""
-		}
-	}
-	return "must contain a letter or digit"
-}
-
-// checkChars returns what is wrong with the characters of a field, or "".
-func checkChars(s string) string {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c < 0x20 || c == 0x7f {
-				return "must not contain control characters"
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			return "must be valid UTF-8"
-		}
-		if unicode.IsControl(r) {
-			return "must not contain control characters"
-		}
-		i += size
-	}
-	return ""
 }
 
 // invalid returns one invalid_parameter error naming every field in errs.

@@ -17,13 +17,13 @@ const MaxLineLen = 200
 // as one line (NormalizeLine, when a.Line is set; no other field may be
 // set then: OneForm).
 func NormalizeAny(a providers.Address) (Normalized, error) {
-	if a.Line == "" {
-		return Normalize(a)
+	if a.Line != "" {
+		if err := OneForm(a.Line, a); err != nil {
+			return Normalized{}, err
+		}
+		return NormalizeLine(a.Line)
 	}
-	if err := OneForm(a.Line, a); err != nil {
-		return Normalized{}, err
-	}
-	return NormalizeLine(a.Line)
+	return Normalize(a)
 }
 
 // OneForm checks an address given as the line q (a request's q=, a batch

@@ -5,7 +5,7 @@
 //
 // The use cases, and where each lives:
 //
-//   - Lookup (service.go): an address as a client typed it is normalized
+//   - Lookup (lookup.go): an address as a client typed it is normalized
 //     into a lookup key (the identity: two spellings, one record); a key
 //     seen before is answered from the store; otherwise the geocoder is
 //     asked once (concurrent first lookups share the call, across the
@@ -19,8 +19,9 @@
 //     address (two TIGER edges included) or several different ones
 //     (ambiguous_address, unless match=best), and how it matched
 //     (providers.Match: exact, non_exact with the differences that
-//     address.Differences names, database for a known spelling). A record
-//     keeps how it was first matched.
+//     address.Differences names; databaseMatch for a known spelling).
+//     NewRecord is the record a match makes, under its canonical address.
+//     A record keeps how it was first matched.
 //   - Reverse (service.go): the nearest stored record within ReverseRadius
 //     of a point, or a new partial record from the reverse geocoder, with
 //     the address of the nearest address point of a loaded extract when

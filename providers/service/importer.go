@@ -290,8 +290,9 @@ func (im *Importer) chunk(ctx context.Context, rows []importRow, sum *ImportSumm
 		rec, err := im.Store.PropertyByKey(ctx, row.n.Key())
 		switch {
 		case err == nil:
-			row.rec, row.m = rec, knownMatch(row.n, rec)
-			if err := strictDatabase(row.m, im.Mode); err != nil {
+			m, err := databaseMatch(row.n, rec, im.Mode)
+			row.rec, row.m = rec, m
+			if err != nil {
 				row.reason = reasonOf(err)
 			}
 			continue

@@ -2,6 +2,7 @@ package service
 
 import (
 	"strings"
+	"time"
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/address"
@@ -114,10 +115,49 @@ func matchOf(n address.Normalized, loc providers.Location) providers.Match {
 	return m
 }
 
-// knownMatch is how the stored record p answers n, whose key resolved to it
-// without the geocoder (a database match): n compared with the record's
-// address, and the address the record was first matched to.
-func knownMatch(n address.Normalized, p *providers.Property) providers.Match {
+// NewRecord is the record to save for a geocoder match of the normalized
+// client address n, which matched as m (see Resolve): the match's fields
+// with the client's unit, made by source at now, remembering m. It is
+// identified by the canonical (matched) address and unit, and reached from
+// then on by the client's lookup key and the key of the geocoder's own
+// spelling. Lookup and bulk imports both build records with it, so each
+// finds the records the other made.
+func NewRecord(loc providers.Location, m providers.Match, n address.Normalized, source string, now time.Time) providers.NewProperty {
+	key := n.Key()
+	keys := []string{key}
+	if ck := canonicalKey(loc, n.Unit); ck != "" && ck != key {
+		keys = append(keys, ck)
+	}
+	now = now.UTC()
+	return providers.NewProperty{
+		Property: providers.Property{
+			StreetAddress: loc.Street, Unit: n.Unit, City: loc.City, State: loc.State, ZipCode: loc.Zip,
+			County: loc.County, FIPSCode: loc.FIPSCode, CensusTract: loc.CensusTract,
+			Latitude: loc.Point.Lat, Longitude: loc.Point.Lng,
+			Match: m.Text(), Source: source, CreatedAt: now, UpdatedAt: now,
+		},
+		Canonical: address.Canonical(loc.MatchedAddress),
+		Keys:      keys,
+	}
+}
+
+// canonicalKey is the lookup key of the geocoder's own spelling, so a client
+// that later types the canonical address finds the record without a call.
+func canonicalKey(loc providers.Location, unit string) string {
+	n, err := address.Normalize(providers.Address{Street: loc.Street, City: loc.City, State: loc.State, Zip: loc.Zip})
+	if err != nil {
+		return ""
+	}
+	n.Unit = unit
+	return n.Key()
+}
+
+// databaseMatch is how the stored record p answers n, whose key resolved
+// to it without the geocoder (a database match): n compared with the
+// record's address, and the address the record was first matched to.
+// Under match=strict a record that differs from the address asked is
+// inexact_match, with the match.
+func databaseMatch(n address.Normalized, p *providers.Property, mode MatchMode) (providers.Match, error) {
 	m := providers.Match{Type: providers.MatchDatabase, MatchedAddress: providers.FirstMatchedAddress(p.Match)}
 	if m.MatchedAddress == "" {
 		m.MatchedAddress = recordAddress(p)
@@ -126,7 +166,10 @@ func knownMatch(n address.Normalized, p *providers.Property) providers.Match {
 		State: p.State, Zip: p.ZipCode}); ok {
 		m.Differences = address.Differences(n, rn)
 	}
-	return m
+	if mode == MatchStrict && len(m.Differences) > 0 {
+		return m, Inexact(m)
+	}
+	return m, nil
 }
 
 // recordAddress writes a record's building address in the geocoder's
@@ -161,13 +204,4 @@ func Inexact(m providers.Match) *providers.Error {
 			Message: "changed by the match " + m.MatchedAddress})
 	}
 	return e
-}
-
-// strictDatabase refuses, under match=strict, a database match that
-// differs from the address asked.
-func strictDatabase(m providers.Match, mode MatchMode) error {
-	if mode == MatchStrict && len(m.Differences) > 0 {
-		return Inexact(m)
-	}
-	return nil
 }

@@ -6,6 +6,10 @@ import (
 	"unicode/utf8"
 )
 
+// The text of a client's address: what it may not hold (checkText,
+// checkChars), and how it is kept as written for the geocoder (asWritten,
+// writtenStreet), for the fields and the one-line form alike.
+
 // writtenStreet returns the street line as the client typed it (trimmed,
 // valid UTF-8) up to the byte offset cut of its upper-cased form upper,
 // where a parsed unit starts (len(upper) when there is none), with the
@@ -86,4 +90,50 @@ func asWritten(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// checkText returns what is wrong with a street or city (raw as sent,
+// trimmed without surrounding spaces), or "".
+func checkText(raw, trimmed string, required bool) string {
+	if msg := checkChars(raw); msg != "" {
+		return msg
+	}
+	if trimmed == "" {
+		if required {
+			return "is required"
+		}
+		return ""
+	}
+	if utf8.RuneCountInString(trimmed) > MaxLen {
+		return "must be at most 100 characters"
+	}
+	for _, r := range trimmed {
+		if unicode.IsLetter(r) || unicode.IsNumber(r) {
+			return ""
+		}
+	}
+	return "must contain a letter or digit"
+}
+
+// checkChars returns what is wrong with the characters of a field, or "".
+func checkChars(s string) string {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == 0x7f {
+				return "must not contain control characters"
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return "must be valid UTF-8"
+		}
+		if unicode.IsControl(r) {
+			return "must not contain control characters"
+		}
+		i += size
+	}
+	return ""
 }
