@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/propertyd/propertyd/providers/kits/relaytest"
 	"github.com/propertyd/propertyd/ratelimit/fleet/fleettest"
 )
 
@@ -101,7 +102,7 @@ func readyRedis(t *testing.T, m *Main) (int, any, any) {
 // Redis is back they find it by themselves and share budgets again.
 func TestFleetSharesKeyBudgetsAndSurvivesRedis(t *testing.T) {
 	u, prefix := fleettest.URL(t), fleettest.Prefix(t)
-	relayed, relay := fleettest.Relayed(t, u)
+	relayed, relay := relaytest.RelayedURL(t, u, "6379")
 	start := time.Now()
 	mains, logs := startFleet(t, 3, relayed, prefix)
 

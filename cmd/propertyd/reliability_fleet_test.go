@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/propertyd/propertyd/providers/kits/providertest/sandbox"
+	"github.com/propertyd/propertyd/providers/kits/relaytest"
 	"github.com/propertyd/propertyd/ratelimit/fleet/fleettest"
 	"github.com/propertyd/propertyd/store/postgres/pgtest"
 )
@@ -99,7 +100,7 @@ func TestFleetOfProcesses(t *testing.T) {
 	}
 	u, prefix := fleettest.URL(t), fleettest.Prefix(t)
 	database := pgtest.Schema(t)
-	relayed, relay := fleettest.Relayed(t, u)
+	relayed, relay := relaytest.RelayedURL(t, u, "6379")
 	dir := t.TempDir()
 	bin := relBuildPropertyd(t, dir)
 

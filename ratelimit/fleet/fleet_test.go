@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/propertyd/propertyd/providers/kits/relaytest"
 	"github.com/propertyd/propertyd/ratelimit"
 	"github.com/propertyd/propertyd/ratelimit/fleet"
 	"github.com/propertyd/propertyd/ratelimit/fleet/fleettest"
@@ -242,7 +243,7 @@ func TestConcurrentChargesNeverOverspend(t *testing.T) {
 // finds it and the budgets are shared again without a restart.
 func TestRedisCutFallsBackAndRecovers(t *testing.T) {
 	u, prefix := fleettest.URL(t), fleettest.Prefix(t)
-	relayed, relay := fleettest.Relayed(t, u)
+	relayed, relay := relaytest.RelayedURL(t, u, "6379")
 	limits := map[string]ratelimit.Limit{"k": {Rate: 0.001, Burst: 10}}
 	in := open(t, relayed, prefix, fleet.Options{})
 	other := open(t, u, prefix, fleet.Options{}).c.Budgets(limits)
@@ -305,7 +306,7 @@ func waitUp(t *testing.T, c *fleet.Client) {
 // shares as soon as Redis answers.
 func TestStartsWithoutRedis(t *testing.T) {
 	u, prefix := fleettest.URL(t), fleettest.Prefix(t)
-	relayed, relay := fleettest.Relayed(t, u)
+	relayed, relay := relaytest.RelayedURL(t, u, "6379")
 	relay.Stop()
 	in := open(t, relayed, prefix, fleet.Options{})
 	if in.c.Up() {
@@ -393,7 +394,7 @@ func TestInstancesShareAnOutboundRate(t *testing.T) {
 // the Outbound's own bucket while Redis is cut.
 func TestOutboundFallsBackWhileRedisIsCut(t *testing.T) {
 	u, prefix := fleettest.URL(t), fleettest.Prefix(t)
-	relayed, relay := fleettest.Relayed(t, u)
+	relayed, relay := relaytest.RelayedURL(t, u, "6379")
 	in := open(t, relayed, prefix, fleet.Options{})
 	l := ratelimit.Limit{Rate: 1000, Burst: 1}
 	out := ratelimit.NewOutbound(l, 0)

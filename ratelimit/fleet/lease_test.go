@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/propertyd/propertyd/providers/kits/relaytest"
 	"github.com/propertyd/propertyd/ratelimit/fleet"
 	"github.com/propertyd/propertyd/ratelimit/fleet/fleettest"
 )
@@ -115,7 +116,7 @@ func TestReleaseByANonOwnerDoesNothing(t *testing.T) {
 // away meanwhile stops waiting too.
 func TestLeaseDoesNotBlockWithoutRedis(t *testing.T) {
 	u, prefix := fleettest.URL(t), fleettest.Prefix(t)
-	relayed, relay := fleettest.Relayed(t, u)
+	relayed, relay := relaytest.RelayedURL(t, u, "6379")
 	holder := open(t, u, prefix, fleet.Options{}).c.Leases(shortLeases)
 	in := open(t, relayed, prefix, fleet.Options{})
 	waiter := in.c.Leases(shortLeases)

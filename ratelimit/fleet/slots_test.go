@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/propertyd/propertyd/providers/kits/relaytest"
 	"github.com/propertyd/propertyd/ratelimit"
 	"github.com/propertyd/propertyd/ratelimit/fleet"
 	"github.com/propertyd/propertyd/ratelimit/fleet/fleettest"
@@ -253,7 +254,7 @@ func TestWaitingForASlotHonoursTheContext(t *testing.T) {
 // again by itself.
 func TestSharedSlotsFallBackWhileRedisIsCutAndRecover(t *testing.T) {
 	u, prefix := fleettest.URL(t), fleettest.Prefix(t)
-	relayed, relay := fleettest.Relayed(t, u)
+	relayed, relay := relaytest.RelayedURL(t, u, "6379")
 	// Short leases: the slot this instance frees while Redis is away stays
 	// taken in Redis until its lease ends.
 	other := open(t, u, prefix, fleet.Options{}).c.Slots("flood", 2, shortSlots)
@@ -330,7 +331,7 @@ func TestSharedSlotsFallBackWhileRedisIsCutAndRecover(t *testing.T) {
 // shares the cap once Redis answers.
 func TestSlotsWithoutRedisAtStart(t *testing.T) {
 	u, prefix := fleettest.URL(t), fleettest.Prefix(t)
-	relayed, relay := fleettest.Relayed(t, u)
+	relayed, relay := relaytest.RelayedURL(t, u, "6379")
 	relay.Stop()
 	in := open(t, relayed, prefix, fleet.Options{})
 	s := in.c.Slots("flood", 1, fleet.SlotOptions{})

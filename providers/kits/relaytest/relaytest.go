@@ -1,8 +1,10 @@
 // Package relaytest is a test kit: a TCP relay in front of a test server
 // (PostgreSQL, Redis, any), to take the server away from running code and
 // bring it back without touching the server other tests share. The
-// database kit (store/postgres/pgtest) and the Redis kit
-// (ratelimit/fleet/fleettest) both relay through it.
+// database kit (store/postgres/pgtest) relays through it, and the Redis
+// tests call it with Redis's port (RelayedURL(t, u, "6379")): the Redis
+// kit itself does not import it, so ratelimit, below providers, imports
+// nothing above it.
 package relaytest
 
 import (
