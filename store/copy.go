@@ -7,7 +7,6 @@ import (
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store/internal/factsql"
 	"github.com/propertyd/propertyd/store/internal/rules"
-	"github.com/propertyd/propertyd/store/internal/sqlshared"
 )
 
 // Counts returns how many records and section values the database holds,
@@ -26,47 +25,8 @@ func (db *DB) ListRecords(ctx context.Context, afterID int64, limit int) ([]prov
 		return nil, dbErr(ctx, err)
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, queries.ListRecords, afterID, limit)
-	if err != nil {
-		return nil, dbErr(ctx, err)
-	}
-	defer rows.Close()
-	var out []providers.NewProperty
-	byID := map[int64]int{}
-	for rows.Next() {
-		var canonical string
-		p, err := scanProperty(sqlshared.Then{Row: rows, Dest: &canonical})
-		if err != nil {
-			return nil, dbErr(ctx, err)
-		}
-		byID[p.ID] = len(out)
-		out = append(out, providers.NewProperty{Property: *p, Canonical: canonical})
-	}
-	if err := rows.Err(); err != nil {
-		return nil, dbErr(ctx, err)
-	}
-	rows.Close()
-	if len(out) == 0 {
-		return out, nil
-	}
-	keys, err := tx.QueryContext(ctx, queries.ListKeys, out[0].Property.ID, out[len(out)-1].Property.ID)
-	if err != nil {
-		return nil, dbErr(ctx, err)
-	}
-	defer keys.Close()
-	for keys.Next() {
-		var (
-			k  string
-			id int64
-		)
-		if err := keys.Scan(&k, &id); err != nil {
-			return nil, dbErr(ctx, err)
-		}
-		if i, ok := byID[id]; ok {
-			out[i].Keys = append(out[i].Keys, k)
-		}
-	}
-	return out, dbErr(ctx, keys.Err())
+	out, err := queries.ListRecordsIn(ctx, factTx{tx: tx}, afterID, limit, scanProperty)
+	return out, dbErr(ctx, err)
 }
 
 // CopyRecords writes recs as they are, ids, times and canonical addresses

@@ -167,3 +167,15 @@ func nullInt(n *int) sql.NullInt64 {
 	}
 	return sql.NullInt64{Int64: int64(*n), Valid: true}
 }
+
+// Nearest returns the record closest to p within radiusMeters, as
+// sqlshared.Queries.NearestRecord decides; the R*Tree narrows each search to a
+// rectangle of the bounding box.
+//
+// It returns KindNotFound (property_not_found) when no record is within the
+// radius, KindInvalid for an out-of-range point or a radius that is not
+// positive.
+func (db *DB) Nearest(ctx context.Context, p providers.Point, radiusMeters float64) (*providers.Property, error) {
+	near, err := queries.NearestRecord(ctx, factDB{db}, p, radiusMeters, scanProperty)
+	return near, dbErr(ctx, err)
+}

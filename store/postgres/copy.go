@@ -8,7 +8,6 @@ import (
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store/internal/factsql"
 	"github.com/propertyd/propertyd/store/internal/rules"
-	"github.com/propertyd/propertyd/store/internal/sqlshared"
 )
 
 // Counts returns how many records and section values the database holds,
@@ -24,43 +23,9 @@ func (db *DB) Counts(ctx context.Context) (records, sections int, err error) {
 func (db *DB) ListRecords(ctx context.Context, afterID int64, limit int) ([]providers.NewProperty, error) {
 	var out []providers.NewProperty
 	err := pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, queries.ListRecords, afterID, limit)
-		if err != nil {
-			return err
-		}
-		byID := map[int64]int{}
-		for rows.Next() {
-			var canonical string
-			p, err := scanProperty(sqlshared.Then{Row: rows, Dest: &canonical})
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			byID[p.ID] = len(out)
-			out = append(out, providers.NewProperty{Property: *p, Canonical: canonical})
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil || len(out) == 0 {
-			return err
-		}
-		keys, err := tx.Query(ctx, queries.ListKeys, out[0].Property.ID, out[len(out)-1].Property.ID)
-		if err != nil {
-			return err
-		}
-		defer keys.Close()
-		for keys.Next() {
-			var (
-				k  string
-				id int64
-			)
-			if err := keys.Scan(&k, &id); err != nil {
-				return err
-			}
-			if i, ok := byID[id]; ok {
-				out[i].Keys = append(out[i].Keys, k)
-			}
-		}
-		return keys.Err()
+		var err error
+		out, err = queries.ListRecordsIn(ctx, factTx{tx}, afterID, limit, scanProperty)
+		return err
 	})
 	return out, dbErr(ctx, err)
 }

@@ -11,10 +11,11 @@ import (
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store/internal/factsql"
 	"github.com/propertyd/propertyd/store/internal/rules"
+	"github.com/propertyd/propertyd/store/internal/sqlshared"
 )
 
 // scanProperty reads sqlshared.PropertyColumns.
-func scanProperty(row pgx.Row) (*providers.Property, error) {
+func scanProperty(row sqlshared.Row) (*providers.Property, error) {
 	var p providers.Property
 	err := row.Scan(&p.ID, &p.StreetAddress, &p.Unit, &p.City, &p.State, &p.ZipCode, &p.County,
 		&p.FIPSCode, &p.CensusTract, &p.Latitude, &p.Longitude, &p.PropertyType, &p.Bedrooms,
@@ -135,3 +136,15 @@ func (db *DB) Save(ctx context.Context, np providers.NewProperty) (*providers.Pr
 
 // utc returns t in UTC, as the SQLite engine returns times.
 func utc(t time.Time) time.Time { return t.UTC() }
+
+// Nearest returns the record closest to p within radiusMeters, as
+// sqlshared.Queries.NearestRecord decides, the same as on SQLite; the GiST index narrows
+// each search to a rectangle of the bounding box.
+//
+// It returns KindNotFound (property_not_found) when no record is within the
+// radius, KindInvalid for an out-of-range point or a radius that is not
+// positive.
+func (db *DB) Nearest(ctx context.Context, p providers.Point, radiusMeters float64) (*providers.Property, error) {
+	near, err := queries.NearestRecord(ctx, factDB{db}, p, radiusMeters, scanProperty)
+	return near, dbErr(ctx, err)
+}

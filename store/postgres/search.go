@@ -93,24 +93,9 @@ func (db *DB) Search(ctx context.Context, f providers.SearchFilter) ([]providers
 }
 
 // searchNear answers a search near a point (f.Near) in tx: the page's ids
-// from Queries.SearchNear, which runs each rectangle's query through the
-// scan given here, then the page's rows by id.
+// from Queries.SearchNear, then the page's rows by id.
 func searchNear(ctx context.Context, tx pgx.Tx, f providers.SearchFilter) ([]providers.Property, int, error) {
-	ids, total, err := queries.SearchNear(f, func(q string, args []any, add func(sqlshared.Hit)) error {
-		rows, err := tx.Query(ctx, q, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var h sqlshared.Hit
-			if err := rows.Scan(&h.ID, &h.Lat, &h.Lng); err != nil {
-				return err
-			}
-			add(h)
-		}
-		return rows.Err()
-	})
+	ids, total, err := queries.SearchNear(ctx, factTx{tx}, f)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -130,28 +115,5 @@ func queryIDs(ctx context.Context, tx pgx.Tx, query string, args []any) ([]int64
 // byIDs returns the records with ids (at most rules.MaxPerPage), in the
 // order of ids.
 func byIDs(ctx context.Context, tx pgx.Tx, ids []int64) ([]providers.Property, error) {
-	props := make([]providers.Property, 0, len(ids))
-	if len(ids) == 0 {
-		return props, nil
-	}
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
-	rows, err := tx.Query(ctx, queries.ByIDs(len(ids)), args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		p, err := scanProperty(rows)
-		if err != nil {
-			return nil, err
-		}
-		props = append(props, *p)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return sqlshared.InOrder(props, ids), nil
+	return queries.RecordsByIDs(ctx, factTx{tx}, ids, scanProperty)
 }

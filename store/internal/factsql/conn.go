@@ -5,15 +5,15 @@
 // the spatial statements of their Dialect, so the rules live here once.
 package factsql
 
-import "context"
+import (
+	"context"
 
-// Rows is a result set: *sql.Rows and pgx.Rows behind an adapter.
-type Rows interface {
-	Next() bool
-	Scan(dest ...any) error
-	Err() error
-	Close()
-}
+	"github.com/propertyd/propertyd/store/internal/sqlshared"
+)
+
+// Rows is a result set: *sql.Rows and pgx.Rows behind an adapter. It is
+// sqlshared's, so that a Conn is a sqlshared.Querier.
+type Rows = sqlshared.Rows
 
 // Conn runs statements on one connection or transaction. Statements are
 // in the engine's placeholders (Statements binds them once).

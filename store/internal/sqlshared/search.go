@@ -2,6 +2,7 @@ package sqlshared
 
 import (
 	"cmp"
+	"context"
 	"math"
 	"slices"
 	"strconv"
@@ -352,6 +353,31 @@ func NearRadius(f providers.SearchFilter, c *providers.Circle, inCircle int) (ne
 	return &providers.Circle{Center: f.Near.Center, RadiusMeters: math.Nextafter(r, 0)}, false
 }
 
+// RecordsByIDs reads in c the records with ids (at most rules.MaxPerPage),
+// each by scan (the engine's scanProperty), in the order of ids.
+func (q *Queries) RecordsByIDs(ctx context.Context, c Querier, ids []int64,
+	scan func(Row) (*providers.Property, error)) ([]providers.Property, error) {
+	props := make([]providers.Property, 0, len(ids))
+	if len(ids) == 0 {
+		return props, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	err := EachRow(ctx, c, q.ByIDs(len(ids)), args, func(r Row) error {
+		p, err := scan(r)
+		if err == nil {
+			props = append(props, *p)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return InOrder(props, ids), nil
+}
+
 // InOrder returns props ordered as ids (ByIDs reads them in any order).
 func InOrder(props []providers.Property, ids []int64) []providers.Property {
 	at := make(map[int64]int, len(ids))
@@ -363,23 +389,28 @@ func InOrder(props []providers.Property, ids []int64) []providers.Property {
 }
 
 // SearchNear finds the page of a search near a point (f.Near) and its
-// capped total, the same on both engines: for each circle NearRadius grows
-// towards f.Near, it runs the engine's query (SearchNear's text and
-// arguments) for each rectangle of the circle's bounding box, through
-// scan, which adds every row's hit; NearPage then keeps and orders them.
-// It returns the page's ids, for the engine to read, and scan's first
-// error as it is.
-func (q *Queries) SearchNear(f providers.SearchFilter,
-	scan func(sql string, args []any, add func(Hit)) error) (ids []int64, total int, err error) {
-	for c, last := NearRadius(f, nil, 0); !last; c, last = NearRadius(f, c, total) {
+// capped total in c, the same on both engines: for each circle NearRadius
+// grows towards f.Near, it runs SearchNearRect's query for each rectangle
+// of the circle's bounding box and adds every row's hit; NearPage then
+// keeps and orders them. It returns the page's ids, for the engine to
+// read, and the first error of a query as it is.
+func (q *Queries) SearchNear(ctx context.Context, c Querier, f providers.SearchFilter) (ids []int64, total int, err error) {
+	for circle, last := NearRadius(f, nil, 0); !last; circle, last = NearRadius(f, circle, total) {
 		g := f
-		g.Near = c
+		g.Near = circle
 		var hits []Hit
-		add := func(h Hit) { hits = append(hits, h) }
-		b := rules.BoundingBox(c.Center, c.RadiusMeters)
+		b := rules.BoundingBox(circle.Center, circle.RadiusMeters)
 		for _, lr := range b.Lngs {
 			sql, args := q.SearchNearRect(g, b.South, b.North, lr.West, lr.East)
-			if err := scan(sql, args, add); err != nil {
+			err := EachRow(ctx, c, sql, args, func(r Row) error {
+				var h Hit
+				if err := r.Scan(&h.ID, &h.Lat, &h.Lng); err != nil {
+					return err
+				}
+				hits = append(hits, h)
+				return nil
+			})
+			if err != nil {
 				return nil, 0, err
 			}
 		}
