@@ -604,7 +604,15 @@ func (l *loader) readAll(ctx context.Context, out chan<- pending, stopped <-chan
 			l.elements, nodesCounted = aside.seenAll(), true
 		}
 	}
-	order := 0 // 0 nodes, 1 ways, 2 relations: the file must keep this order
+	// The file must keep this order, 0 nodes, 1 ways, 2 relations, each
+	// kind in order of id and each element once (as osmium's own commands
+	// read a file): a load then writes each feature once, which the stores
+	// count on (they keep no unique key of an element to merge a second).
+	order := 0
+	var (
+		last int64 // the id of the element before, of kind order
+		seen bool  // whether there was one
+	)
 	l.now = time.Now()
 	// The checkpoint as the load began: the writer moves the load's as
 	// it commits.
@@ -621,7 +629,10 @@ func (l *loader) readAll(ctx context.Context, out chan<- pending, stopped <-chan
 		}
 	}
 	for sc.Scan() {
-		var rank int
+		var (
+			rank int
+			id   int64
+		)
 		switch o := sc.Object().(type) {
 		case *osm.Bounds:
 			if l.grow && o.MinLat < o.MaxLat && o.MinLon < o.MaxLon {
@@ -629,7 +640,7 @@ func (l *loader) readAll(ctx context.Context, out chan<- pending, stopped <-chan
 			}
 			continue
 		case *osm.Node:
-			rank = 0
+			rank, id = 0, int64(o.ID)
 			if aside != nil {
 				n, ok := aside.take()
 				if !ok {
@@ -641,22 +652,22 @@ func (l *loader) readAll(ctx context.Context, out chan<- pending, stopped <-chan
 			}
 			l.node(o, l.elements >= from)
 		case *osm.Way:
-			rank = 1
+			rank, id = 1, int64(o.ID)
 			countNodes()
 			l.way(o, l.elements >= from)
 			l.seen(o.Timestamp)
 		case *osm.Relation:
-			rank = 2
+			rank, id = 2, int64(o.ID)
 			countNodes()
 			l.relation(o, l.elements >= from)
 			l.seen(o.Timestamp)
 		default:
 			continue
 		}
-		if rank < order {
+		if rank < order || rank == order && seen && id <= last {
 			return l.unsorted()
 		}
-		order = rank
+		order, last, seen = rank, id, true
 		l.elements++
 		l.progress(l.elements, phase, false)
 		if l.batch.Len() >= l.opts.Batch {
@@ -680,7 +691,8 @@ func (l *loader) readAll(ctx context.Context, out chan<- pending, stopped <-chan
 
 // unsorted is the error of a file whose elements are out of order.
 func (l *loader) unsorted() error {
-	return fmt.Errorf("%s: %w: its elements are not sorted nodes, then ways, then relations (osmium sort puts them in order)",
+	return fmt.Errorf("%s: %w: its elements are not sorted nodes, then ways, then relations, each in order of id and each once "+
+		"(osmium sort puts a file in order, osmium merge makes one file of overlapping ones; a history file is no extract)",
 		l.src.path, ErrFormat)
 }
 
