@@ -185,7 +185,10 @@ type OSMStore interface {
 	// to do.
 	BeginOSM(ctx context.Context, name, fingerprint string) (load OSMLoad, served *OSMExtract, err error)
 	// PutOSM writes a batch of the load and its checkpoint, done, in one
-	// transaction. A feature written twice (same element) is kept once.
+	// transaction. A load gives each element's features once (the
+	// loader's promise: osmextract reads a file that holds each element
+	// once and resumes after its checkpoint); the store merges nothing, so
+	// an element given twice is kept twice.
 	PutOSM(ctx context.Context, load *OSMLoad, b OSMBatch, done int64) error
 	// SettleOSM readies a load whose features are all written for its
 	// readers (the engine's statistics of them) and sets load.Counts. It

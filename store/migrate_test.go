@@ -434,3 +434,13 @@ func wkbSquare(south, west, north, east float64) []byte {
 	}
 	return raw
 }
+
+// TestFeaturesKeptThrough0017: an extract loaded before 0017 is served
+// after it, its tables made again without their key of an element
+// (storetest.FeaturesKeptThrough0017Go).
+func TestFeaturesKeptThrough0017(t *testing.T) {
+	db := upgradedFrom(t, 16, stmt{sql: `INSERT INTO osm_generations (generation) VALUES (1)`},
+		stmt{sql: storetest.Before0017Extract}, stmt{sql: storetest.Before0017Place},
+		stmt{sql: storetest.Before0017Address}, stmt{sql: storetest.Before0017Building})
+	storetest.FeaturesKeptThrough0017Go(t, db, countIn(db.readers))
+}

@@ -60,7 +60,11 @@
 // (providers.OSMStore), and a load of the file already served does
 // nothing. Features are written 20,000 a transaction with a checkpoint (the
 // elements read), so a killed load resumes where it stopped when run again
-// with the same file. A building is written once, with the facts it gives
+// with the same file. Each feature is written once: the file must hold
+// each element once, each kind in order of id (ErrFormat otherwise, as
+// osmium's own commands read a file), and a resumed load starts after
+// the checkpoint of its last batch committed, so the stores keep no key
+// of an element to merge a second by. A building is written once, with the facts it gives
 // (BuildingFacts); when the file is read, the store makes the buildings
 // the rows of their facts dataset where they stand
 // (providers.OSMFactStore), which a killed load does again. The coverage

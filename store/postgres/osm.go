@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"github.com/propertyd/propertyd/store/internal/factsql"
 	"github.com/propertyd/propertyd/store/internal/osmsql"
 )
 
@@ -16,23 +15,13 @@ var osmDialect = &osmsql.Dialect{
 	// an index-only scan needs (otherwise it reads every row it finds).
 	// Buildings are never searched.
 	Analyze: "VACUUM (ANALYZE) osm_places, osm_addresses",
-	// A batch's features are copied (COPY, binary) straight into their
-	// tables when none is there yet (factsql.Copier.CopyNew), else into
-	// temporary tables of the session and written from them by one INSERT
-	// a kind, as fact rows are: a batch of 5,000 buildings one INSERT each
-	// cost 5,000 statements on the server.
-	Stage: &osmsql.Stage{
-		Places: factsql.Stage{Table: "osm_places_stage", Create: `CREATE TEMP TABLE IF NOT EXISTS osm_places_stage (seq int,
-			generation bigint, osm_type text, osm_id bigint, version int, category text, type text, name text, name_key text,
-			latitude float8, longitude float8) ON COMMIT DELETE ROWS`},
-		Buildings: factsql.Stage{Table: "osm_buildings_stage", Create: `CREATE TEMP TABLE IF NOT EXISTS osm_buildings_stage (seq int,
-			generation bigint, osm_type text, osm_id bigint, version int, building text, levels float8, flats int, start_date text,
-			shape bytea, min_lat float8, max_lat float8, min_lng float8, max_lng float8, latitude float8, longitude float8,
-			property_type text, stories float8, units int, year_built int) ON COMMIT DELETE ROWS`},
-		Addresses: factsql.Stage{Table: "osm_addresses_stage", Create: `CREATE TEMP TABLE IF NOT EXISTS osm_addresses_stage (seq int,
-			generation bigint, osm_type text, osm_id bigint, version int, housenumber text, street text, unit text, city text,
-			postcode text, latitude float8, longitude float8) ON COMMIT DELETE ROWS`},
-	},
+	// A batch's features are copied (COPY, binary) into their tables:
+	// a batch of 5,000 buildings one INSERT each cost 5,000 statements on
+	// the server. Without a savepoint, a staging table or a unique key to
+	// detect a second row of an element (a load writes each once, and
+	// 0017 dropped the key): that key's index cost the server a second a
+	// million features.
+	Copy: true,
 
 	// Lists are arrays: the text of the places' and address points'
 	// statements is the same whatever the bands and filters, and each is

@@ -96,3 +96,13 @@ func countIn(db *DB) func(t *testing.T, q string) int64 {
 		return n
 	}
 }
+
+// TestFeaturesKeptThrough0017: as SQLite's test of the same name, an
+// extract loaded before 0017 is served after it, which dropped the
+// tables' key of an element.
+func TestFeaturesKeptThrough0017(t *testing.T) {
+	db := upgradedFrom(t, 16, []stmt{{`INSERT INTO osm_generations (generation) VALUES (1)`, nil},
+		{storetest.Before0017Extract, nil}, {storetest.Before0017Place, nil},
+		{storetest.Before0017Address, nil}, {storetest.Before0017Building, nil}}...)
+	storetest.FeaturesKeptThrough0017Go(t, db, countIn(db))
+}

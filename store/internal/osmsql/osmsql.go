@@ -59,12 +59,10 @@ type Dialect struct {
 	// AddressesIn selects AddressColumns of the address points of the
 	// extract served under a name, as PlacesIn.
 	AddressesIn func(bands string) string
-	// Stage, when set, is the engine's bulk way into the feature tables:
-	// each kind's rows of a batch are copied (factsql.Copier) straight
-	// into their table when none is there yet, else into a staging table
-	// of the session, then written by one statement, rather than one
-	// INSERT a row.
-	Stage *Stage
+	// Copy, when set, is the engine's bulk way into the feature tables:
+	// each kind's rows of a batch are copied (factsql.Copier) into their
+	// table, rather than one INSERT a row.
+	Copy bool
 	// Analyze, when set, refreshes the planner's statistics of the
 	// features before a load is published: PostgreSQL otherwise plans the
 	// reads of a freshly loaded extract for the table it last saw, and
@@ -74,21 +72,11 @@ type Dialect struct {
 	Analyze string
 }
 
-// Stage names the staging tables of Dialect.Stage, one a feature table.
-// Each is created by its Create if missing, emptied at each commit, with a
-// seq column and then the columns of its table's put statement; the rows
-// of one element, if a batch holds it twice, are written once (the last).
-type Stage struct {
-	Places, Buildings, Addresses factsql.Stage
-}
-
 // kind is how one feature table is written: one put statement a row, or,
-// where the engine stages (stage.Table set), straight in by copy when the
-// rows are new, else through the staging table and the staged statement.
+// where the engine copies (Dialect.Copy), by copy.
 type kind struct {
-	table, put, staged string
-	stage              factsql.Stage
-	cols               []string
+	table, put string
+	cols       []string
 }
 
 // The columns of the feature tables a batch writes, in the order of their
@@ -102,29 +90,15 @@ var (
 		"latitude", "longitude"}
 )
 
-// conflictSet is how a row put meets the row of the same element: it takes
-// every column after the element's (generation, osm_type, osm_id).
-func conflictSet(cols []string) string {
-	var set []string
-	for _, c := range cols[3:] {
-		set = append(set, c+" = excluded."+c)
-	}
-	return ` ON CONFLICT (generation, osm_type, osm_id) DO UPDATE SET ` + strings.Join(set, ", ")
-}
-
-// rowPut writes one row into table (columns cols), as conflictSet says.
+// rowPut writes one row into table (columns cols). A load writes each of
+// its features once (the loader reads a file that holds each element
+// once, and resumes after the checkpoint of its last batch committed), so
+// the tables keep no key of an element to merge a second by (migration
+// 0017): on PostgreSQL that key's index cost a load of a million features
+// a second of the server's time.
 func rowPut(table string, cols []string) string {
 	return `INSERT INTO ` + table + ` (` + strings.Join(cols, ", ") + `) VALUES (?` +
-		strings.Repeat(", ?", len(cols)-1) + `)` + conflictSet(cols)
-}
-
-// stagedPut writes a staged batch of stage into table (columns cols): the
-// last row of each element, then as the row put statement's conflict does.
-func stagedPut(table, stage string, cols []string) string {
-	list := strings.Join(cols, ", ")
-	return `INSERT INTO ` + table + ` (` + list + `)
-		SELECT DISTINCT ON (osm_type, osm_id) ` + list + ` FROM ` + stage + `
-		ORDER BY osm_type, osm_id, seq DESC` + conflictSet(cols)
+		strings.Repeat(", ?", len(cols)-1) + `)`
 }
 
 // PlaceColumns are a place's columns as places reads them, from
@@ -170,7 +144,7 @@ type Statements struct {
 	placesIn, addressesIn                                             func(bands string) string
 	placesOfKind                                                      func(col, bands, kinds string) string
 	param                                                             func(n int) string
-	arrays                                                            bool
+	arrays, copy                                                      bool
 	analyze                                                           string
 	places, buildings, addresses                                      kind
 }
@@ -241,14 +215,7 @@ func Build(d *Dialect) *Statements {
 		param:        d.Param,
 		arrays:       d.Arrays,
 		analyze:      d.Analyze,
-	}
-	if d.Stage != nil {
-		for _, k := range []struct {
-			k *kind
-			t factsql.Stage
-		}{{&st.places, d.Stage.Places}, {&st.buildings, d.Stage.Buildings}, {&st.addresses, d.Stage.Addresses}} {
-			k.k.stage, k.k.staged = k.t, stagedPut(k.k.table, k.t.Table, k.k.cols)
-		}
+		copy:         d.Copy,
 	}
 	return st
 }
@@ -321,7 +288,7 @@ func (e Extracts) PutOSM(ctx context.Context, load *providers.OSMLoad, b provide
 				p := &b.Places[j]
 				args[i] = append(args[i], g, p.OSMRef.Type, p.ID, p.Version, p.Category, p.Type, p.Name, p.NameKey, p.Point.Lat, p.Point.Lng)
 			}
-			if err := put(ctx, c, e.S.places, args); err != nil {
+			if err := put(ctx, c, e.S.places, args, e.S.copy); err != nil {
 				return err
 			}
 		}
@@ -334,7 +301,7 @@ func (e Extracts) PutOSM(ctx context.Context, load *providers.OSMLoad, b provide
 					factsql.NullIfEmpty(x.StartDate), f.WKB, f.South, f.North, f.West, f.East, x.Point.Lat, x.Point.Lng,
 					nullable(k.PropertyType), nullable(k.Stories), nullable(k.Units), nullable(k.YearBuilt))
 			}
-			if err := put(ctx, c, e.S.buildings, args); err != nil {
+			if err := put(ctx, c, e.S.buildings, args, e.S.copy); err != nil {
 				return err
 			}
 		}
@@ -345,7 +312,7 @@ func (e Extracts) PutOSM(ctx context.Context, load *providers.OSMLoad, b provide
 				args[i] = append(args[i], g, a.OSMRef.Type, a.ID, a.Version, a.HouseNumber, a.Street, a.Unit, a.City, a.Postcode,
 					a.Point.Lat, a.Point.Lng)
 			}
-			if err := put(ctx, c, e.S.addresses, args); err != nil {
+			if err := put(ctx, c, e.S.addresses, args, e.S.copy); err != nil {
 				return err
 			}
 		}
@@ -469,15 +436,13 @@ func (e Extracts) PutOSMFacts(ctx context.Context, load providers.OSMLoad, facts
 	return nil
 }
 
-// put writes rows of kind k: where the engine stages and c can copy,
-// straight into the table if none of them is there yet, else through the
-// staging table; else one put statement a row.
-func put(ctx context.Context, c factsql.Conn, k kind, rows [][]any) error {
-	cp, ok := c.(factsql.Copier)
-	if !ok || k.stage.Table == "" {
-		return c.ExecMany(ctx, k.put, rows)
+// put writes rows of kind k: by copy where the engine copies, else one
+// put statement a row.
+func put(ctx context.Context, c factsql.Conn, k kind, rows [][]any, copy bool) error {
+	if cp, ok := c.(factsql.Copier); ok && copy {
+		return cp.CopyRows(ctx, k.table, k.cols, rows)
 	}
-	return factsql.CopyStaged(ctx, cp, c, k.table, k.cols, k.stage, k.staged, rows)
+	return c.ExecMany(ctx, k.put, rows)
 }
 
 // SettleOSM refreshes the engine's statistics of the load's features

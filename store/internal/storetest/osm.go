@@ -180,19 +180,23 @@ func testOSMResume(t *testing.T, open Opener) {
 	if err != nil || !again.Resumed || again.Done != 10 || again.Generation != load.Generation {
 		t.Fatalf("BeginOSM after a kill = %+v, %v; want the load resumed at 10", again, err)
 	}
-	// A batch written again (a kill between the write and the checkpoint
-	// cannot happen, but a resumed reader may offer an element twice)
-	// keeps each element once.
-	if err := db.PutOSM(ctx, &again, batch, 10); err != nil {
-		t.Fatal(err)
+	// The load goes on after its checkpoint: a load writes each element
+	// once (the loader's promise; the tables keep no key to merge a second
+	// by, migration 0017), so the next batch holds the next elements.
+	next := providers.OSMBatch{}
+	for i := range 5 {
+		next.Places = append(next.Places, place(int64(i+11), "restaurants", "cafe", fmt.Sprint("Cafe ", i+10), 38.8990, -77.0365+float64(i)*1e-4))
+	}
+	if err := db.PutOSM(ctx, &again, next, 15); err != nil || again.Done != 15 {
+		t.Fatalf("PutOSM after the resume: %v, done %d; want done 15", err, again.Done)
 	}
 	x, err := db.PublishOSM(ctx, again, providers.OSMExtract{Coverage: dc, Timestamp: time.Now()})
-	if err != nil || x.Places != 10 {
-		t.Fatalf("published %+v, %v; want 10 places", x, err)
+	if err != nil || x.Places != 15 {
+		t.Fatalf("published %+v, %v; want the 10 places written before the kill and the 5 after", x, err)
 	}
 	// The same file once published is nothing to do.
 	none, served, err := db.BeginOSM(ctx, "dc", "f1")
-	if err != nil || none.Generation != 0 || served == nil || served.Places != 10 {
+	if err != nil || none.Generation != 0 || served == nil || served.Places != 15 {
 		t.Errorf("BeginOSM of the file served = %+v, %+v, %v; want nothing to do", none, served, err)
 	}
 }
@@ -726,5 +730,64 @@ func ReplacedFeaturesGo(t *testing.T, db Store, count func(t *testing.T, query s
 		if got := count(t, c.query); got != c.want {
 			t.Errorf("%s = %d after the newer extract of dc, want %d", c.query, got, c.want)
 		}
+	}
+}
+
+// Before0017Rows are the rows an engine's test writes, in its own SQL,
+// into a database of schema 16 before FeaturesKeptThrough0017Go upgrades
+// it: extract dc (generation 1, served, over the box dc) with the
+// restaurant node 1 at the White House, the address node 2 beside it and
+// the house way 3 (its footprint any bytes: nothing reads it here). The
+// columns of each table are its 0008-0016 ones.
+const (
+	Before0017Extract = `INSERT INTO osm_extracts (name, generation, min_lat, max_lat, min_lng, max_lng, timestamp, fingerprint,
+		places, buildings, addresses, skipped, loaded_at)
+		VALUES ('dc', 1, 38.79, 38.99, -77.12, -76.90, '2026-11-20T21:00:00Z', 'f1', 1, 1, 1, 0, '2026-11-20T22:00:00.000Z')`
+	Before0017Place = `INSERT INTO osm_places (id, generation, osm_type, osm_id, version, category, type, name, name_key, latitude, longitude)
+		VALUES (7, 1, 'node', 1, 3, 'restaurants', 'restaurant', 'Old Ebbitt', 'old ebbitt', 38.8977, -77.0365)`
+	Before0017Address = `INSERT INTO osm_addresses (id, generation, osm_type, osm_id, version, housenumber, street, unit, city, postcode,
+		latitude, longitude)
+		VALUES (8, 1, 'node', 2, 1, '1600', 'Pennsylvania Avenue Northwest', '', 'Washington', '20500', 38.89771, -77.03651)`
+	Before0017Building = `INSERT INTO osm_buildings (id, generation, osm_type, osm_id, version, building, shape,
+		min_lat, max_lat, min_lng, max_lng, latitude, longitude, property_type)
+		VALUES (9, 1, 'way', 3, 1, 'house', '', 38.8976, 38.8978, -77.0366, -77.0364, 38.8977, -77.0365, 'single_family')`
+)
+
+// FeaturesKeptThrough0017Go checks, through count, an extract written
+// before migration 0017 (Before0017Rows) after it: 0017 made the feature
+// tables again without their unique key of an element (SQLite cannot
+// drop it in place), and every row is served as before, with its id; the
+// key is gone, and the tables still say which rows a generation has.
+func FeaturesKeptThrough0017Go(t *testing.T, db Store, count func(t *testing.T, query string) int64) {
+	ctx := context.Background()
+	x, places, err := db.OSMPlacesNear(ctx, providers.Circle{Center: whiteHouse, RadiusMeters: 500}, providers.PlaceFilter{})
+	if err != nil || x.Name != "dc" || len(places) != 1 || places[0].Name != "Old Ebbitt" || places[0].OSMRef != (providers.OSMRef{Type: "node", ID: 1, Version: 3}) {
+		t.Fatalf("places after 0017 = %+v of %+v, %v; want Old Ebbitt of dc", places, x, err)
+	}
+	_, a, _, err := db.OSMAddressNearest(ctx, whiteHouse, 30)
+	if err != nil || a.HouseNumber != "1600" || a.Street != "Pennsylvania Avenue Northwest" || a.Postcode != "20500" {
+		t.Fatalf("address after 0017 = %+v, %v; want 1600 Pennsylvania Avenue Northwest", a, err)
+	}
+	for q, want := range map[string]int64{
+		`SELECT COUNT(*) FROM osm_places WHERE id = 7 AND generation = 1`:                                        1,
+		`SELECT COUNT(*) FROM osm_addresses WHERE id = 8 AND generation = 1`:                                     1,
+		`SELECT COUNT(*) FROM osm_buildings WHERE id = 9 AND generation = 1 AND property_type = 'single_family'`: 1,
+	} {
+		if n := count(t, q); n != want {
+			t.Errorf("%s = %d after 0017, want %d", q, n, want)
+		}
+	}
+	// Without the key a second row of an element is taken as written:
+	// the loader never writes one (each element once), nothing merges it.
+	load, _, err := db.BeginOSM(ctx, "dc", "f2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	twice := place(1, "restaurants", "restaurant", "Old Ebbitt", 38.8977, -77.0365)
+	if err := db.PutOSM(ctx, &load, providers.OSMBatch{Places: []providers.OSMPlace{twice, twice}}, 1); err != nil {
+		t.Fatalf("an element written twice in a load after 0017: %v", err)
+	}
+	if n := count(t, `SELECT COUNT(*) FROM osm_places WHERE osm_type = 'node' AND osm_id = 1`); n != 3 {
+		t.Errorf("rows of node 1 = %d, want the former one and the two written", n)
 	}
 }
