@@ -6,7 +6,7 @@
 //	go run ./cmd/bench [-smoke] [-duration 10s] [-rounds 2] [-rows 1000000] [-conns 32] [-open-conns 64]
 //	    [-latency 100ms] [-cache-mb 64] [-batch-concurrency N] [-propertyd BIN]
 //	    [-postgres URL] [-redis URL] [-env KEY=VALUE] [-count-requests 25000] [-only warm,memory]
-//	    [-osm-features 1000000] [-osm-points 500]
+//	    [-osm-features 1000000] [-osm-points 500] [-osm-runs 3]
 //	    [-out BENCHMARKS.md] [-keep]
 //
 // Run it from inside the module: it builds cmd/propertyd (unless -propertyd
@@ -79,6 +79,7 @@ type options struct {
 	loadRows      int           // assessor rows of the facts-load rows
 	osmFeatures   int           // features of the generated extract of the osm rows
 	osmPoints     int           // records read with amenities from the extract
+	osmRuns       int           // loads of the extract, each into a fresh database: the row reports the median
 	cacheMB       int
 	batchConc     int // propertyd's batch_concurrency
 	fill          int // records read to fill the cache (0: enough to overflow it)
@@ -154,6 +155,7 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	fs.IntVar(&o.loadRows, "load-rows", 1_000_000, "assessor rows loaded by the facts-load rows (half join records seeded for them)")
 	fs.IntVar(&o.osmFeatures, "osm-features", 1_000_000, "features of the generated OpenStreetMap extract the osm rows load")
 	fs.IntVar(&o.osmPoints, "osm-points", 500, "records read once each with amenities and walk score from the loaded extract")
+	fs.IntVar(&o.osmRuns, "osm-runs", 3, "loads of the generated extract on each engine, each into a fresh database; the osm rows report the median")
 	fs.IntVar(&o.cacheMB, "cache-mb", 64, "propertyd's cache.max_mb")
 	fs.IntVar(&o.batchConc, "batch-concurrency", 0, "propertyd's batch_concurrency (0: propertyd's default)")
 	fs.IntVar(&o.fill, "fill", 0, "records read by id to fill the cache before measuring memory (0: enough to overflow cache-mb)")
@@ -210,11 +212,12 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 		small("load-rows", &o.loadRows, 10_000)
 		small("osm-features", &o.osmFeatures, 20_000)
 		small("osm-points", &o.osmPoints, 20)
+		small("osm-runs", &o.osmRuns, 1)
 		small("fill", &o.fill, 5_000)
 		small("count-requests", &o.countRequests, 2_500)
 	}
 	switch {
-	case o.duration <= 0, o.rounds < 1, o.rows < 1, o.conns < 1, o.openConns < 1, o.cold < 1, o.batches < 1, o.searches < 1, o.cacheMB < 1, o.fill < 0, o.batchConc < 0, o.countRequests < 5, o.loadRows < 2, o.osmFeatures < 10, o.osmPoints < 1:
+	case o.duration <= 0, o.rounds < 1, o.rows < 1, o.conns < 1, o.openConns < 1, o.cold < 1, o.batches < 1, o.searches < 1, o.cacheMB < 1, o.fill < 0, o.batchConc < 0, o.countRequests < 5, o.loadRows < 2, o.osmFeatures < 10, o.osmPoints < 1, o.osmRuns < 1:
 		return options{}, errors.New("sizes and durations must be positive")
 	case o.latency <= 0:
 		return options{}, errors.New("-latency must be positive")
