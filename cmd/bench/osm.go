@@ -115,8 +115,8 @@ func (b *bench) osmOn(ctx context.Context, engineName string, fresh func(context
 	b.add(row{
 		scenario: b.osmLoadLabel(engineName),
 		target:   osmLoadTarget,
-		measured: fmt.Sprintf("%s features in %s, the median of %d loads into a fresh database each (%s): %s features/s; peak resident memory %.0f MB (the highest)",
-			thousands(int64(n)), median.Round(time.Millisecond), len(tooks), strings.Join(runs, ", "), thousands(int64(rate)), float64(hwm)/(1<<20)),
+		measured: fmt.Sprintf("%s features in %s, %s: %s features/s; peak resident memory %.0f MB%s",
+			thousands(int64(n)), median.Round(time.Millisecond), loadsOf(runs), thousands(int64(rate)), float64(hwm)/(1<<20), highest(len(runs))),
 		ratio: fmt.Sprintf("%.2f x 100,000 features/s; %.2f x 300 MB", rate/100000, float64(hwm)/(300<<20)),
 		met:   rate >= 100000 && hwm < 300<<20,
 	})
@@ -194,4 +194,21 @@ func (b *bench) osmAmenities(ctx context.Context, engineName, database string) e
 		failure: fail,
 	})
 	return nil
+}
+
+// loadsOf says which loads took runs (their times): one, or the median
+// of several with every one beside it.
+func loadsOf(runs []string) string {
+	if len(runs) == 1 {
+		return "one load into a fresh database"
+	}
+	return fmt.Sprintf("the median of %d loads into a fresh database each (%s)", len(runs), strings.Join(runs, ", "))
+}
+
+// highest says that the peak of n loads is the highest of them.
+func highest(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return " (the highest)"
 }
