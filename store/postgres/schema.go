@@ -59,6 +59,15 @@ func checkSchemaName(name string) error {
 
 // execOnce runs one statement on a connection of its own to the database
 // at dbURL.
+// Checkpoint makes the server at dbURL write every dirty buffer now
+// (CHECKPOINT, which needs a superuser or the pg_checkpoint role): the
+// starting line of a measured bulk load, which would otherwise inherit
+// the checkpoint that the writes before it left due and pay for it while
+// it runs.
+func Checkpoint(ctx context.Context, dbURL string) error {
+	return execOnce(ctx, dbURL, "CHECKPOINT")
+}
+
 func execOnce(ctx context.Context, dbURL, sql string) error {
 	cfg, err := parseConfig(dbURL)
 	if err != nil {
