@@ -733,9 +733,9 @@ func ReplacedFeaturesGo(t *testing.T, db Store, count func(t *testing.T, query s
 	}
 }
 
-// Before0017Rows are the rows an engine's test writes, in its own SQL,
-// into a database of schema 16 before FeaturesKeptThrough0017Go upgrades
-// it: extract dc (generation 1, served, over the box dc) with the
+// Before0017Extract, Before0017Place, Before0017Address and
+// Before0017Building are the rows an engine's test writes into a database
+// of schema 16 before FeaturesKeptThrough0017Go upgrades it: extract dc (generation 1, served, over the box dc) with the
 // restaurant node 1 at the White House, the address node 2 beside it and
 // the house way 3 (its footprint any bytes: nothing reads it here). The
 // columns of each table are its 0008-0016 ones.
@@ -754,7 +754,7 @@ const (
 )
 
 // FeaturesKeptThrough0017Go checks, through count, an extract written
-// before migration 0017 (Before0017Rows) after it: 0017 made the feature
+// before migration 0017 (the Before0017 rows) after it: 0017 made the feature
 // tables again without their unique key of an element (SQLite cannot
 // drop it in place), and every row is served as before, with its id; the
 // key is gone, and the tables still say which rows a generation has.
