@@ -81,3 +81,19 @@ func TestReplacedFeaturesGo(t *testing.T) {
 	db, _ := openFresh(t)
 	storetest.ReplacedFeaturesGo(t, db, countIn(db))
 }
+
+// TestFeatureIDsAreDrawnAThousandAtATime: since 0017 each backend takes
+// the ids of places, buildings and address points from their sequences
+// 1,000 at a time, rather than sharing the sequence's page for every row
+// that a load's two writers copy.
+func TestFeatureIDsAreDrawnAThousandAtATime(t *testing.T) {
+	db := openOneConn(t)
+	for _, seq := range []string{"osm_places_id_seq", "osm_buildings_id_seq", "osm_addresses_id_seq"} {
+		var cache int64
+		err := db.pool.QueryRow(context.Background(),
+			`SELECT seqcache FROM pg_sequence WHERE seqrelid = to_regclass($1)`, seq).Scan(&cache)
+		if err != nil || cache != 1000 {
+			t.Errorf("%s caches %d ids a backend, %v; want 1000", seq, cache, err)
+		}
+	}
+}
