@@ -37,10 +37,20 @@ func (b *bench) osm(ctx context.Context) error {
 	})
 }
 
-// pgOSM is the osm scenario on PostgreSQL, a schema for each load.
+// pgOSM is the osm scenario on PostgreSQL, a schema for each load, made
+// after a CHECKPOINT: as runMeasured writes the machine's dirty pages
+// first, the server writes its own. A load after another inherited the
+// checkpoint the one before left due (0.8 s more a load, three in a row,
+// against three after a CHECKPOINT each).
 func (b *bench) pgOSM(ctx context.Context) error {
 	return b.osmOn(ctx, "PostgreSQL", func(ctx context.Context) (string, func(), error) {
-		return b.pgSchema(ctx, "pg-osm")
+		database, drop, err := b.pgSchema(ctx, "pg-osm")
+		if err == nil && database != "" {
+			if cerr := postgres.Checkpoint(ctx, b.o.postgres); cerr != nil {
+				b.logf("CHECKPOINT before the load: %v", cerr)
+			}
+		}
+		return database, drop, err
 	})
 }
 
@@ -55,12 +65,12 @@ func (b *bench) osmAmenitiesLabel(engineName string) string {
 }
 
 // osmOn loads the generated extract b.o.osmRuns times, each into a
-// database of its own that fresh makes (with what drops it; "" when the
-// engine is not there), and reports the median load: on this two-core
-// machine the same binary's load took from 8.9 to 11.8 s within twenty
-// minutes, so one run cannot tell 1.0 x of the target from 0.9 x. The
-// peak resident memory is the highest of the runs. The last database then
-// serves the amenities row.
+// database of its own that fresh makes ready (with what drops it; "" when
+// the engine is not there, b.pgNone saying why), and reports the median
+// load: on this two-core machine the same binary's load took from 8.9 to
+// 11.8 s within twenty minutes, so one run cannot tell 1.0 x of the target
+// from 0.9 x. The peak resident memory is the highest of the runs. The
+// last database then serves the amenities row.
 func (b *bench) osmOn(ctx context.Context, engineName string, fresh func(context.Context) (string, func(), error)) error {
 	file := filepath.Join(b.tmp, "bench-extract.osm.pbf")
 	if _, err := os.Stat(file); err != nil {
@@ -96,15 +106,6 @@ func (b *bench) osmOn(ctx context.Context, engineName string, fresh func(context
 		cfg := filepath.Join(b.tmp, "osm-"+strings.ToLower(engineName)+".yaml")
 		if err := os.WriteFile(cfg, []byte(configYAML(database, b.sbRoot, b.o.cacheMB, b.o.batchConc)), 0o644); err != nil {
 			return err
-		}
-		if engineName == "PostgreSQL" {
-			// As runMeasured writes the machine's dirty pages first, the
-			// server writes its own: a load after another inherited the
-			// checkpoint the one before left due (0.8 s more a load, three
-			// in a row, against three after a CHECKPOINT each).
-			if err := postgres.Checkpoint(ctx, b.o.postgres); err != nil {
-				b.logf("CHECKPOINT before the load: %v", err)
-			}
 		}
 		b.logf("loading the extract on %s (run %d of %d)", engineName, run, b.o.osmRuns)
 		_, took, peak, err := b.runMeasured(ctx, "data", "load", "osm", "-config", cfg, file)
