@@ -288,7 +288,7 @@ func (e Extracts) PutOSM(ctx context.Context, load *providers.OSMLoad, b provide
 				p := &b.Places[j]
 				args[i] = append(args[i], g, p.OSMRef.Type, p.ID, p.Version, p.Category, p.Type, p.Name, p.NameKey, p.Point.Lat, p.Point.Lng)
 			}
-			if err := put(ctx, c, e.S.places, args, e.S.copies); err != nil {
+			if err := e.S.put(ctx, c, e.S.places, args); err != nil {
 				return err
 			}
 		}
@@ -301,7 +301,7 @@ func (e Extracts) PutOSM(ctx context.Context, load *providers.OSMLoad, b provide
 					factsql.NullIfEmpty(x.StartDate), f.WKB, f.South, f.North, f.West, f.East, x.Point.Lat, x.Point.Lng,
 					nullable(k.PropertyType), nullable(k.Stories), nullable(k.Units), nullable(k.YearBuilt))
 			}
-			if err := put(ctx, c, e.S.buildings, args, e.S.copies); err != nil {
+			if err := e.S.put(ctx, c, e.S.buildings, args); err != nil {
 				return err
 			}
 		}
@@ -312,7 +312,7 @@ func (e Extracts) PutOSM(ctx context.Context, load *providers.OSMLoad, b provide
 				args[i] = append(args[i], g, a.OSMRef.Type, a.ID, a.Version, a.HouseNumber, a.Street, a.Unit, a.City, a.Postcode,
 					a.Point.Lat, a.Point.Lng)
 			}
-			if err := put(ctx, c, e.S.addresses, args, e.S.copies); err != nil {
+			if err := e.S.put(ctx, c, e.S.addresses, args); err != nil {
 				return err
 			}
 		}
@@ -438,8 +438,8 @@ func (e Extracts) PutOSMFacts(ctx context.Context, load providers.OSMLoad, facts
 
 // put writes rows of kind k: by copy where the engine copies, else one
 // put statement a row.
-func put(ctx context.Context, c factsql.Conn, k kind, rows [][]any, copies bool) error {
-	if cp, ok := c.(factsql.Copier); ok && copies {
+func (s *Statements) put(ctx context.Context, c factsql.Conn, k kind, rows [][]any) error {
+	if cp, ok := c.(factsql.Copier); ok && s.copies {
 		return cp.CopyRows(ctx, k.table, k.cols, rows)
 	}
 	return c.ExecMany(ctx, k.put, rows)
