@@ -55,7 +55,7 @@ func (s *Service) lookupNormalized(ctx context.Context, n address.Normalized, mo
 	case providers.KindOf(err) != providers.KindNotFound:
 		return nil, Source{}, err
 	default:
-		if r, src, err = s.geocode(ctx, note, n, mode); err != nil {
+		if r, src, err = s.geocode(ctx, note, key, n, mode); err != nil {
 			return nil, src, err
 		}
 	}
@@ -68,7 +68,7 @@ func (s *Service) lookupNormalized(ctx context.Context, n address.Normalized, mo
 	return r.p, src, nil
 }
 
-// geocode finds the record of n, whose key is not stored, through the
+// geocode finds the record of n, whose key (n.Key()) is not stored, through the
 // geocoder. It is asked with the building as this lookup wrote it. A
 // lookup that joins the trip of another spelling of the address that the
 // geocoder could not match asks again, since its own spelling may match
@@ -80,9 +80,9 @@ func (s *Service) lookupNormalized(ctx context.Context, n address.Normalized, mo
 // which only it or a miss of that very spelling starts. A mode other than
 // the default decides otherwise on the same answer, so it makes its own
 // trip. The Source has no Geocoder or Match yet; on an error, only Calls.
-func (s *Service) geocode(ctx context.Context, note note, n address.Normalized, mode MatchMode) (geocoded, Source, error) {
+func (s *Service) geocode(ctx context.Context, note note, key string, n address.Normalized, mode MatchMode) (geocoded, Source, error) {
 	sent := spelling(n.Building())
-	base := "geo:" + n.Key()
+	base := "geo:" + key
 	if mode != MatchAuto {
 		base += "\x00" + string(mode)
 	}
