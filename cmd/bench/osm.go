@@ -82,7 +82,8 @@ func (b *bench) osmOn(ctx context.Context, engineName string, fresh func(context
 	var (
 		database string
 		drop     func()
-		tooks    []time.Duration
+		secs     []float64 // each load's
+		loads    []string  // each load's, as the row shows it
 		hwm      int64
 	)
 	defer func() {
@@ -112,22 +113,18 @@ func (b *bench) osmOn(ctx context.Context, engineName string, fresh func(context
 		if err != nil {
 			return err
 		}
-		tooks, hwm = append(tooks, took), max(hwm, peak)
+		secs = append(secs, took.Seconds())
+		loads = append(loads, took.Round(time.Millisecond).String())
+		hwm = max(hwm, peak)
 	}
-	runs := make([]string, len(tooks))
-	for i, d := range tooks {
-		runs[i] = d.Round(time.Millisecond).String()
-	}
-	took := slices.Clone(tooks)
-	slices.Sort(took)
-	median := took[len(took)/2]
+	median := time.Duration(medianRun(secs) * float64(time.Second))
 	n := b.o.osmFeatures
 	rate := float64(n) / median.Seconds()
 	b.add(row{
 		scenario: b.osmLoadLabel(engineName),
 		target:   osmLoadTarget,
 		measured: fmt.Sprintf("%s features in %s, %s: %s features/s; peak resident memory %.0f MB%s",
-			thousands(int64(n)), median.Round(time.Millisecond), loadsOf(runs), thousands(int64(rate)), float64(hwm)/(1<<20), highest(len(runs))),
+			thousands(int64(n)), median.Round(time.Millisecond), loadsOf(loads), thousands(int64(rate)), float64(hwm)/(1<<20), highest(len(loads))),
 		ratio: fmt.Sprintf("%.2f x 100,000 features/s; %.2f x 300 MB", rate/100000, float64(hwm)/(300<<20)),
 		met:   rate >= 100000 && hwm < 300<<20,
 	})
