@@ -609,10 +609,7 @@ func (l *loader) readAll(ctx context.Context, out chan<- pending, stopped <-chan
 	// read a file): a load then writes each feature once, which the stores
 	// count on (they keep no unique key of an element to merge a second).
 	order := 0
-	var (
-		last int64 // the id of the element before, of kind order
-		seen bool  // whether there was one
-	)
+	last := int64(math.MinInt64) // the id of the element before, of kind order
 	l.now = time.Now()
 	// The checkpoint as the load began: the writer moves the load's as
 	// it commits.
@@ -664,10 +661,10 @@ func (l *loader) readAll(ctx context.Context, out chan<- pending, stopped <-chan
 		default:
 			continue
 		}
-		if rank < order || rank == order && seen && id <= last {
+		if rank < order || rank == order && id <= last {
 			return l.unsorted()
 		}
-		order, last, seen = rank, id, true
+		order, last = rank, id
 		l.elements++
 		l.progress(l.elements, phase, false)
 		if l.batch.Len() >= l.opts.Batch {
