@@ -148,11 +148,7 @@ func New(cfg Config) *Gateway {
 	for _, s := range cfg.Sections {
 		g.allowed[s] = true
 	}
-	// A request has its whole time to answer and five seconds more to be
-	// read and to be written; a kept-alive connection two minutes to send
-	// its next request (longer than the minute load balancers keep idle
-	// connections, so that they, not we, close them).
-	ioTimeout, idleTimeout := cfg.RequestTimeout+5*time.Second, 2*time.Minute
+	ioTimeout, idleTimeout := ServerTimeouts(cfg.RequestTimeout)
 	g.app = fiber.New(fiber.Config{
 		AppName:               "propertyd",
 		DisableStartupMessage: true,
@@ -210,6 +206,16 @@ func (g *Gateway) unknownMethod(rctx *fasthttp.RequestCtx) {
 	c := g.app.AcquireCtx(rctx)
 	defer g.app.ReleaseCtx(c)
 	_ = g.handleError(c, errMethodNotAllowed)
+}
+
+// ServerTimeouts are the server's read and write timeout (io) and its
+// keep-alive idle timeout for requests given requestTimeout: a request has
+// its whole time to answer and five seconds more to be read and to be
+// written; a kept-alive connection two minutes to send its next request
+// (longer than the minute load balancers keep idle connections, so that
+// they, not we, close them).
+func ServerTimeouts(requestTimeout time.Duration) (io, idle time.Duration) {
+	return requestTimeout + 5*time.Second, 2 * time.Minute
 }
 
 // App returns the Fiber app, for tests (app.Test) and for serving.

@@ -187,7 +187,7 @@ func (g *Gateway) lookupReady(c *fiber.Ctx, st *requestState) bool {
 	for range st.includes {
 		st.obs.Served(providers.ReadSection, providers.TierMemory)
 	}
-	sendTagged(c.Context(), rb.body, rb.etag)
+	sendReady(c.Context(), c.Request().Header.Peek(fiber.HeaderIfNoneMatch), rb)
 	return true
 }
 
@@ -204,7 +204,7 @@ func (g *Gateway) getReady(c *fiber.Ctx, id int64) (ok bool, err error) {
 		return false, nil
 	}
 	st.obs.Served(providers.ReadRecord, providers.TierMemory)
-	sendTagged(c.Context(), rb.body, rb.etag)
+	sendReady(c.Context(), c.Request().Header.Peek(fiber.HeaderIfNoneMatch), rb)
 	return true, nil
 }
 
@@ -233,7 +233,7 @@ var readyPrefix = []byte("/v1/properties/")
 // callgrind). So that it cannot drift from the chain, the gateway's whole
 // test suite runs twice, with it and without it (TestMain, fastPath):
 // every answer, header and charge a test checks is checked on both paths.
-func (g *Gateway) serveReady(rctx *fasthttp.RequestCtx) bool {
+func (g *Gateway) serveReady(rctx *fasthttp.RequestCtx, hdr *fastHeaders) bool {
 	if g.ready.c == nil || !isRead(rctx) {
 		return false
 	}
@@ -246,7 +246,7 @@ func (g *Gateway) serveReady(rctx *fasthttp.RequestCtx) bool {
 	if !ok {
 		return false
 	}
-	name := g.keyName(rctx.Request.Header.Peek(headerAPIKey))
+	name := g.keyName(hdr.key)
 	if name == "" {
 		return false
 	}
@@ -255,11 +255,11 @@ func (g *Gateway) serveReady(rctx *fasthttp.RequestCtx) bool {
 		return false
 	}
 	st := statePool.Get().(*requestState)
-	st.begin(rctx, start)
+	st.begin(rctx, start, hdr.requestID)
 	st.keyName = name
 	setLimitHeaders(&rctx.Response.Header, d, recordCost)
 	st.obs.Served(providers.ReadRecord, providers.TierMemory)
-	sendTagged(rctx, rb.body, rb.etag)
+	sendReady(rctx, hdr.ifNoneMatch, rb)
 	method := fiber.MethodGet
 	if rctx.IsHead() {
 		method = fiber.MethodHead

@@ -107,12 +107,12 @@ func TestServeReadyTakesOnlyThePlainWarmGetOfARecord(t *testing.T) {
 		{"GET", "/v1/properties/7", "wrong"},
 	} {
 		rctx := request(r.method, r.uri, "X-API-Key", r.key)
-		if g.serveReady(rctx) || !untouched(rctx) {
+		if g.serveFast(rctx) || !untouched(rctx) {
 			t.Errorf("%s %s (key %q) was answered in front of the app: %d %q", r.method, r.uri, r.key, rctx.Response.StatusCode(), rctx.Response.Header.String())
 		}
 	}
 	rctx := request("GET", "/v1/properties/7", "X-API-Key", key, "X-Request-ID", "abc")
-	if !g.serveReady(rctx) {
+	if !g.serveFast(rctx) {
 		t.Fatal("the plain warm GET was left to the app")
 	}
 	// The names as sent: fasthttp's Peek would look up its own spelling
@@ -134,19 +134,19 @@ func TestServeReadyTakesOnlyThePlainWarmGetOfARecord(t *testing.T) {
 		t.Fatalf("the warm GET's answer: %d %s", rctx.Response.StatusCode(), rctx.Response.Body())
 	}
 	rctx = request("GET", "/v1/properties/7", "X-API-Key", key, "If-None-Match", `"x", `+string(rb.etag))
-	if !g.serveReady(rctx) || rctx.Response.StatusCode() != 304 || len(rctx.Response.Body()) != 0 ||
+	if !g.serveFast(rctx) || rctx.Response.StatusCode() != 304 || len(rctx.Response.Body()) != 0 ||
 		sent(rctx)["X-RateLimit-Remaining"] != "1" {
 		t.Fatalf("a matching If-None-Match: %d %q", rctx.Response.StatusCode(), rctx.Response.Header.String())
 	}
 	// The budget (burst 3, refilling once in about 12 days) is spent: the
 	// refused request is the app's to answer with its 429.
 	rctx = request("GET", "/v1/properties/7", "X-API-Key", key)
-	if !g.serveReady(rctx) {
+	if !g.serveFast(rctx) {
 		t.Fatal("the third request within the burst was left to the app")
 	}
 	for range 2 {
 		rctx = request("GET", "/v1/properties/7", "X-API-Key", key)
-		if g.serveReady(rctx) || !untouched(rctx) {
+		if g.serveFast(rctx) || !untouched(rctx) {
 			t.Fatalf("a request over the budget was answered in front of the app: %d %q", rctx.Response.StatusCode(), rctx.Response.Header.String())
 		}
 	}

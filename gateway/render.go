@@ -475,16 +475,35 @@ func sendJSON(c *fiber.Ctx, body []byte) error {
 }
 
 // sendTagged sends the JSON body of a GET whose ETag is etag, or 304 when
-// the request's If-None-Match matches it.
+// the request's If-None-Match matches it. body is copied: it may be a
+// pooled buffer.
 func sendTagged(rctx *fasthttp.RequestCtx, body, etag []byte) {
+	if !sendNotModified(rctx, rctx.Request.Header.Peek(fiber.HeaderIfNoneMatch), etag) {
+		rctx.Response.SetBody(body)
+	}
+}
+
+// sendReady sends a ready body (see readyBody) as sendTagged does, for a
+// request whose If-None-Match is inm, already read. The body is sent
+// where it lies, not copied: a ready body never changes.
+func sendReady(rctx *fasthttp.RequestCtx, inm []byte, rb *readyBody) {
+	if !sendNotModified(rctx, inm, rb.etag) {
+		rctx.Response.SetBodyRaw(rb.body)
+	}
+}
+
+// sendNotModified sets the headers of a JSON answer whose ETag is etag
+// and, when inm (the request's If-None-Match) matches it, answers 304 and
+// reports true: the caller sends the body otherwise.
+func sendNotModified(rctx *fasthttp.RequestCtx, inm, etag []byte) bool {
 	rctx.Response.Header.SetContentTypeBytes(mimeJSON)
 	rctx.Response.Header.SetCanonical(headerETag, etag)
-	if inm := rctx.Request.Header.Peek(fiber.HeaderIfNoneMatch); len(inm) > 0 && etagMatches(utils.UnsafeString(inm), utils.UnsafeString(etag)) {
+	if len(inm) > 0 && etagMatches(utils.UnsafeString(inm), utils.UnsafeString(etag)) {
 		rctx.SetStatusCode(fiber.StatusNotModified)
 		rctx.Response.ResetBody()
-		return
+		return true
 	}
-	rctx.Response.SetBody(body)
+	return false
 }
 
 var mimeJSON = []byte(fiber.MIMEApplicationJSON)
