@@ -208,14 +208,34 @@ func TestThousands(t *testing.T) {
 	}
 }
 
-// The bare baseline must answer with exactly the bytes it was given.
-func TestBareAppSendsTheGivenBytes(t *testing.T) {
-	dir := t.TempDir()
-	body := []byte(`{"data":{"id":1},"meta":{"source":"census"}}`)
-	if err := os.WriteFile(filepath.Join(dir, "get.json"), body, 0o644); err != nil {
+// propertyd's answer as the bench keeps it for the baselines: its body
+// and the headers it sent (see answer), as a fasthttp response holds them.
+func keptAnswer(t *testing.T) (dir string, body []byte) {
+	t.Helper()
+	var resp fasthttp.Response
+	resp.Header.SetContentType("application/json")
+	resp.Header.Set("X-Request-ID", "0123456789abcdef01234567")
+	resp.Header.Set("X-RateLimit-Limit", "1000000000")
+	resp.Header.Set("ETag", `"1x2y3z"`)
+	resp.Header.Set("Date", "Fri, 27 Nov 2026 16:00:00 GMT")
+	body = []byte(`{"data":{"id":1},"meta":{"source":"census"}}`)
+	resp.SetBody(body)
+	headers := sentHeaders(&resp.Header)
+	if strings.Contains(headers, "Date") || strings.Contains(headers, "Content-") {
+		t.Fatalf("kept headers %q name what the server sets itself", headers)
+	}
+	dir = t.TempDir()
+	if err := keepAnswer(dir, "get", body, headers); err != nil {
 		t.Fatal(err)
 	}
-	app, err := bareApp(dir)
+	return dir, body
+}
+
+// The bare baseline must answer with exactly the bytes it was given, the
+// headers kept with them included.
+func TestBareAppSendsTheGivenBytes(t *testing.T) {
+	dir, body := keptAnswer(t)
+	app, err := bareApp(dir, timeouts{io: time.Minute, idle: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,6 +247,11 @@ func TestBareAppSendsTheGivenBytes(t *testing.T) {
 	got, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != 200 || !bytes.Equal(got, body) || resp.Header.Get("Content-Type") != "application/json" {
 		t.Errorf("bare GET /get = %d %q %q, want 200 application/json %q", resp.StatusCode, resp.Header.Get("Content-Type"), got, body)
+	}
+	for name, want := range map[string]string{"X-Request-Id": "0123456789abcdef01234567", "X-Ratelimit-Limit": "1000000000", "Etag": `"1x2y3z"`} {
+		if v := resp.Header.Get(name); v != want {
+			t.Errorf("bare GET /get: %s %q, want %q", name, v, want)
+		}
 	}
 	resp, err = app.Test(httptest.NewRequest(http.MethodGet, "/nope", nil), -1)
 	if err != nil {
@@ -241,12 +266,8 @@ func TestBareAppSendsTheGivenBytes(t *testing.T) {
 // The bare fasthttp baseline answers as bare Fiber does: the same bytes
 // under the same headers, so that the two baselines differ only by Fiber.
 func TestBareFasthttpSendsWhatBareFiberSends(t *testing.T) {
-	dir := t.TempDir()
-	body := []byte(`{"data":{"id":1},"meta":{"source":"census"}}`)
-	if err := os.WriteFile(filepath.Join(dir, "get.json"), body, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	srv, err := bareFasthttpServer(dir)
+	dir, body := keptAnswer(t)
+	srv, err := bareFasthttpServer(dir, timeouts{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +277,7 @@ func TestBareFasthttpSendsWhatBareFiberSends(t *testing.T) {
 	}
 	go srv.Serve(ln) //nolint:errcheck // shut down at the end of the test
 	t.Cleanup(func() { srv.Shutdown() })
-	app, err := bareApp(dir)
+	app, err := bareApp(dir, timeouts{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,6 +57,23 @@ func (c *client) do(r request) (int, []byte, error) {
 	return resp.StatusCode(), append([]byte(nil), resp.Body()...), nil
 }
 
+// doKeeping is do, and also returns the headers the baselines send with
+// the body (see answer), their names spelled as sent: on a connection of
+// its own, whose client leaves the names as they are.
+func (c *client) doKeeping(r request) (int, []byte, string, error) {
+	req := fasthttp.AcquireRequest()
+	resp := fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	c.prepare(req, r)
+	hc := &fasthttp.HostClient{Addr: c.addr, DisableHeaderNamesNormalizing: true, ReadTimeout: time.Minute, WriteTimeout: time.Minute}
+	defer hc.CloseIdleConnections()
+	if err := hc.Do(req, resp); err != nil {
+		return 0, nil, "", err
+	}
+	return resp.StatusCode(), append([]byte(nil), resp.Body()...), sentHeaders(&resp.Header), nil
+}
+
 // prepare fills req for r. It allocates nothing (the path and host are
 // copied into req's own buffers): the load generator's garbage is
 // collected in the middle of the loops it measures.

@@ -22,7 +22,9 @@
 //     time and resident memory are its own), configured for the sandbox,
 //     and, as the physical baseline, a bare Fiber app in another child
 //     process (this binary with -serve-bare) that answers with the very
-//     bytes propertyd sent for each scenario and does nothing else, and
+//     bytes propertyd sent for each scenario, its headers included, to the
+//     same request headers, under the same server timeouts, and does
+//     nothing else, and
 //     for the warm GET, which propertyd answers in front of Fiber, a bare
 //     fasthttp server too (-serve-bare-fasthttp);
 //  4. drives them with fasthttp's client from this process, side by side
@@ -93,9 +95,10 @@ type options struct {
 	countRequests int    // requests of the instructions row's longer counted stretch
 	profile       string // folder for propertyd's CPU profile and trace of the warm GET's open loop ("": none)
 
-	serveBare     string // internal: run the bare Fiber baseline on this address
-	serveBareFast string // internal: run the bare fasthttp baseline on this address
-	bodies        string // internal: the folder of its bodies
+	serveBare     string   // internal: run the bare Fiber baseline on this address
+	serveBareFast string   // internal: run the bare fasthttp baseline on this address
+	bodies        string   // internal: the folder of its bodies
+	bareTimeouts  timeouts // internal: its server's timeouts
 }
 
 func main() {
@@ -108,14 +111,14 @@ func main() {
 		os.Exit(2)
 	}
 	if o.serveBare != "" {
-		if err := serveBare(o.serveBare, o.bodies); err != nil {
+		if err := serveBare(o.serveBare, o.bodies, o.bareTimeouts); err != nil {
 			fmt.Fprintln(os.Stderr, "bench: bare fiber:", err)
 			os.Exit(1)
 		}
 		return
 	}
 	if o.serveBareFast != "" {
-		if err := serveBareFasthttp(o.serveBareFast, o.bodies); err != nil {
+		if err := serveBareFasthttp(o.serveBareFast, o.bodies, o.bareTimeouts); err != nil {
 			fmt.Fprintln(os.Stderr, "bench: bare fasthttp:", err)
 			os.Exit(1)
 		}
@@ -177,6 +180,8 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	fs.StringVar(&o.serveBare, "serve-bare", "", "internal: serve the bare Fiber baseline on `addr`")
 	fs.StringVar(&o.serveBareFast, "serve-bare-fasthttp", "", "internal: serve the bare fasthttp baseline on `addr`")
 	fs.StringVar(&o.bodies, "bodies", "", "internal: folder of the baseline's bodies")
+	fs.DurationVar(&o.bareTimeouts.io, "io-timeout", 0, "internal: the baseline server's read and write timeout")
+	fs.DurationVar(&o.bareTimeouts.idle, "idle-timeout", 0, "internal: the baseline server's keep-alive idle timeout")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}

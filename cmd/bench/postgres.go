@@ -163,17 +163,20 @@ func (b *bench) pgWarm(ctx context.Context) error {
 		return fmt.Errorf("first lookup of %s: %w", b.places[0].ID, err)
 	}
 	byID := get(fmt.Sprintf("/v1/properties/%d", rec.Data.ID))
-	var body []byte
 	for range 50 {
-		if _, body, err = fetchFrom(in.c, byID, false); err != nil {
+		if _, _, err = fetchFrom(in.c, byID, false); err != nil {
 			return fmt.Errorf("warming %s: %w", byID.path, err)
 		}
+	}
+	_, body, headers, err := fetchAnswer(in.c, byID, false)
+	if err != nil {
+		return fmt.Errorf("warming %s: %w", byID.path, err)
 	}
 	dir := filepath.Join(b.tmp, "bodies-pg")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "get.json"), body, 0o644); err != nil {
+	if err := keepAnswer(dir, "get", body, headers); err != nil {
 		return err
 	}
 	bare, bc, err := b.startBare(dir, "bare-pg.log")

@@ -29,6 +29,11 @@ var allSections = strings.Join(service.PublicSections(), ",")
 // benchKey is the API key of the benchmark's client.
 const benchKey = "propertyd-bench-key"
 
+// benchRequestTimeout is the request_timeout of the config the bench
+// writes; the baselines' servers take their timeouts from it, as
+// propertyd's does (gateway.ServerTimeouts).
+const benchRequestTimeout = 30 * time.Second
+
 // configYAML is the propertyd configuration of a run: the sandbox for
 // every upstream, a key whose budget never throttles the load (its burst
 // is a second's worth; a budget shared in Redis was once charged at each
@@ -47,7 +52,7 @@ func configYAML(dbPath, sandboxRoot string, cacheMB, batchConcurrency int) strin
 	var b strings.Builder
 	fmt.Fprintf(&b, `listen: "127.0.0.1:0"
 database: %q
-request_timeout: "30s"
+request_timeout: %q
 shutdown_timeout: "5s"
 cache:
   max_mb: %d
@@ -58,7 +63,7 @@ keys:
     sha256: %q
     rate: 1000000000
     burst: 1000000000
-`, dbPath, cacheMB, hex.EncodeToString(sum[:]))
+`, dbPath, benchRequestTimeout.String(), cacheMB, hex.EncodeToString(sum[:]))
 	if batchConcurrency > 0 {
 		fmt.Fprintf(&b, "batch_concurrency: %d\n", batchConcurrency)
 	}

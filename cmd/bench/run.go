@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/propertyd/propertyd/gateway"
 	"github.com/propertyd/propertyd/providers/kits/providertest/sandbox"
 )
 
@@ -229,11 +230,28 @@ func (b *bench) fetchRecord(r request, withSections bool) (record, []byte, error
 
 // fetchFrom is fetchRecord to the propertyd of c.
 func fetchFrom(c *client, r request, withSections bool) (record, []byte, error) {
-	var rec record
 	status, body, err := c.do(r)
 	if err != nil {
-		return rec, nil, err
+		return record{}, nil, err
 	}
+	return checkRecord(status, body, withSections)
+}
+
+// fetchAnswer is fetchFrom, and also returns the answer's headers that a
+// baseline sends too (see answer).
+func fetchAnswer(c *client, r request, withSections bool) (record, []byte, string, error) {
+	status, body, headers, err := c.doKeeping(r)
+	if err != nil {
+		return record{}, nil, "", err
+	}
+	rec, body, err := checkRecord(status, body, withSections)
+	return rec, body, headers, err
+}
+
+// checkRecord decodes the answer of a lookup or GET: a record whose
+// sections, when withSections, are all ok.
+func checkRecord(status int, body []byte, withSections bool) (record, []byte, error) {
+	var rec record
 	if status != 200 {
 		return rec, body, fmt.Errorf("HTTP %d: %.300s", status, body)
 	}
@@ -364,13 +382,16 @@ func (b *bench) warm(ctx context.Context) error {
 		r        request
 		sections bool
 	}{{"get", byID, false}, {"lookup", known, false}, {"lookup5", all, true}} {
-		var body []byte
 		for range 50 {
-			if _, body, err = b.fetchRecord(s.r, s.sections); err != nil {
+			if _, _, err = b.fetchRecord(s.r, s.sections); err != nil {
 				return fmt.Errorf("warming %s: %w", s.r.path, err)
 			}
 		}
-		if err := os.WriteFile(filepath.Join(dir, s.name+".json"), body, 0o644); err != nil {
+		_, body, headers, err := fetchAnswer(b.pc, s.r, s.sections)
+		if err != nil {
+			return fmt.Errorf("warming %s: %w", s.r.path, err)
+		}
+		if err := keepAnswer(dir, s.name, body, headers); err != nil {
 			return err
 		}
 	}
@@ -455,7 +476,15 @@ func (b *bench) startBaseline(kind bareKind, dir, logName string) (*proc, *clien
 		p.stop() //nolint:errcheck // reporting the first failure
 		return nil, nil, err
 	}
-	return p, newClient(p.addr, "", 512), nil
+	// The baseline is sent propertyd's request, key included.
+	return p, newClient(p.addr, benchKey, 512), nil
+}
+
+// propertydTimeouts are the flags of a baseline whose server has
+// propertyd's timeouts (those of the bench's request_timeout).
+func propertydTimeouts() []string {
+	io, idle := gateway.ServerTimeouts(benchRequestTimeout)
+	return []string{"-io-timeout", io.String(), "-idle-timeout", idle.String()}
 }
 
 // batchSetting names the batch_concurrency of the run when -batch-concurrency set it.
