@@ -3,8 +3,11 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store/internal/storetest"
@@ -85,15 +88,74 @@ func TestReplacedFeaturesGo(t *testing.T) {
 // TestFeatureIDsAreDrawnAThousandAtATime: since 0017 each backend takes
 // the ids of places, buildings and address points from their sequences
 // 1,000 at a time, rather than sharing the sequence's page for every row
-// that a load's two writers copy.
+// that a load's two writers copy (since 0018 sequences of their own, the
+// tables being partitioned).
 func TestFeatureIDsAreDrawnAThousandAtATime(t *testing.T) {
 	db := openOneConn(t)
-	for _, seq := range []string{"osm_places_id_seq", "osm_buildings_id_seq", "osm_addresses_id_seq"} {
+	for _, seq := range []string{"osm_places_ids", "osm_buildings_ids", "osm_addresses_ids"} {
 		var cache int64
 		err := db.pool.QueryRow(context.Background(),
 			`SELECT seqcache FROM pg_sequence WHERE seqrelid = to_regclass($1)`, seq).Scan(&cache)
 		if err != nil || cache != 1000 {
 			t.Errorf("%s caches %d ids a backend, %v; want 1000", seq, cache, err)
 		}
+	}
+}
+
+// TestEachGenerationIsAPartition: since 0018 a load's features are
+// partitions of its generation, created unindexed as it starts and
+// indexed as it settles; a former generation goes whole, table and all.
+func TestEachGenerationIsAPartition(t *testing.T) {
+	db, _ := openFresh(t)
+	ctx := context.Background()
+	count := countIn(db)
+	storetest.ReplacedFeaturesGo(t, db, count)
+	partitions := func(parent string) []string {
+		rows, err := db.pool.Query(ctx, `SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+			WHERE i.inhparent = to_regclass($1) ORDER BY 1`, parent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return names
+	}
+	var served []int64
+	rows, err := db.pool.Query(ctx, `SELECT generation FROM osm_extracts ORDER BY generation`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if served, err = pgx.CollectRows(rows, pgx.RowTo[int64]); err != nil || len(served) != 2 {
+		t.Fatalf("served generations %v, %v; want those of dc and va", served, err)
+	}
+	for _, parent := range []string{"osm_places", "osm_buildings", "osm_addresses"} {
+		var want []string
+		for _, g := range served {
+			want = append(want, fmt.Sprintf("%s_g%d", parent, g))
+		}
+		if got := partitions(parent); !slices.Equal(got, want) {
+			t.Errorf("partitions of %s = %v, want the served generations' %v", parent, got, want)
+		}
+	}
+
+	// A load's partitions have no index until it settles.
+	load, _, err := db.BeginOSM(ctx, "dc", "f3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	indexes := func(table string) int64 {
+		return count(t, `SELECT COUNT(*) FROM pg_indexes WHERE tablename = '`+table+`'`)
+	}
+	places := fmt.Sprintf("osm_places_g%d", load.Generation)
+	if n := indexes(places); n != 0 {
+		t.Errorf("%s has %d indexes as its load starts, want none", places, n)
+	}
+	if err := db.SettleOSM(ctx, &load); err != nil {
+		t.Fatal(err)
+	}
+	if n := indexes(places); n != 3 {
+		t.Errorf("%s has %d indexes once settled, want 3", places, n)
 	}
 }

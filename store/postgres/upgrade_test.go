@@ -106,3 +106,32 @@ func TestFeaturesKeptThrough0017(t *testing.T) {
 		{storetest.Before0017Address, nil}, {storetest.Before0017Building, nil}}...)
 	storetest.FeaturesKeptThrough0017Go(t, db, countIn(db))
 }
+
+// TestFeaturesMoveIntoPartitionsThrough0018: an extract loaded at schema
+// 17 is served after 0018 from partitions of its generation, indexed, with
+// its ids; the tables of 0017 are gone, and the next load's features take
+// ids after the ones moved.
+func TestFeaturesMoveIntoPartitionsThrough0018(t *testing.T) {
+	db := upgradedFrom(t, 17, []stmt{{`INSERT INTO osm_generations (generation) VALUES (1)`, nil},
+		{storetest.Before0017Extract, nil}, {storetest.Before0017Place, nil},
+		{storetest.Before0017Address, nil}, {storetest.Before0017Building, nil}}...)
+	count := countIn(db)
+	for q, want := range map[string]int64{
+		`SELECT COUNT(*) FROM osm_places_g1 WHERE id = 7`:               1,
+		`SELECT COUNT(*) FROM osm_addresses_g1 WHERE id = 8`:            1,
+		`SELECT COUNT(*) FROM osm_buildings_g1 WHERE id = 9`:            1,
+		`SELECT COUNT(*) FROM pg_class WHERE relname LIKE 'osm_%_0017'`: 0,
+		// The indexes of each kind, built as 0018 moved the rows.
+		`SELECT COUNT(*) FROM pg_indexes WHERE tablename = 'osm_places_g1'`:    3,
+		`SELECT COUNT(*) FROM pg_indexes WHERE tablename = 'osm_addresses_g1'`: 1,
+		`SELECT COUNT(*) FROM pg_indexes WHERE tablename = 'osm_buildings_g1'`: 1,
+	} {
+		if n := count(t, q); n != want {
+			t.Errorf("%s = %d after 0018, want %d", q, n, want)
+		}
+	}
+	storetest.FeaturesKeptThrough0017Go(t, db, count)
+	if n := count(t, `SELECT MIN(id) FROM osm_places WHERE generation = 2`); n <= 7 {
+		t.Errorf("a new load's place has id %d, want one after the place moved (7)", n)
+	}
+}

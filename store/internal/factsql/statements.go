@@ -252,7 +252,7 @@ func BuildingBandsAt(p1, p2 string, band func(expr string) string) string {
 			AND b.size = ` + z.size + ` AND b.band IN (` + z.bandOf(band, "("+p1+" - "+z.side+")") + `, ` + z.bandOf(band, p1) + `)
 			AND b.min_lng BETWEEN ` + p2 + ` - ` + z.side + ` AND ` + p2 + `
 			AND b.min_lat <= ` + p1 + ` AND b.max_lat >= ` + p1 + ` AND b.max_lng >= ` + p2 + `
-			AND o.id = b.id`
+			AND o.generation = b.generation AND o.id = b.id`
 	})
 }
 
@@ -277,7 +277,9 @@ func RecordBuildingBands(p1, p2 string, band func(expr string) string) string {
 
 // BuildingBandsFill is IndexRows' statement putting the buildings of a
 // load (dataset p1, generation p2) in osm_building_bands: those of the
-// extract generation fact_buildings names that give facts and are small
+// extract generation fact_buildings names (a subquery run once, so that
+// PostgreSQL reads that generation's partition alone) that give facts and
+// are small
 // (the larger ones are rows of fact_rows), each under its size, sorted by
 // key so each page is written once. With parts above 1 it puts the share
 // part of them (by their south edge's band of fact_parcel_bands: each
@@ -297,10 +299,10 @@ func BuildingBandsFill(p1, p2 string, band func(expr string) string, part, parts
 		SELECT o.generation, CASE WHEN ` + fine.holds("o") + ` THEN ` + fine.size + ` ELSE ` + buildingSizes[1].size + ` END,
 			CASE WHEN ` + fine.holds("o") + ` THEN ` + fine.bandOf(band, "o.min_lat") + ` ELSE ` + buildingSizes[1].bandOf(band, "o.min_lat") + ` END,
 			o.min_lng, o.id, o.min_lat, o.max_lat, o.max_lng
-		FROM (SELECT f.osm_generation FROM fact_buildings f WHERE f.dataset = ` + p1 + ` AND f.generation = ` + p2 + `
-				AND NOT EXISTS (SELECT 1 FROM osm_building_bands x WHERE x.generation = f.osm_generation` + share("x") + `)) fb
-			CROSS JOIN osm_buildings o
-		WHERE o.generation = fb.osm_generation AND ` + Small("o") + ` AND ` + BuildingGivesFacts("o") + share("o") + `
+		FROM osm_buildings o
+		WHERE o.generation = (SELECT f.osm_generation FROM fact_buildings f WHERE f.dataset = ` + p1 + ` AND f.generation = ` + p2 + `
+				AND NOT EXISTS (SELECT 1 FROM osm_building_bands x WHERE x.generation = f.osm_generation` + share("x") + `))
+			AND ` + Small("o") + ` AND ` + BuildingGivesFacts("o") + share("o") + `
 		ORDER BY 1, 2, 3, 4, 5`
 }
 

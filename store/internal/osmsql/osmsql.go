@@ -63,13 +63,39 @@ type Dialect struct {
 	// each kind's rows of a batch are copied (factsql.Copier) into their
 	// table, rather than one INSERT a row.
 	Copy bool
-	// Analyze, when set, refreshes the planner's statistics of the
-	// features before a load is published: PostgreSQL otherwise plans the
-	// reads of a freshly loaded extract for the table it last saw, and
-	// intersects the spatial index with the generation's (at a million
+	// Partitions, when set, keeps each generation's features in tables
+	// of their own (PostgreSQL, migration 0018), indexed once all are
+	// written and dropped whole.
+	Partitions *Partitions
+}
+
+// Partitions is how an engine keeps each generation's features in tables
+// of their own: the statements the load runs at its steps, in the
+// engine's placeholders.
+type Partitions struct {
+	// Create makes the (unindexed) tables of a new load's generation (the
+	// one argument), in the transaction that starts the load.
+	Create string
+	// Table names the table of the features of table of generation gen,
+	// which a batch is copied into.
+	Table func(table string, gen int64) string
+	// Index builds the indexes of the places and address points of a
+	// generation (the one argument) whose features are all written, as
+	// the load settles; IndexBuildings the buildings', before their facts
+	// are made. Each builds only what is missing: a load cut short and
+	// resumed runs them again.
+	Index, IndexBuildings string
+	// Settle is what readies a generation's indexed features for readers,
+	// statement by statement: PostgreSQL otherwise plans the reads of a
+	// freshly loaded extract for the table it last saw (at a million
 	// features, reading the generation's index took 3.2 of a query's 8.5
-	// ms).
-	Analyze string
+	// ms), and an index-only scan without the visibility map reads every
+	// row it finds.
+	Settle func(gen int64) []string
+	// Drop drops a former generation's features of one kind ("places",
+	// "buildings" or "addresses", the first argument; the generation the
+	// second).
+	Drop string
 }
 
 // kind is how one feature table is written: one put statement a row, or,
@@ -116,7 +142,8 @@ const AddressColumns = `x.generation, a.osm_type, a.osm_id, a.version, a.housenu
 // extract.
 const dropBatch = 5000
 
-// idDrop deletes a generation's features of a table keyed by id: its
+// idDrop deletes a generation's features of a table keyed by id, on an
+// engine that keeps them in one table (without Partitions: SQLite): its
 // range of ids, then dropBatch ids a statement through the key, each range
 // read once. Deleting "the first dropBatch rows of the generation" again
 // and again read, on PostgreSQL, the index entries of every row deleted
@@ -145,7 +172,7 @@ type Statements struct {
 	placesOfKind                                                      func(col, bands, kinds string) string
 	param                                                             func(n int) string
 	arrays, copies                                                    bool
-	analyze                                                           string
+	partitions                                                        *Partitions
 	places, buildings, addresses                                      kind
 }
 
@@ -214,7 +241,7 @@ func Build(d *Dialect) *Statements {
 		addressesIn:  d.AddressesIn,
 		param:        d.Param,
 		arrays:       d.Arrays,
-		analyze:      d.Analyze,
+		partitions:   d.Partitions,
 		copies:       d.Copy,
 	}
 	return st
@@ -267,8 +294,14 @@ func (e Extracts) BeginOSM(ctx context.Context, name, fingerprint string) (provi
 		if _, err := c.Exec(ctx, e.S.addGeneration, load.Generation); err != nil {
 			return err
 		}
-		_, err := c.Exec(ctx, e.S.startLoad, name, load.Generation, fingerprint, e.DB.Now())
-		return err
+		if _, err := c.Exec(ctx, e.S.startLoad, name, load.Generation, fingerprint, e.DB.Now()); err != nil {
+			return err
+		}
+		if p := e.S.partitions; p != nil {
+			_, err := c.Exec(ctx, p.Create, load.Generation)
+			return err
+		}
+		return nil
 	})
 	if err != nil {
 		return providers.OSMLoad{}, nil, e.DB.Err(ctx, err)
@@ -288,7 +321,7 @@ func (e Extracts) PutOSM(ctx context.Context, load *providers.OSMLoad, b provide
 				p := &b.Places[j]
 				args[i] = append(args[i], g, p.OSMRef.Type, p.ID, p.Version, p.Category, p.Type, p.Name, p.NameKey, p.Point.Lat, p.Point.Lng)
 			}
-			if err := e.S.put(ctx, c, e.S.places, args); err != nil {
+			if err := e.S.put(ctx, c, e.S.places, g, args); err != nil {
 				return err
 			}
 		}
@@ -301,7 +334,7 @@ func (e Extracts) PutOSM(ctx context.Context, load *providers.OSMLoad, b provide
 					factsql.NullIfEmpty(x.StartDate), f.WKB, f.South, f.North, f.West, f.East, x.Point.Lat, x.Point.Lng,
 					nullable(k.PropertyType), nullable(k.Stories), nullable(k.Units), nullable(k.YearBuilt))
 			}
-			if err := e.S.put(ctx, c, e.S.buildings, args); err != nil {
+			if err := e.S.put(ctx, c, e.S.buildings, g, args); err != nil {
 				return err
 			}
 		}
@@ -312,7 +345,7 @@ func (e Extracts) PutOSM(ctx context.Context, load *providers.OSMLoad, b provide
 				args[i] = append(args[i], g, a.OSMRef.Type, a.ID, a.Version, a.HouseNumber, a.Street, a.Unit, a.City, a.Postcode,
 					a.Point.Lat, a.Point.Lng)
 			}
-			if err := e.S.put(ctx, c, e.S.addresses, args); err != nil {
+			if err := e.S.put(ctx, c, e.S.addresses, g, args); err != nil {
 				return err
 			}
 		}
@@ -417,6 +450,11 @@ var buildingFacts = `INSERT INTO fact_rows (dataset, generation, row_key, latitu
 // million features 2.4 s on SQLite and 5.5 s on PostgreSQL.
 func (e Extracts) PutOSMFacts(ctx context.Context, load providers.OSMLoad, facts *providers.FactLoad, done int64) error {
 	err := e.DB.Tx(ctx, func(c factsql.Conn) error {
+		if p := e.S.partitions; p != nil {
+			if _, err := c.Exec(ctx, p.IndexBuildings, load.Generation); err != nil {
+				return err
+			}
+		}
 		if _, err := c.Exec(ctx, e.S.dropFacts, facts.Dataset, facts.Generation); err != nil {
 			return err
 		}
@@ -436,21 +474,32 @@ func (e Extracts) PutOSMFacts(ctx context.Context, load providers.OSMLoad, facts
 	return nil
 }
 
-// put writes rows of kind k: by copy where the engine copies, else one
+// put writes rows of kind k of generation gen: by copy where the engine
+// copies (into the generation's partition where it keeps them), else one
 // put statement a row.
-func (s *Statements) put(ctx context.Context, c factsql.Conn, k kind, rows [][]any) error {
+func (s *Statements) put(ctx context.Context, c factsql.Conn, k kind, gen int64, rows [][]any) error {
 	if cp, ok := c.(factsql.Copier); ok && s.copies {
-		return cp.CopyRows(ctx, k.table, k.cols, rows)
+		table := k.table
+		if s.partitions != nil {
+			table = s.partitions.Table(table, gen)
+		}
+		return cp.CopyRows(ctx, table, k.cols, rows)
 	}
 	return c.ExecMany(ctx, k.put, rows)
 }
 
-// SettleOSM refreshes the engine's statistics of the load's features
-// where it keeps them by hand (Dialect.Analyze), then counts them.
+// SettleOSM indexes the load's places and address points and refreshes
+// the engine's statistics of them where it keeps them by hand (the
+// engine's Partitions), then counts the features.
 func (e Extracts) SettleOSM(ctx context.Context, load *providers.OSMLoad) error {
-	if e.S.analyze != "" {
-		if _, err := e.DB.Exec(ctx, e.S.analyze); err != nil {
+	if p := e.S.partitions; p != nil {
+		if _, err := e.DB.Exec(ctx, p.Index, load.Generation); err != nil {
 			return e.DB.Err(ctx, err)
+		}
+		for _, q := range p.Settle(load.Generation) {
+			if _, err := e.DB.Exec(ctx, q); err != nil {
+				return e.DB.Err(ctx, err)
+			}
 		}
 	}
 	var n providers.OSMCounts
@@ -501,8 +550,9 @@ func (e Extracts) PublishOSM(ctx context.Context, load providers.OSMLoad, x prov
 }
 
 // dropOld deletes the features of every generation neither served nor
-// being loaded, dropBatch rows a statement: all but its buildings while a
-// facts load reads them (fact_buildings), those too once none does.
+// being loaded, its partitions whole where the engine keeps them so, else
+// dropBatch rows a statement: all but its buildings while a facts load
+// reads them (fact_buildings), those too once none does.
 func (e Extracts) dropOld(ctx context.Context) error {
 	rows, err := e.DB.Query(ctx, e.S.oldGenerations)
 	if err != nil {
@@ -524,6 +574,21 @@ func (e Extracts) dropOld(ctx context.Context) error {
 		return e.DB.Err(ctx, err)
 	}
 	for _, o := range olds {
+		if p := e.S.partitions; p != nil {
+			kinds := []string{"places", "addresses"}
+			if o.factsRead == 0 {
+				if err := e.dropBands(ctx, o.gen); err != nil {
+					return err
+				}
+				kinds = append(kinds, "buildings")
+			}
+			for _, k := range kinds {
+				if _, err := e.DB.Exec(ctx, p.Drop, k, o.gen); err != nil {
+					return e.DB.Err(ctx, err)
+				}
+			}
+			continue
+		}
 		drops := []idDrop{e.S.dropPlaces, e.S.dropAddresses}
 		if o.factsRead == 0 {
 			if err := e.dropBands(ctx, o.gen); err != nil {
