@@ -110,13 +110,11 @@ func newCORS(cfg CORS) fiber.Handler {
 // an Origin) goes through the app, where the CORS middleware answers it,
 // and an answer made here says it depends on Origin, as the app's do.
 func (g *Gateway) serveFast(rctx *fasthttp.RequestCtx) bool {
-	hdr := readFastHeaders(&rctx.Request.Header)
-	if g.cors == nil {
-		return g.serveReady(rctx, &hdr)
-	}
-	if len(hdr.origin) > 0 || !g.serveReady(rctx, &hdr) {
+	if !g.serveReady(rctx, g.cors != nil) {
 		return false
 	}
-	rctx.Response.Header.Add(fiber.HeaderVary, fiber.HeaderOrigin)
+	if g.cors != nil {
+		rctx.Response.Header.Add(fiber.HeaderVary, fiber.HeaderOrigin)
+	}
 	return true
 }
