@@ -83,21 +83,8 @@ func TestRareKindsOfPlacesAreSoughtThroughTheirIndex(t *testing.T) {
 		{q, []any{"dc", south, north, west, east, sqlshared.AreaBands(south, north), rare}},
 		{osmDialect.AddressesIn("= ANY($6)"), []any{"dc", south, north, west, east, sqlshared.AreaBands(south, north)}},
 	} {
-		rows, err := db.pool.Query(ctx, "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) "+r.query, r.args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var lines []string
-		for rows.Next() {
-			var line string
-			if err := rows.Scan(&line); err != nil {
-				t.Fatal(err)
-			}
-			lines = append(lines, strings.TrimSpace(line))
-		}
-		rows.Close()
-		plan := strings.Join(lines, " | ")
-		for i, line := range lines {
+		plan := explainAs(t, db.pool, "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF)", r.query, r.args...)
+		for i, line := range strings.Split(plan, " | ") {
 			if strings.Contains(line, loading) && !strings.Contains(line, "never executed") {
 				t.Errorf("a read of the served extract during a load reads the load's %s (line %d): %s", loading, i, plan)
 			}

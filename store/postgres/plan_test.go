@@ -61,11 +61,21 @@ func queryPlan(t *testing.T, db *DB, query string, args ...any) string {
 
 // explain returns the lines of EXPLAIN query on q (the pool, or one
 // connection with its own settings), joined by " | ".
-func explain(t *testing.T, q interface {
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-}, query string, args ...any) string {
+func explain(t *testing.T, q rowsQuerier, query string, args ...any) string {
 	t.Helper()
-	rows, err := q.Query(context.Background(), "EXPLAIN "+query, args...)
+	return explainAs(t, q, "EXPLAIN", query, args...)
+}
+
+// rowsQuerier is a pool or a connection, for explain.
+type rowsQuerier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// explainAs is explain with the command explain (EXPLAIN and its
+// options, "EXPLAIN (ANALYZE)" say).
+func explainAs(t *testing.T, q rowsQuerier, explain, query string, args ...any) string {
+	t.Helper()
+	rows, err := q.Query(context.Background(), explain+" "+query, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
