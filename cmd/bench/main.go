@@ -23,8 +23,7 @@
 //     and, as the physical baseline, a bare Fiber app in another child
 //     process (this binary with -serve-bare) that answers with the very
 //     bytes propertyd sent for each scenario, its headers included, to the
-//     same request headers, under the same server timeouts, and does
-//     nothing else, and
+//     same request headers, and does nothing else, and
 //     for the warm GET, which propertyd answers in front of Fiber, a bare
 //     fasthttp server too (-serve-bare-fasthttp);
 //  4. drives them with fasthttp's client from this process, side by side

@@ -30,8 +30,9 @@ var allSections = strings.Join(service.PublicSections(), ",")
 const benchKey = "propertyd-bench-key"
 
 // benchRequestTimeout is the request_timeout of the config the bench
-// writes; the baselines' servers take their timeouts from it, as
-// propertyd's does (gateway.ServerTimeouts).
+// writes; the bare Fiber counted with propertyd's server timeouts beside
+// the instructions row's verdict takes them from it, as propertyd does
+// (gateway.ServerTimeouts).
 const benchRequestTimeout = 30 * time.Second
 
 // configYAML is the propertyd configuration of a run: the sandbox for
