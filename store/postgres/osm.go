@@ -1,7 +1,10 @@
 package postgres
 
 import (
+	"errors"
 	"strconv"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/propertyd/propertyd/store/internal/osmsql"
 )
@@ -35,6 +38,12 @@ var osmDialect = &osmsql.Dialect{
 		},
 		Drop:      `SELECT osm_drop_partition($1, $2)`,
 		DropBands: `DELETE FROM osm_building_bands WHERE generation = $1`,
+		// Creating or dropping a partition takes its parent's ACCESS
+		// EXCLUSIVE lock, behind every read of the parent running: a
+		// statement waiting for it holds up every read after it. A
+		// fifth of a second at most, then it tries again.
+		Guard: `SET LOCAL lock_timeout = '200ms'`,
+		Busy:  lockNotAvailable,
 	},
 	// A batch's features are copied (COPY, binary) into their tables:
 	// a batch of 5,000 buildings one INSERT each cost 5,000 statements on
@@ -83,6 +92,13 @@ var osmDialect = &osmsql.Dialect{
 const servedGeneration = `(SELECT generation FROM osm_extracts WHERE name = $1)`
 
 var osmStatements = osmsql.Build(osmDialect)
+
+// lockNotAvailable says err is PostgreSQL's lock_not_available (55P03): a
+// lock_timeout passed.
+func lockNotAvailable(err error) bool {
+	pe, ok := errors.AsType[*pgconn.PgError](err)
+	return ok && pe.Code == "55P03"
+}
 
 // newExtracts returns the extract logic over db, built once by Open.
 func (db *DB) newExtracts() osmsql.Extracts {

@@ -159,3 +159,92 @@ func TestEachGenerationIsAPartition(t *testing.T) {
 		t.Errorf("%s has %d indexes once settled, want 3", places, n)
 	}
 }
+
+// TestReadsDoNotQueueBehindPartitionsDDL: creating a generation's
+// partition, or dropping a former one, takes the parent's ACCESS EXCLUSIVE
+// lock, which waits for every read of the parent already running; a read
+// arriving meanwhile would queue behind it for as long. Each such
+// statement waits a fifth of a second at most a try (Partitions.Guard), so
+// while a long read holds the former extract's places, reads still answer
+// at once, and the load starts, or its drop is done, once the long read
+// ends.
+func TestReadsDoNotQueueBehindPartitionsDDL(t *testing.T) {
+	for _, heldAt := range []string{"start", "drop"} {
+		t.Run(heldAt, func(t *testing.T) {
+			db, _ := openFresh(t)
+			ctx := context.Background()
+			box := providers.BBox{West: -77.15, South: 38.80, East: -76.925, North: 38.98}
+			p := providers.OSMPlace{OSMRef: providers.OSMRef{Type: "node", ID: 1, Version: 1}, Category: "parks", Type: "park",
+				Name: "Park", NameKey: "park", Point: providers.Point{Lat: 38.89, Lng: -77.03}}
+			begin := func(fp string) providers.OSMLoad {
+				load, _, err := db.BeginOSM(ctx, "dc", fp)
+				if err != nil {
+					t.Error(err)
+					return load
+				}
+				if err := db.PutOSM(ctx, &load, providers.OSMBatch{Places: []providers.OSMPlace{p}}, 1); err != nil {
+					t.Error(err)
+				}
+				return load
+			}
+			publish := func(load providers.OSMLoad) {
+				if _, err := db.PublishOSM(ctx, load, providers.OSMExtract{Timestamp: time.Now(), Coverage: box}); err != nil {
+					t.Error(err)
+				}
+			}
+			former := begin("f1")
+			publish(former)
+			var next providers.OSMLoad
+			if heldAt == "drop" {
+				next = begin("f2")
+			}
+			// A long read of the former extract's places: a transaction
+			// that holds its lock for two seconds.
+			holder, err := db.pool.Begin(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer holder.Rollback(ctx) //nolint:errcheck // committed below
+			var n int
+			if err := holder.QueryRow(ctx, `SELECT COUNT(*) FROM osm_places WHERE generation = $1`, former.Generation).Scan(&n); err != nil || n != 1 {
+				t.Fatalf("the long read: %d, %v", n, err)
+			}
+			released := make(chan struct{})
+			go func() {
+				time.Sleep(2 * time.Second)
+				holder.Commit(ctx) //nolint:errcheck // ends the long read
+				close(released)
+			}()
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				if heldAt == "start" {
+					next = begin("f2")
+				}
+				publish(next)
+			}()
+			time.Sleep(500 * time.Millisecond) // the load's start, or its drop, under way
+			c := providers.Circle{Center: providers.Point{Lat: 38.89, Lng: -77.03}, RadiusMeters: 500}
+			for range 3 {
+				start := time.Now()
+				if _, places, err := db.OSMPlacesNear(ctx, c, providers.PlaceFilter{}); err != nil || len(places) != 1 {
+					t.Fatalf("a read during the long one: %v, %v", places, err)
+				}
+				if d := time.Since(start); d > time.Second {
+					t.Errorf("a read during the long one took %s: it queued behind the %s's lock", d, heldAt)
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+			<-released
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the load did not end after the long read did")
+			}
+			var left *string
+			if err := db.pool.QueryRow(ctx, `SELECT to_regclass($1)::text`, fmt.Sprintf("osm_places_g%d", former.Generation)).Scan(&left); err != nil || left != nil {
+				t.Errorf("the former generation's partition after the long read ended: %v, %v; want it dropped", left, err)
+			}
+		})
+	}
+}

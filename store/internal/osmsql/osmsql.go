@@ -101,13 +101,34 @@ type Partitions struct {
 	// never wait for a delete (PostgreSQL's MVCC): 0.45 s for 800,000
 	// entries, where 5,000 a statement took 2.1 s.
 	DropBands string
+	// Guard runs first in each transaction that creates or drops a
+	// generation's tables, and bounds how long it waits for the lock
+	// PostgreSQL takes on the parent tables for either (ACCESS
+	// EXCLUSIVE): every read of the parents queues behind a statement
+	// waiting for that lock, for as long as the longest read already
+	// running holds it (a backup's, say). Busy says an error is Guard's
+	// bound passing; the transaction is then tried again (guardTries).
+	Guard string
+	Busy  func(error) bool
 }
 
+// guardTries and guardPause bound a guarded transaction (Partitions.Guard):
+// it is tried up to guardTries times, guardPause apart, so that the reads
+// queued behind each try run in between. A load that cannot start then
+// fails; a former generation that cannot be dropped is left to the next
+// load's drop.
+const (
+	guardTries = 20
+	guardPause = 100 * time.Millisecond
+)
+
 // kind is how one feature table is written: one put statement a row, or,
-// where the engine copies (Dialect.Copy), by copy.
+// where the engine copies (Dialect.Copy), by copy; and how a former
+// generation's rows go: its partition by name (Partitions), else drop.
 type kind struct {
-	table, put string
-	cols       []string
+	name, table, put string
+	cols             []string
+	drop             idDrop
 }
 
 // The columns of the feature tables a batch writes, in the order of their
@@ -164,6 +185,13 @@ func dropOf(table string, b func(string) string) idDrop {
 		drop: b(`DELETE FROM ` + table + ` WHERE id BETWEEN ? AND ? AND +generation = ?`)}
 }
 
+// kindOf is the kind of feature name, kept in osm_<name> with columns
+// cols, its statements bound by b.
+func kindOf(name string, cols []string, b func(string) string) kind {
+	table := "osm_" + name
+	return kind{name: name, table: table, cols: cols, put: b(rowPut(table, cols)), drop: dropOf(table, b)}
+}
+
 // Statements are the statements of one engine, bound once.
 type Statements struct {
 	served, loadOf, newGeneration, addGeneration, startLoad, dropLoad string
@@ -172,7 +200,6 @@ type Statements struct {
 	nameBuildings, dropBuildingBands                                  string
 	countPlaces, countBuildings, countAddresses, extracts, covering   string
 	oldGenerations                                                    string
-	dropPlaces, dropAddresses, dropBuildings                          idDrop
 	placesIn, addressesIn                                             func(bands string) string
 	placesOfKind                                                      func(col, bands, kinds string) string
 	param                                                             func(n int) string
@@ -195,9 +222,9 @@ func Build(d *Dialect) *Statements {
 		startLoad:     b(`INSERT INTO osm_loads (name, generation, fingerprint, done, started_at) VALUES (?, ?, ?, 0, ?)`),
 		dropLoad:      b(`DELETE FROM osm_loads WHERE name = ?`),
 		checkpoint:    b(`UPDATE osm_loads SET done = ? WHERE name = ? AND generation = ?`),
-		places:        kind{table: "osm_places", cols: placeColumns, put: b(rowPut("osm_places", placeColumns))},
-		buildings:     kind{table: "osm_buildings", cols: buildingColumns, put: b(rowPut("osm_buildings", buildingColumns))},
-		addresses:     kind{table: "osm_addresses", cols: addressColumns, put: b(rowPut("osm_addresses", addressColumns))},
+		places:        kindOf("places", placeColumns, b),
+		buildings:     kindOf("buildings", buildingColumns, b),
+		addresses:     kindOf("addresses", addressColumns, b),
 		publish: b(`INSERT INTO osm_extracts (` + extractColumns + `)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (name) DO UPDATE SET generation = excluded.generation, min_lat = excluded.min_lat,
@@ -224,10 +251,7 @@ func Build(d *Dialect) *Statements {
 		covering: b(`SELECT ` + strings.Replace(extractColumns, "boundary", "boundary IS NOT NULL", 1) + ` FROM osm_extracts
 			WHERE min_lat <= ? AND max_lat >= ? AND min_lng <= ? AND max_lng >= ?
 			ORDER BY timestamp DESC, name`),
-		boundaryOf:    b(`SELECT boundary FROM osm_extracts WHERE name = ? AND generation = ?`),
-		dropPlaces:    dropOf("osm_places", b),
-		dropAddresses: dropOf("osm_addresses", b),
-		dropBuildings: dropOf("osm_buildings", b),
+		boundaryOf: b(`SELECT boundary FROM osm_extracts WHERE name = ? AND generation = ?`),
 		// By the whole key: each statement seeks its entries.
 		dropBuildingBands: b(`DELETE FROM osm_building_bands WHERE (generation, size, band, min_lng, id) IN (
 			SELECT generation, size, band, min_lng, id FROM osm_building_bands WHERE generation = ? LIMIT ` + itoa(dropBatch) + `)`),
@@ -292,7 +316,7 @@ func (e Extracts) BeginOSM(ctx context.Context, name, fingerprint string) (provi
 		return providers.OSMLoad{}, served, nil
 	}
 	load = providers.OSMLoad{Name: name, Fingerprint: fingerprint}
-	err = e.DB.Tx(ctx, func(c factsql.Conn) error {
+	err = e.guarded(ctx, func(c factsql.Conn) error {
 		if _, err := factsql.QueryRow(ctx, c, e.S.newGeneration, nil, &load.Generation); err != nil {
 			return err
 		}
@@ -579,30 +603,15 @@ func (e Extracts) dropOld(ctx context.Context) error {
 		return e.DB.Err(ctx, err)
 	}
 	for _, o := range olds {
-		if p := e.S.partitions; p != nil {
-			kinds := []string{"places", "addresses"}
-			if o.factsRead == 0 {
-				if _, err := e.DB.Exec(ctx, p.DropBands, o.gen); err != nil {
-					return e.DB.Err(ctx, err)
-				}
-				kinds = append(kinds, "buildings")
-			}
-			for _, k := range kinds {
-				if _, err := e.DB.Exec(ctx, p.Drop, k, o.gen); err != nil {
-					return e.DB.Err(ctx, err)
-				}
-			}
-			continue
-		}
-		drops := []idDrop{e.S.dropPlaces, e.S.dropAddresses}
+		kinds := []kind{e.S.places, e.S.addresses}
 		if o.factsRead == 0 {
 			if err := e.dropBands(ctx, o.gen); err != nil {
 				return err
 			}
-			drops = append(drops, e.S.dropBuildings)
+			kinds = append(kinds, e.S.buildings)
 		}
-		for _, d := range drops {
-			if err := e.dropIDs(ctx, d, o.gen); err != nil {
+		for _, k := range kinds {
+			if err := e.dropFeatures(ctx, k, o.gen); err != nil {
 				return err
 			}
 		}
@@ -610,9 +619,58 @@ func (e Extracts) dropOld(ctx context.Context) error {
 	return nil
 }
 
-// dropBands deletes the building entries of generation gen, dropBatch a
-// statement, each seeking its entries by the whole key.
+// dropFeatures drops generation gen's features of kind k: its partition
+// where the engine keeps them so, under the guard (left to the next load's
+// drop while its lock stays busy), else dropBatch rows a statement.
+func (e Extracts) dropFeatures(ctx context.Context, k kind, gen int64) error {
+	p := e.S.partitions
+	if p == nil {
+		return e.dropIDs(ctx, k.drop, gen)
+	}
+	err := e.guarded(ctx, func(c factsql.Conn) error {
+		_, err := c.Exec(ctx, p.Drop, k.name, gen)
+		return err
+	})
+	if p.Busy(err) {
+		return nil
+	}
+	return e.DB.Err(ctx, err)
+}
+
+// guarded runs fn in a transaction, under the partitions' guard where the
+// engine keeps them (see Partitions.Guard): again, guardPause later, while
+// the guard's bound passes, up to guardTries times; the last error is
+// returned as it is.
+func (e Extracts) guarded(ctx context.Context, fn func(c factsql.Conn) error) error {
+	p := e.S.partitions
+	for try := 1; ; try++ {
+		err := e.DB.Tx(ctx, func(c factsql.Conn) error {
+			if p != nil {
+				if _, err := c.Exec(ctx, p.Guard); err != nil {
+					return err
+				}
+			}
+			return fn(c)
+		})
+		if p == nil || !p.Busy(err) || try == guardTries {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(guardPause):
+		}
+	}
+}
+
+// dropBands deletes the building entries of generation gen: in one
+// statement where the engine has one (Partitions.DropBands), else
+// dropBatch a statement, each seeking its entries by the whole key.
 func (e Extracts) dropBands(ctx context.Context, gen int64) error {
+	if p := e.S.partitions; p != nil && p.DropBands != "" {
+		_, err := e.DB.Exec(ctx, p.DropBands, gen)
+		return e.DB.Err(ctx, err)
+	}
 	for {
 		n, err := e.DB.Exec(ctx, e.S.dropBuildingBands, gen)
 		if err != nil {
@@ -1065,5 +1123,5 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // rows of a large table, and a plan that reads the table whole would
 // make it quadratic.
 func (s *Statements) Planned() map[string]string {
-	return map[string]string{"dropBuildingBands": s.dropBuildingBands, "dropBuildings": s.dropBuildings.drop}
+	return map[string]string{"dropBuildingBands": s.dropBuildingBands, "dropBuildings": s.buildings.drop.drop}
 }
