@@ -22,7 +22,6 @@ var osmDialect = &osmsql.Dialect{
 	// the server some 1.3 s of a million features' load.
 	Partitions: &osmsql.Partitions{
 		Create: `SELECT osm_partition(k, $1) FROM unnest(ARRAY['places', 'buildings', 'addresses']) AS k`,
-		Table:  func(table string, gen int64) string { return table + "_g" + strconv.FormatInt(gen, 10) },
 		Index:  `SELECT osm_index_partition(k, $1) FROM unnest(ARRAY['places', 'addresses']) AS k`,
 		// Buildings are read by id from their entries in the bands.
 		IndexBuildings: `SELECT osm_index_partition('buildings', $1)`,
@@ -31,7 +30,8 @@ var osmDialect = &osmsql.Dialect{
 		// partitions' and the parents' (the planner's estimate of a
 		// read that names its generation through the served extract,
 		// which it cannot prune before it runs). Buildings are never
-		// searched.
+		// searched. VACUUM takes no parameter and runs in no function,
+		// so it names the partitions as osm_partition (0018) does.
 		Settle: func(gen int64) []string {
 			g := strconv.FormatInt(gen, 10)
 			return []string{"VACUUM osm_places_g" + g + ", osm_addresses_g" + g, "ANALYZE osm_places, osm_addresses"}
