@@ -110,7 +110,7 @@ func newCORS(cfg CORS) fiber.Handler {
 // an Origin) goes through the app, where the CORS middleware answers it,
 // and an answer made here says it depends on Origin, as the app's do.
 func (g *Gateway) serveFast(rctx *fasthttp.RequestCtx) bool {
-	if !g.serveReady(rctx, g.cors != nil) {
+	if !g.serveReady(rctx) {
 		return false
 	}
 	if g.cors != nil {

@@ -219,8 +219,7 @@ var readyPrefix = []byte("/v1/properties/")
 // in front of the Fiber app, and reports whether it did. It takes only the
 // plainest form of that request: a GET or HEAD of exactly /v1/properties/ and a
 // positive id without leading zeros, with no query, a configured key, a
-// ready body, and a budget that allows it; with cors (CORS on), no
-// Origin. It then does what the Fiber
+// ready body, and a budget that allows it; with CORS on, no Origin. It then does what the Fiber
 // chain does for that request (requestContext, authenticate, limit, get,
 // observe), through the same functions, without a Fiber context, route
 // matching or the request's deadline context: 11% of a warm GET's
@@ -234,7 +233,7 @@ var readyPrefix = []byte("/v1/properties/")
 // callgrind). So that it cannot drift from the chain, the gateway's whole
 // test suite runs twice, with it and without it (TestMain, fastPath):
 // every answer, header and charge a test checks is checked on both paths.
-func (g *Gateway) serveReady(rctx *fasthttp.RequestCtx, cors bool) bool {
+func (g *Gateway) serveReady(rctx *fasthttp.RequestCtx) bool {
 	if g.ready.c == nil || !isRead(rctx) {
 		return false
 	}
@@ -250,7 +249,7 @@ func (g *Gateway) serveReady(rctx *fasthttp.RequestCtx, cors bool) bool {
 	// The headers are read once the request is known to be one this path
 	// may take, so that others pay nothing for them.
 	hdr := readFastHeaders(&rctx.Request.Header)
-	if cors && len(hdr.origin) > 0 {
+	if g.cors != nil && len(hdr.origin) > 0 {
 		return false // a page's request: the CORS middleware answers it
 	}
 	name := g.keyName(hdr.key)
