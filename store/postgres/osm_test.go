@@ -248,3 +248,68 @@ func TestReadsDoNotQueueBehindPartitionsDDL(t *testing.T) {
 		})
 	}
 }
+
+// TestADropStillRefusedIsLeftToTheNextLoad: a former generation whose
+// partition stays locked by a read through every try of its drop
+// (Partitions.Guard, some six seconds) is left in place, the publish
+// succeeding; the next load's drop removes it.
+func TestADropStillRefusedIsLeftToTheNextLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("holds a read for eight seconds")
+	}
+	db, _ := openFresh(t)
+	ctx := context.Background()
+	box := providers.BBox{West: -77.15, South: 38.80, East: -76.925, North: 38.98}
+	load := func(fp string) providers.OSMLoad {
+		l, _, err := db.BeginOSM(ctx, "dc", fp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := providers.OSMPlace{OSMRef: providers.OSMRef{Type: "node", ID: 1, Version: 1}, Category: "parks", Type: "park",
+			Name: "Park", NameKey: "park", Point: providers.Point{Lat: 38.89, Lng: -77.03}}
+		if err := db.PutOSM(ctx, &l, providers.OSMBatch{Places: []providers.OSMPlace{p}}, 1); err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	publish := func(l providers.OSMLoad) {
+		if _, err := db.PublishOSM(ctx, l, providers.OSMExtract{Timestamp: time.Now(), Coverage: box}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	former := load("f1")
+	publish(former)
+	partition := fmt.Sprintf("osm_places_g%d", former.Generation)
+	exists := func() bool {
+		var name *string
+		if err := db.pool.QueryRow(ctx, `SELECT to_regclass($1)::text`, partition).Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		return name != nil
+	}
+	second := load("f2")
+	holder, err := db.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Rollback(ctx) //nolint:errcheck // committed below
+	var n int
+	if err := holder.QueryRow(ctx, `SELECT COUNT(*) FROM osm_places WHERE generation = $1`, former.Generation).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("the long read: %d, %v", n, err)
+	}
+	start := time.Now()
+	publish(second) // its drop gives up on the former generation's places
+	if d := time.Since(start); d < 4*time.Second || d > 15*time.Second {
+		t.Errorf("the publish took %s, want its drop's tries, some six seconds", d)
+	}
+	if !exists() {
+		t.Fatal("the former generation's places were dropped while a read held them")
+	}
+	if err := holder.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	publish(load("f3"))
+	if exists() {
+		t.Error("the next load's drop left the former generation's places in place")
+	}
+}
