@@ -75,6 +75,8 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		}
 	}()
 	cfg := m.Config
+	// No log line shows a configured credential, whatever quotes it.
+	m.Logger = slog.New(scrubbing(m.Logger.Handler(), configuredSecrets(cfg)))
 	if cfg.MemoryLimitMB > 0 && os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(cfg.MemoryLimitMB << 20)
 	}

@@ -67,6 +67,8 @@ type relConfig struct {
 	// redis and redisPrefix, when redis is set, make the instance one of a
 	// fleet sharing that Redis.
 	redis, redisPrefix string
+	// acsKey, when set, is the census-acs modules' api_key.
+	acsKey string
 }
 
 // relDefaultKnobs are short enough that a hanging upstream or an open breaker
@@ -131,14 +133,18 @@ func (c relConfig) yaml() string {
 	role("geocoder", "census", nil)
 	role("reverse_geocoder", "census", nil)
 	role("flood", "fema-nfhl", nil)
-	role("demographics", "census-acs", nil)
+	var acs map[string]string
+	if c.acsKey != "" {
+		acs = map[string]string{"api_key": c.acsKey}
+	}
+	role("demographics", "census-acs", acs)
 	role("amenities", "overpass", nil)
 	if c.walkScoreAPI {
 		role("walkscore", "walkscore-api", map[string]string{"api_key": "sandbox-walkscore-key"})
 	} else {
 		role("walkscore", "osm-walk", nil)
 	}
-	role("housing", "census-acs-housing", nil)
+	role("housing", "census-acs-housing", acs)
 	if c.hud {
 		role("fair_market_rent", "hud-fmr", map[string]string{"token": sandbox.HUDToken})
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -36,13 +37,16 @@ func privacyPlace() sandbox.Place {
 // privacyLeaks returns the forms in which the place could show up in a log
 // line or a metric: the street as typed, upper case and in either URL
 // encoding, the distinctive word alone (which also catches any other
-// spelling), and the coordinates as the modules send them.
+// spelling), and the coordinates as the modules send them; and the
+// secrets the rig configures (the Walk Score key, the HUD token, the ACS
+// key).
 func privacyLeaks(p sandbox.Place) []string {
 	return []string{
 		privacyStreet, strings.ToUpper(privacyStreet),
 		url.QueryEscape(privacyStreet), url.PathEscape(privacyStreet),
 		"quillfeather", "QUILLFEATHER", "Quillfeather",
 		strconv.FormatFloat(p.Lat, 'f', -1, 64), strconv.FormatFloat(-p.Lng, 'f', -1, 64),
+		"sandbox-walkscore-key", sandbox.HUDToken, privacyACSKey,
 	}
 }
 
@@ -74,6 +78,51 @@ func garbageRoot(t *testing.T) string {
 	return srv.URL
 }
 
+// The secrets the privacy rig configures: none may reach a log line.
+const privacyACSKey = "acs-key-Zq81vXw"
+
+// echoRoot starts a server that answers every call with what it was sent,
+// as upstreams do: the census geocoder repeats the address in result.input
+// of every answer, and error pages quote the request URL (an API key in its
+// query string) and its headers. A GET or POST to a path ending in
+// "onelineaddress", "address" or "coordinates" (the census geocoder's
+// routes) is answered 200 with JSON that has the input but no readable
+// matches, so decoding it fails; every other call is answered 500 with a
+// text page quoting the URL, each query and form value decoded, and the
+// Authorization header.
+func echoRoot(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		var b strings.Builder
+		fmt.Fprintf(&b, "could not process %s (%s)", r.URL.String(), r.Header.Get("Authorization"))
+		for name, vs := range r.Form {
+			for _, v := range vs {
+				fmt.Fprintf(&b, " %s=%s", name, v)
+			}
+		}
+		switch {
+		case strings.HasSuffix(r.URL.Path, "address"), strings.HasSuffix(r.URL.Path, "coordinates"):
+			input := map[string]string{}
+			for name, vs := range r.Form {
+				input[name] = vs[0]
+			}
+			doc, _ := json.Marshal(map[string]any{"result": map[string]any{
+				"input":          map[string]any{"address": input, "benchmark": map[string]any{"benchmarkName": "Public_AR_Current"}},
+				"addressMatches": "not a list: " + b.String(),
+			}})
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(doc)
+		default:
+			w.Header().Set("Content-Type", "text/plain")
+			w.WriteHeader(http.StatusInternalServerError)
+			_, _ = io.WriteString(w, b.String())
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
 // privacyRig runs propertyd with every module enabled (walkscore-api and
 // hud-fmr included) against a sandbox that knows privacyPlace, except the
 // roles in failing, which are pointed at failRoot instead, and collects
@@ -86,7 +135,7 @@ func privacyRig(t *testing.T, failRoot string, failing ...string) (*relRig, *log
 		t.Fatalf("starting the sandbox: %v", err)
 	}
 	t.Cleanup(sb.Close)
-	cfg := relConfig{root: root, db: filepath.Join(t.TempDir(), "propertyd.db"), walkScoreAPI: true, hud: true,
+	cfg := relConfig{root: root, db: filepath.Join(t.TempDir(), "propertyd.db"), walkScoreAPI: true, hud: true, acsKey: privacyACSKey,
 		// No retries and a breaker that never opens: every lookup reaches
 		// the failing upstream and reports its own failure.
 		defaults: relProviderKnobs{timeout: "5s", retries: 0, failures: 1000, openFor: "1s"}}
@@ -180,6 +229,7 @@ func TestFailedGeocodingLogsNoAddress(t *testing.T) {
 	}{
 		{"refused", refusedRoot, "upstream_unreachable", []string{"geocoder", "reverse_geocoder"}},
 		{"garbage", garbageRoot, "upstream_error", []string{"geocoder", "reverse_geocoder"}},
+		{"echo", echoRoot, "upstream_error", []string{"geocoder", "reverse_geocoder"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, logs := privacyRig(t, tc.root(t), tc.geocoder...)
@@ -222,6 +272,7 @@ func TestFailedSectionsLogNoAddress(t *testing.T) {
 		{"garbage", garbageRoot, func(code string) bool {
 			return code == "upstream_error" || code == "upstream_bad_response"
 		}},
+		{"echo", echoRoot, func(code string) bool { return code == "upstream_error" }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, logs := privacyRig(t, tc.root(t), sectionRoles...)

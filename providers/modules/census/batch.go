@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/modules/upstream"
 )
 
 // MaxBatchRows is the most rows the upstream accepts in one batch file; the
@@ -55,7 +56,8 @@ const (
 // duplicate ID (without calling the upstream), KindUpstream when the upstream
 // fails or its answer cannot be read or lacks a row, KindTimeout and
 // KindCanceled as Geocode does. No rows means no call and no results.
-func (c *Client) GeocodeBatch(ctx context.Context, rows []BatchRow) ([]BatchResult, error) {
+func (c *Client) GeocodeBatch(ctx context.Context, rows []BatchRow) (_ []BatchResult, err error) {
+	defer func() { err = upstream.Scrub(err, batchPrivate(rows)...) }()
 	if len(rows) == 0 {
 		return nil, nil
 	}
@@ -105,6 +107,16 @@ func (c *Client) GeocodeBatch(ctx context.Context, rows []BatchRow) ([]BatchResu
 		out[i] = res
 	}
 	return out, nil
+}
+
+// batchPrivate returns what the rows send that no error may carry to a
+// log: the batch answer repeats every input address.
+func batchPrivate(rows []BatchRow) []string {
+	out := make([]string, 0, 4*len(rows))
+	for _, r := range rows {
+		out = append(out, r.Address.Line, r.Address.Street, r.Address.City, r.Address.Zip)
+	}
+	return out
 }
 
 // batchRequestBody returns the multipart form: the address file as CSV
@@ -234,13 +246,13 @@ func batchKey(id string) string { return strings.Join(strings.Fields(id), " ") }
 func parseLonLat(s string) (providers.Point, error) {
 	lon, lat, ok := strings.Cut(s, ",")
 	if !ok {
-		return providers.Point{}, fmt.Errorf("coordinates %q are not \"lon,lat\"", s)
+		return providers.Point{}, fmt.Errorf("coordinates of %d bytes are not \"lon,lat\"", len(s))
 	}
 	x, err1 := strconv.ParseFloat(strings.TrimSpace(lon), 64)
 	y, err2 := strconv.ParseFloat(strings.TrimSpace(lat), 64)
 	p := providers.Point{Lat: y, Lng: x}
 	if err1 != nil || err2 != nil || !validPoint(p) {
-		return providers.Point{}, fmt.Errorf("coordinates %q are not \"lon,lat\"", s)
+		return providers.Point{}, fmt.Errorf("coordinates of %d bytes are not \"lon,lat\"", len(s))
 	}
 	return p, nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/modules/upstream"
 )
 
 // Geocode matches a postal address and returns its canonical form, its
@@ -27,7 +28,10 @@ import (
 // (KindNotFound, address_not_found) when the upstream matched nothing,
 // KindUpstream for an error answer or one it cannot read, KindTimeout when ctx
 // expired and KindCanceled when the caller went away.
-func (c *Client) Geocode(ctx context.Context, a providers.Address) (providers.Location, error) {
+func (c *Client) Geocode(ctx context.Context, a providers.Address) (_ providers.Location, err error) {
+	// The upstream echoes the address in every answer: no error of this
+	// call may carry it to a log.
+	defer func() { err = upstream.Scrub(err, a.Line, a.Street, a.City, a.Zip) }()
 	q := url.Values{}
 	route := "geographies/address"
 	if line := strings.TrimSpace(a.Line); line != "" {
@@ -73,7 +77,7 @@ func (c *Client) Geocode(ctx context.Context, a providers.Address) (providers.Lo
 // to p and no address. A point outside any county (at sea, abroad) is
 // KindNotFound with code location_not_found; invalid coordinates are
 // KindInvalid; other errors as for Geocode.
-func (c *Client) Reverse(ctx context.Context, p providers.Point) (providers.Location, error) {
+func (c *Client) Reverse(ctx context.Context, p providers.Point) (_ providers.Location, err error) {
 	if math.IsNaN(p.Lat) || p.Lat < -90 || p.Lat > 90 {
 		return providers.Location{}, providers.Invalid("lat", "must be between -90 and 90")
 	}
@@ -83,6 +87,7 @@ func (c *Client) Reverse(ctx context.Context, p providers.Point) (providers.Loca
 	q := url.Values{}
 	q.Set("x", strconv.FormatFloat(p.Lng, 'f', -1, 64))
 	q.Set("y", strconv.FormatFloat(p.Lat, 'f', -1, 64))
+	defer func() { err = upstream.Scrub(err, upstream.Coordinates(p)...) }()
 	c.setCommon(q)
 	body, err := c.get(ctx, "geographies/coordinates", q)
 	if err != nil {

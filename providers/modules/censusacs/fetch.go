@@ -108,7 +108,10 @@ func (c *Client) get(ctx context.Context, u string, limit int64) ([]Row, error) 
 	if err != nil {
 		return nil, transportError(err)
 	}
-	return ParseResponse(a.Status, a.Header, a.Body)
+	rows, err := ParseResponse(a.Status, a.Header, a.Body)
+	// An error page may echo the request URL, API key and all, in any
+	// encoding: the key leaves no error of this call.
+	return rows, upstream.Scrub(err, c.key)
 }
 
 // ParseResponse classifies one upstream answer, given its status, headers

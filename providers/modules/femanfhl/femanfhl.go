@@ -107,7 +107,9 @@ func (c *Client) Validate() error {
 // (upstream_misconfigured) for HTTP 404, a base URL or layer that does not
 // exist; KindTimeout (upstream_timeout) when ctx expired or the client timed
 // out; KindCanceled when ctx was cancelled.
-func (c *Client) Flood(ctx context.Context, p providers.Point) (*providers.Flood, error) {
+func (c *Client) Flood(ctx context.Context, p providers.Point) (_ *providers.Flood, err error) {
+	// An answer may echo the query, and the query is the point.
+	defer func() { err = upstream.Scrub(err, upstream.Coordinates(p)...) }()
 	if math.IsNaN(p.Lat) || p.Lat < -90 || p.Lat > 90 {
 		return nil, providers.Invalid("latitude", "must be between -90 and 90")
 	}

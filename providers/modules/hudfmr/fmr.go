@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/modules/upstream"
 )
 
 // FairMarketRents returns HUD's fair market rents for the county with the
@@ -32,9 +33,11 @@ func (c *Client) FairMarketRents(ctx context.Context, countyFIPS string) (*provi
 	}
 	body, err := c.get(ctx, path, entity)
 	if err != nil {
-		return nil, err
+		return nil, upstream.Scrub(err, c.Token)
 	}
-	return c.decode(body, entity)
+	fmr, err := c.decode(body, entity)
+	// An answer may echo the request's headers, the token among them.
+	return fmr, upstream.Scrub(err, c.Token)
 }
 
 // EntityID returns HUD's entity id of a county: its five-digit FIPS code

@@ -6,6 +6,7 @@ import (
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/amenity"
+	"github.com/propertyd/propertyd/providers/modules/upstream"
 )
 
 // Amenities lists the amenities within radiusMeters of p with one Overpass
@@ -26,7 +27,8 @@ func (c *Client) Amenities(ctx context.Context, p providers.Point, radiusMeters 
 	}
 	elements, err := c.interpret(ctx, query(p, radiusMeters, c.Options.TimeoutSeconds))
 	if err != nil {
-		return nil, err
+		// Error pages quote the query back, and the query holds the point.
+		return nil, upstream.Scrub(err, upstream.Coordinates(p)...)
 	}
 	return collect(p, radiusMeters, elements, c.MaxResults), nil
 }

@@ -36,7 +36,9 @@ const (
 // 31, 5xx, an unknown status or an unreadable body); KindUnavailable with
 // code upstream_misconfigured for a bad key (40) or a blocked IP (42);
 // KindTimeout and KindCanceled from ctx.
-func (c *Client) WalkScore(ctx context.Context, p providers.Point, address string) (*providers.WalkScore, error) {
+func (c *Client) WalkScore(ctx context.Context, p providers.Point, address string) (_ *providers.WalkScore, err error) {
+	// An answer may echo the query: the address, the point and the key.
+	defer func() { err = upstream.Scrub(err, append(upstream.Coordinates(p), address, c.APIKey)...) }()
 	if math.IsNaN(p.Lat) || p.Lat < -90 || p.Lat > 90 {
 		return nil, providers.Invalid("lat", "must be a latitude between -90 and 90")
 	}
