@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -46,5 +47,59 @@ func TestWriteLockedOutIsUnavailable(t *testing.T) {
 	}
 	if _, _, err := db.Save(ctx, storetest.NewAt("1 MAIN ST", 39.8, -89.65)); err != nil {
 		t.Fatalf("the write once the lock is gone: %v", err)
+	}
+}
+
+// TestQueuedWritesWaitNoLongerThanTheBusyTimeout: writes queued behind one
+// another while another process holds the write lock each give up within
+// the busy timeout of their own start, their turn at the writer included,
+// as the README promises; not one busy timeout more for each write ahead
+// of them.
+func TestQueuedWritesWaitNoLongerThanTheBusyTimeout(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "propertyd.db")
+	const busy = 400 * time.Millisecond
+	db, err := store.Open(ctx, path, store.Options{BusyTimeout: busy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	other, err := sql.Open("sqlite3", "file:"+path+"?_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	tx, err := other.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	const writers = 3
+	took := make(chan time.Duration, writers)
+	errs := make(chan error, writers)
+	for i := range writers {
+		go func() {
+			start := time.Now()
+			var err error
+			if i%2 == 0 {
+				_, _, err = db.Save(ctx, storetest.NewAt(fmt.Sprintf("%d MAIN ST", i+1), 39.8, -89.65))
+			} else {
+				err = db.PutSection(ctx, providers.SectionRecord{Section: "flood", Key: fmt.Sprint(i), Data: []byte(`{}`),
+					FetchedAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour)})
+			}
+			took <- time.Since(start)
+			errs <- err
+		}()
+	}
+	for range writers {
+		d, err := <-took, <-errs
+		wantKind(t, err, providers.KindUnavailable, providers.CodeDatabaseUnavailable)
+		if d > busy+250*time.Millisecond {
+			t.Errorf("a write waited %v with the busy timeout at %v", d, busy)
+		}
+	}
+	tx.Rollback()
+	if _, _, err := db.Save(ctx, storetest.NewAt("9 MAIN ST", 39.8, -89.65)); err != nil {
+		t.Fatalf("a write once the lock is gone: %v", err)
 	}
 }

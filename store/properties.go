@@ -87,7 +87,12 @@ func (db *DB) Save(ctx context.Context, np providers.NewProperty) (_ *providers.
 	if err := rules.CheckCoordinates(p.Latitude, p.Longitude); err != nil {
 		return nil, false, err
 	}
-	tx, err := db.writer.BeginTx(ctx, nil)
+	conn, done, err := db.writeConn(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	defer done()
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, false, dbErr(ctx, err)
 	}

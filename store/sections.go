@@ -45,6 +45,11 @@ func (db *DB) PutSection(ctx context.Context, r providers.SectionRecord) error {
 	if data == nil {
 		data = []byte{}
 	}
-	_, err := db.writer.ExecContext(ctx, queries.PutSection, r.Section, r.Key, data, r.Source, r.Vintage, formatTime(r.FetchedAt), formatTime(r.ExpiresAt), r.Missing)
+	conn, done, err := db.writeConn(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	_, err = conn.ExecContext(ctx, queries.PutSection, r.Section, r.Key, data, r.Source, r.Vintage, formatTime(r.FetchedAt), formatTime(r.ExpiresAt), r.Missing)
 	return dbErr(ctx, err)
 }

@@ -84,7 +84,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	if err := m.openFleet(ctx); err != nil {
 		return configError{err}
 	}
-	db, err := engine.Open(ctx, cfg.Database, engine.Options{})
+	db, err := engine.Open(ctx, cfg.Database, engine.Options{AnswerTimeout: cfg.DatabaseTimeout.D()})
 	if err != nil {
 		return fmt.Errorf("opening database %s: %w", engine.Describe(cfg.Database), err)
 	}

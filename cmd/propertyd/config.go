@@ -39,6 +39,11 @@ type Config struct {
 	Database string `yaml:"database"`
 	// RequestTimeout bounds one request, upstream calls included.
 	RequestTimeout Duration `yaml:"request_timeout"`
+	// DatabaseTimeout bounds how long a PostgreSQL server may take to
+	// answer one call made for a request (a statement, a batch, the wait
+	// for a connection) before the request is answered 503
+	// database_unavailable: a server that hangs fails as one that refuses.
+	DatabaseTimeout Duration `yaml:"database_timeout"`
 	// ShutdownTimeout bounds how long in-flight requests may finish on stop.
 	ShutdownTimeout Duration `yaml:"shutdown_timeout"`
 	// BodyLimitBytes caps request bodies.
@@ -194,6 +199,11 @@ func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(),
 // D returns the duration.
 func (d Duration) D() time.Duration { return time.Duration(d) }
 
+// DefaultDatabaseTimeout is database_timeout when the file does not set
+// it: the connect timeout's figure, far above a healthy server's answer
+// (milliseconds) and well inside request_timeout.
+const DefaultDatabaseTimeout = 5 * time.Second
+
 var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
 
 // expandEnv replaces ${VAR} and ${VAR:-default}.
@@ -253,6 +263,9 @@ func (c *Config) applyDefaults() {
 	}
 	if c.Database == "" {
 		c.Database = "data/propertyd.db"
+	}
+	if c.DatabaseTimeout == 0 {
+		c.DatabaseTimeout = Duration(DefaultDatabaseTimeout)
 	}
 	if c.RequestTimeout == 0 {
 		c.RequestTimeout = Duration(gateway.DefaultRequestTimeout)
@@ -351,6 +364,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Cache.MaxMB < 0 {
 		bad("cache.max_mb", "must not be negative")
+	}
+	if c.DatabaseTimeout < 0 || (c.RequestTimeout > 0 && c.DatabaseTimeout >= c.RequestTimeout) {
+		bad("database_timeout", "must be positive and shorter than request_timeout")
 	}
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		bad("listen", "must be host:port (%v)", err)

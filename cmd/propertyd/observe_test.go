@@ -425,3 +425,48 @@ func TestPostgresGoingAwayIs503AndRecovers(t *testing.T) {
 		t.Fatalf("readyz once the database is back: %d", st)
 	}
 }
+
+// A PostgreSQL server that hangs (a black hole: connections open, nothing
+// answered) is the database failing, as a refused one is: 503
+// database_unavailable with Retry-After, at no cost, within the connect
+// timeout and the database's answer timeout the README documents, for a
+// search (every request a read) and for a lookup of a new address (a read,
+// then a write); not a 504 upstream_timeout at the end of the request's
+// whole deadline.
+func TestPostgresHangingIs503WithinItsTimeout(t *testing.T) {
+	u, relay := pgtest.Relayed(t, pgtest.Schema(t))
+	cfg := testConfig(t, u)
+	cfg.RequestTimeout = Duration(20 * time.Second)
+	m := startMain(t, cfg, upstreams())
+	path := "/v1/properties/search?zip=23220"
+	if st, body, _ := getJSON(t, m, path); st != 200 {
+		t.Fatalf("search: %d %v", st, body)
+	}
+	relay.Hang()
+	q := url.Values{"street": {"2200 West Broad Street"}, "city": {"Richmond"}, "state": {"VA"}}
+	for _, p := range []string{path, "/v1/properties/lookup?" + q.Encode(), path} {
+		start := time.Now()
+		st, body, hdr := getJSON(t, m, p)
+		took := time.Since(start)
+		if st != 503 || body["code"] != "database_unavailable" || hdr.Get("Retry-After") == "" || hdr.Get("X-Request-Cost") != "0" {
+			t.Errorf("GET %s with the database hanging: %d %v, Retry-After %q, X-Request-Cost %q; want 503 database_unavailable with Retry-After at cost 0",
+				p, st, body, hdr.Get("Retry-After"), hdr.Get("X-Request-Cost"))
+		}
+		if took > 7*time.Second {
+			t.Errorf("GET %s with the database hanging took %v, want the database's own timeouts (under 7 s)", p, took)
+		}
+	}
+	relay.Stop()
+	relay.Start()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		st, body, _ := getJSON(t, m, path)
+		if st == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GET %s once the database is back: %d %v", path, st, body)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}

@@ -58,6 +58,11 @@ type Options struct {
 	// Now returns the current time for created_at, updated_at; nil means
 	// time.Now.
 	Now func() time.Time
+	// AnswerTimeout is postgres.Options.AnswerTimeout: how long a
+	// PostgreSQL server may take to answer one call made for a request
+	// before the store reports it unavailable. SQLite ignores it: its
+	// waits are its busy timeout.
+	AnswerTimeout time.Duration
 }
 
 // IsPostgres reports whether database names a PostgreSQL database rather
@@ -73,7 +78,7 @@ func IsPostgres(database string) bool { return postgres.IsURL(database) }
 // holds.
 func Open(ctx context.Context, database string, opts Options) (Store, error) {
 	if IsPostgres(database) {
-		return opened(postgres.Open(ctx, database, postgres.Options{Now: opts.Now}))
+		return opened(postgres.Open(ctx, database, postgres.Options{Now: opts.Now, AnswerTimeout: opts.AnswerTimeout}))
 	}
 	return opened(store.Open(ctx, database, store.Options{Now: opts.Now}))
 }

@@ -27,6 +27,14 @@ type Options struct {
 	// Now returns the current time for created_at, updated_at; nil means
 	// time.Now. Tests set it to get fixed times.
 	Now func() time.Time
+	// AnswerTimeout bounds how long the server may take to answer one
+	// statement, batch or copy, or to hand out a connection, in a call
+	// whose context has a deadline (one made for a request); past it the
+	// call fails as KindUnavailable (database_unavailable) with RetryAfter,
+	// as for a server that refuses connections. 0 means no bound but the
+	// caller's context. Calls without a deadline (the data commands,
+	// migrations) are never bounded.
+	AnswerTimeout time.Duration
 }
 
 // DB is a providers.Store on a PostgreSQL database, through a pool of
@@ -87,6 +95,9 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	cfg, err := parseConfig(url)
 	if err != nil {
 		return nil, err
+	}
+	if opts.AnswerTimeout > 0 {
+		cfg.ConnConfig.Tracer = answerBound{d: opts.AnswerTimeout}
 	}
 	now := opts.Now
 	if now == nil {

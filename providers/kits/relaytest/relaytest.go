@@ -18,8 +18,10 @@ import (
 // Relay forwards TCP connections from a local address to a test server.
 // Stop drops them all and stops listening, Start listens again on the same
 // address: a server going away under running code, and coming back,
-// without touching the shared server. Its methods are safe for concurrent
-// use.
+// without touching the shared server. Hang makes it a black hole instead:
+// connections stay open and new ones are accepted, but nothing passes
+// either way, as when a firewall drops the server's packets. Its methods
+// are safe for concurrent use.
 type Relay struct {
 	t      testing.TB
 	addr   string
@@ -28,6 +30,7 @@ type Relay struct {
 	mu    sync.Mutex
 	ln    net.Listener
 	conns []net.Conn
+	hung  bool
 }
 
 // RelayedURL returns a Relay to the server of the URL u (listening), with
@@ -66,6 +69,13 @@ func (r *Relay) Start() {
 			if err != nil {
 				return
 			}
+			if r.isHung() { // a black hole answers nothing, ever
+				r.mu.Lock()
+				r.conns = append(r.conns, c)
+				r.mu.Unlock()
+				go func() { io.Copy(io.Discard, c) }()
+				continue
+			}
 			s, err := net.Dial("tcp", r.target)
 			if err != nil {
 				c.Close()
@@ -80,16 +90,48 @@ func (r *Relay) Start() {
 			}
 			r.conns = append(r.conns, c, s)
 			r.mu.Unlock()
-			go func() { io.Copy(s, c); s.Close() }()
-			go func() { io.Copy(c, s); c.Close() }()
+			go func() { r.copy(s, c); s.Close() }()
+			go func() { r.copy(c, s); c.Close() }()
 		}
 	}()
 }
 
-// Stop closes the listener and every relayed connection.
+// Hang stops every byte from passing, on the open connections and on the
+// ones accepted from now on, until Stop (which also ends Hang).
+func (r *Relay) Hang() {
+	r.mu.Lock()
+	r.hung = true
+	r.mu.Unlock()
+}
+
+func (r *Relay) isHung() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.hung
+}
+
+// copy forwards src to dst until either fails, dropping what it reads
+// while the relay hangs.
+func (r *Relay) copy(dst, src net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 && !r.isHung() {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// Stop closes the listener and every relayed connection, and ends Hang.
 func (r *Relay) Stop() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.hung = false
 	if r.ln != nil {
 		r.ln.Close()
 		r.ln = nil

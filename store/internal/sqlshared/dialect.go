@@ -85,6 +85,14 @@ func (d *Dialect) Err(ctx context.Context, err error) error {
 	if errors.As(err, &pe) {
 		return pe
 	}
+	if d.Unreachable != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		// A deadline of the call's own, not the caller's: the server did
+		// not answer within the engine's bound (a hung server, a black
+		// hole), which is the database failing as surely as a refusal.
+		e := providers.Wrap(err, providers.KindUnavailable, providers.CodeDatabaseUnavailable, "the database is unavailable")
+		e.RetryAfter = d.RetryAfter
+		return e
+	}
 	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
 		err = fmt.Errorf("%w (database: %v)", cerr, err)
 	}
