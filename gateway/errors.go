@@ -45,6 +45,7 @@ var statusOf = map[providers.Kind]int{
 	// settle it as asked (ambiguous_address, inexact_match); asking
 	// otherwise (a ZIP code, match=best) does.
 	providers.KindConflict: http.StatusConflict,
+	providers.KindVersion:  http.StatusHTTPVersionNotSupported,
 }
 
 // ProblemTypeBase prefixes the type URI of every problem; the fragment is the code.
@@ -135,7 +136,7 @@ func (g *Gateway) handleError(c *fiber.Ctx, err error) error {
 	if pe.Kind == providers.KindInternal {
 		detail, code = "an internal error occurred", providers.CodeInternalError
 	}
-	if status >= 500 {
+	if status >= 500 && pe.Kind != providers.KindVersion { // a 505 is the client's protocol, not our failure
 		g.cfg.Logger.Error("request failed", "request_id", requestID(c), "route", c.Route().Path,
 			"status", status, "code", code, "error", err.Error())
 	}

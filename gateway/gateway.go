@@ -173,6 +173,14 @@ func New(cfg Config) *Gateway {
 	inner := g.app.Handler()
 	fast := fastPath
 	g.handler = func(rctx *fasthttp.RequestCtx) {
+		// A request whose framing refuseFraming refused comes marked to be
+		// closed: only those are checked again, to say why.
+		if rctx.Request.Header.ConnectionClose() {
+			if err := framingError(&rctx.Request.Header); err != nil {
+				g.refuse(rctx, err)
+				return
+			}
+		}
 		if fast && g.serveFast(rctx) {
 			return
 		}
@@ -183,6 +191,7 @@ func New(cfg Config) *Gateway {
 		inner(rctx)
 	}
 	g.app.Server().Handler = g.handler
+	g.app.Server().HeaderReceived = refuseFraming
 	return g
 }
 
@@ -198,7 +207,10 @@ func (g *Gateway) readCatalogue() {
 }
 
 // Handler returns the fasthttp handler that serves every request, the one
-// the server runs; for tests that drive requests without a listener.
+// the server runs; for tests that drive requests without a listener. The
+// server checks a request's framing before the handler runs (see
+// refuseFraming); called alone, the handler checks only that of requests
+// asking for their connection to be closed.
 func (g *Gateway) Handler() fasthttp.RequestHandler { return g.handler }
 
 // unknownMethod answers a method Fiber does not route with a 405 problem.

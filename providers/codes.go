@@ -12,7 +12,9 @@ const (
 	// missing, malformed, out of range, repeated or unknown, named in
 	// Error.Params (see Invalid).
 	CodeInvalidParameter = "invalid_parameter"
-	// CodeBadRequest (400) is a request the gateway could not parse at all.
+	// CodeBadRequest (400) is a request the gateway could not parse at all,
+	// or whose framing it refuses under RFC 9112 (two Content-Length
+	// headers, no Host, a header line not ended by CRLF).
 	CodeBadRequest = "bad_request"
 	// CodeRequestTimeout (400) is a request that took too long to arrive.
 	CodeRequestTimeout = "request_timeout"
@@ -118,6 +120,10 @@ const (
 	// CodeUpstreamTimeout (504, or a section's error) is an upstream that
 	// did not answer in time.
 	CodeUpstreamTimeout = "upstream_timeout"
+	// CodeHTTPVersionNotSupported (505) is a request line naming an HTTP
+	// version other than 1.x (HTTP/2.0 sent in the clear, HTTP/9.9): the
+	// gateway speaks HTTP/1.0 and HTTP/1.1.
+	CodeHTTPVersionNotSupported = "http_version_not_supported"
 	// CodeInternalError (500) is a failure of our own; the client sees no
 	// more, the log has the cause. Every KindInternal error is answered
 	// with this code, whatever its own.

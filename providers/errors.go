@@ -29,6 +29,7 @@ const (
 	KindUnsupportedMedia             // a body in a media type the endpoint does not take: 415
 	KindUnreachable                  // no connection to an upstream could be made (DNS, refused, TLS): 502
 	KindConflict                     // the geocoder's answer does not settle the address as asked (ambiguous, inexact): 409
+	KindVersion                      // a request in an HTTP version the server does not speak: 505, the client's and no failure
 )
 
 // ParamError names one invalid request parameter and what is wrong with it.
@@ -150,8 +151,9 @@ func CodeOf(err error) string {
 // Failure reports whether an error of kind k is a failure of propertyd or
 // of an upstream rather than an answer about the request: an internal
 // error, an upstream that failed or is unavailable, a timeout. These are
-// the kinds the gateway answers with a 5xx status, and a request (or a
-// part of one) that ends in one is not charged to the key's budget.
+// the kinds the gateway answers with a 5xx status (but KindVersion, a
+// 505 for the client's HTTP version), and a request (or a part of one)
+// that ends in one is not charged to the key's budget.
 func (k Kind) Failure() bool {
 	switch k {
 	case KindInternal, KindUpstream, KindUnreachable, KindUnavailable, KindTimeout:
