@@ -15,7 +15,9 @@
 //	places     the tags of package providers/amenity (Rules): the same
 //	           definition the overpass module queries, so both paths agree
 //	buildings  building=* (any value but "no") on a closed way, or on a
-//	           multipolygon relation (its closed outer ways), with
+//	           multipolygon relation (its closed outer ways, each less
+//	           the closed inner ways it holds: a courtyard is a hole,
+//	           outside the building), with
 //	           building:levels (floors above ground, a number),
 //	           building:flats (dwellings, a whole number) and start_date
 //	           (as tagged)

@@ -26,6 +26,7 @@ func init() {
 	// A Facts case: an engine with a second way of finding the records a
 	// publish merges runs it through that way too.
 	register("FactsOfBuildingsFollowTheirExtract", testFactsOfBuildingsFollowTheirExtract)
+	register("FactsOfABuildingStopAtItsCourtyard", testFactsOfABuildingStopAtItsCourtyard)
 }
 
 // dc is a small extract's coverage around the White House.
@@ -789,5 +790,67 @@ func FeaturesKeptThrough0017Go(t *testing.T, db Store, count func(t *testing.T, 
 	}
 	if n := count(t, `SELECT COUNT(*) FROM osm_places WHERE osm_type = 'node' AND osm_id = 1`); n != 3 {
 		t.Errorf("rows of node 1 = %d, want the former one and the two written", n)
+	}
+}
+
+// courtyarded is a building of an extract whose footprint is the square
+// south..north, west..east less the square hole inside it (a multipolygon
+// with an inner ring, as package osmextract writes one), giving facts f.
+func courtyarded(id int64, south, west, north, east float64, hole [4]float64, f providers.Facts) providers.OSMBuilding {
+	hs, hw, hn, he := hole[0], hole[1], hole[2], hole[3]
+	mp := orb.MultiPolygon{{
+		{{west, south}, {east, south}, {east, north}, {west, north}, {west, south}},
+		{{hw, hs}, {he, hs}, {he, hn}, {hw, hn}, {hw, hs}},
+	}}
+	raw, err := wkb.Marshal(mp)
+	if err != nil {
+		panic(err)
+	}
+	return providers.OSMBuilding{OSMRef: providers.OSMRef{Type: "relation", ID: id, Version: 1}, Building: "apartments",
+		Footprint: &providers.Parcel{WKB: raw, South: south, North: north, West: west, East: east},
+		Point:     providers.Point{Lat: (south + north) / 2, Lng: (west + east) / 2}, Facts: f}
+}
+
+// A building's courtyard (a hole of its footprint) is not the building: a
+// record in it takes none of the building's facts, at the publish or saved
+// after it, whether the building is small (its bands) or large (copied as
+// a parcel), while a record in the building around it takes them.
+func testFactsOfABuildingStopAtItsCourtyard(t *testing.T, open Opener) {
+	db := open(t, nil)
+	ctx := context.Background()
+	save := func(name string, lat, lng float64) int64 {
+		t.Helper()
+		p, _, err := db.Save(ctx, NewAt(name, lat, lng))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.ID
+	}
+	typeOf := func(id int64) any { return deref(facts(t, db, id).PropertyType) }
+	small := courtyarded(20, 38.8970, -77.0370, 38.8976, -77.0362, [4]float64{38.8972, -77.0368, 38.8974, -77.0364},
+		providers.Facts{PropertyType: ptr("multi_family"), Stories: ptr(6.0)})
+	// More than 0.005 degrees on a side: too large for the bands.
+	large := courtyarded(21, 38.9000, -77.0300, 38.9070, -77.0230, [4]float64{38.9020, -77.0280, 38.9050, -77.0250},
+		providers.Facts{PropertyType: ptr("multi_family"), Units: ptr(400)})
+	inSmall, inSmallCourt := save("1 COURT ST", 38.8971, -77.0366), save("3 COURT ST", 38.8973, -77.0366)
+	inLarge, inLargeCourt := save("5 COURT ST", 38.9010, -77.0265), save("7 COURT ST", 38.9035, -77.0265)
+	if set := loadBuildings(t, db, "f1", false, small, large); set.Rows != 2 || set.Matched != 2 {
+		t.Fatalf("published %d rows matching %d records; want the 2 buildings, matching the 2 records inside them (not those of their courtyards)",
+			set.Rows, set.Matched)
+	}
+	for what, id := range map[string]int64{"the small building": inSmall, "the large building": inLarge,
+		"the small building, saved after the publish": save("9 COURT ST", 38.89755, -77.0366),
+		"the large building, saved after the publish": save("11 COURT ST", 38.9060, -77.0265)} {
+		if got := typeOf(id); got != "multi_family" {
+			t.Errorf("record inside %s: type %v, want multi_family", what, got)
+		}
+	}
+	for what, id := range map[string]int64{"the small building's courtyard": inSmallCourt, "the large building's courtyard": inLargeCourt,
+		"the small building's courtyard, saved after the publish": save("13 COURT ST", 38.89735, -77.0365),
+		"the large building's courtyard, saved after the publish": save("15 COURT ST", 38.9040, -77.0260)} {
+		if got := facts(t, db, id); got.PropertyType != nil || got.Stories != nil || got.Units != nil {
+			t.Errorf("record inside %s: type %v, stories %v, units %v; want none of the building's facts",
+				what, deref(got.PropertyType), deref(got.Stories), deref(got.Units))
+		}
 	}
 }
