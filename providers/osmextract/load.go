@@ -867,10 +867,15 @@ func (l *loader) way(w *osm.Way, emit bool) {
 		if closed {
 			footprint = orb.Polygon{ring}
 		} else {
-			l.skipped++ // a building that is no area
+			// A building that is no area is skipped, and its address
+			// with it: the address is the building's, placed at its
+			// centroid, and there is none. A place it is tagged with
+			// stays, as Overpass gives it (at its box's center).
+			l.skipped++
+			k.building, k.address = "", false
 		}
 	}
-	if emit {
+	if emit && k.any() {
 		l.emit(ref("way", int64(w.ID), w.Version), k, w.Tags, ring.Bound(), footprint)
 	}
 }

@@ -566,3 +566,25 @@ func val[T any](p *T) any {
 	}
 	return *p
 }
+
+// A building way whose geometry is broken is skipped whole, its address
+// with it, and counted once: one that is not closed as one whose node the
+// file lacks. The address points kept are the nodes'.
+func TestABrokenBuildingWayKeepsNoAddressPoint(t *testing.T) {
+	for _, file := range []string{queensPBF, strings.TrimSuffix(queensPBF, ".pbf")} {
+		st := newMemStore()
+		res, err := osmextract.Load(context.Background(), st, file, osmextract.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"node/111", "node/112", "node/121", "node/122", "node/131", "node/132"}
+		if ks := keys(st.addresses); !reflect.DeepEqual(ks, want) {
+			t.Errorf("%s: address points %v; want the nodes' %v (not those of the open way 203 or the way 204 whose node is missing)",
+				file, ks, want)
+		}
+		if x := res.Extract; x.Addresses != 6 || x.Skipped != 2 || x.Buildings != 1 {
+			t.Errorf("%s: extract of %d addresses, %d buildings, %d skipped; want 6 addresses, 1 building, 2 skipped (ways 203 and 204)",
+				file, x.Addresses, x.Buildings, x.Skipped)
+		}
+	}
+}
