@@ -104,7 +104,7 @@ func (m *memStore) OSMPlacesNear(context.Context, providers.Circle, providers.Pl
 	return nil, nil, nil
 }
 
-func (m *memStore) OSMAddressNearest(context.Context, providers.Point, float64) (*providers.OSMExtract, providers.OSMAddress, float64, error) {
+func (m *memStore) OSMAddressNearest(context.Context, providers.Point, float64, func(providers.OSMAddress) bool) (*providers.OSMExtract, providers.OSMAddress, float64, error) {
 	return nil, providers.OSMAddress{}, 0, providers.NotFound(providers.CodeSectionNotFound, "no address point")
 }
 
