@@ -23,8 +23,8 @@ const (
 	MatchDatabase = "database"
 	// MatchAddressPoint is a record a reverse lookup made inside a loaded
 	// OpenStreetMap extract, its street, city and ZIP code taken from the
-	// nearest address point (Match.DistanceM away; MatchedAddress is the
-	// address point's as OpenStreetMap writes it).
+	// nearest address point that gives an address (Match.DistanceM away;
+	// MatchedAddress is the address point's as OpenStreetMap writes it).
 	MatchAddressPoint = "address_point"
 )
 

@@ -218,8 +218,14 @@ type OSMStore interface {
 type AddressPoints interface {
 	// OSMAddressNearest returns the address point of the served extract
 	// whose coverage (Boundary, else Coverage) holds p that is nearest to p within radiusMeters,
-	// that extract, and the distance (metres, great-circle). It returns
+	// that extract, and the distance (metres, great-circle). When usable
+	// is set, the points it reports false for are passed over, nearest
+	// first, for the next within the radius: the nearest point does not
+	// decide alone when its address cannot be used (usable is called on
+	// the caller's goroutine, for the points within the radius only).
+	// Ties go to the smaller element (OSMRef.Key). It returns
 	// KindNotFound when no extract covers p or none of its address points
-	// is that close; KindInvalid for coordinates or a radius out of range.
-	OSMAddressNearest(ctx context.Context, p Point, radiusMeters float64) (*OSMExtract, OSMAddress, float64, error)
+	// that usable takes is that close; KindInvalid for coordinates or a
+	// radius out of range.
+	OSMAddressNearest(ctx context.Context, p Point, radiusMeters float64, usable func(OSMAddress) bool) (*OSMExtract, OSMAddress, float64, error)
 }

@@ -100,7 +100,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		RefreshConcurrency: cfg.RefreshConcurrency,
 		Sections:           map[string]*service.Section{}, Logger: m.Logger, Leases: m.leases(),
 		// A record made by a reverse lookup inside a loaded extract takes
-		// the address of its nearest address point.
+		// the address of its nearest address point that gives one.
 		AddressPoints: m.db,
 	}
 	if err := m.wireModules(&svcCfg); err != nil {

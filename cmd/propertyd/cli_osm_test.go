@@ -257,6 +257,63 @@ func TestReverseInsideALoadedExtractTakesTheNearestAddressPoint(t *testing.T) {
 	})
 }
 
+// The loader's second fixture (providers/osmextract/testdata): a few
+// blocks of Queens Village written by hand in OSM XML, with address points
+// whose postcodes are in the forms real extracts carry, converted to PBF
+// with osmium (its README has the command).
+var queensPBF = filepath.Join("..", "..", "providers", "osmextract", "testdata", "queens-village.osm.pbf")
+
+// TestReverseTakesTheNearestAddressPointThatGivesAnAddress reverse
+// geocodes points whose nearest address point has a postcode that is no
+// plain ZIP code, on both engines: "NY 11423" gives ZIP code 11423;
+// "11423;11426" gives the point's street with no ZIP code (which of the
+// two is not known); "V6J 3Y4", no US postcode, is passed over for the
+// next point within 30 m, 18 m away. The address of a building way too
+// broken to load (not closed) gives none.
+func TestReverseTakesTheNearestAddressPointThatGivesAnAddress(t *testing.T) {
+	eachEngine(t, func(t *testing.T, database string) {
+		var out, errb bytes.Buffer
+		c := &dataCommand{console{stdout: &out, stderr: &errb}}
+		if code := c.run([]string{"load", "osm", "-config", factsConfigFile(t, database), queensPBF}); code != exitOK {
+			t.Fatalf("load: exit %d\n%s", code, errb.String())
+		}
+		mt := httpmock.NewMockTransport()
+		providertest.RegisterCensusGeocoder(mt, census.DefaultBaseURL, providertest.CensusPlace{
+			Street: "21105 HOLLIS AVE", City: "QUEENS VILLAGE", State: "NY", Zip: "11423", Lat: 40.7292, Lng: -73.7440,
+			CountyName: "Queens County", StateFIPS: "36", CountyFIPS: "081", Tract: "048000", Block: "1000",
+		})
+		m := startMain(t, testConfig(t, database), mt)
+		for _, tc := range []struct {
+			name, at          string
+			street, city, zip any
+			match, matched    string
+			distance          float64
+		}{
+			{"a postcode with its state", "lat=40.7290&lng=-73.7440", "21101 HOLLIS AVE", "QUEENS VILLAGE", "11423",
+				"address_point", "21101 Hollis Avenue, Queens Village, NY 11423", 4},
+			{"two postcodes", "lat=40.7300&lng=-73.7440", "21201 JAMAICA AVE", "QUEENS VILLAGE", nil,
+				"address_point", "21201 Jamaica Avenue, Queens Village, 11423;11426", 4},
+			{"a Canadian postal code", "lat=40.7310&lng=-73.7440", "21305 SPRINGFIELD BLVD", "QUEENS VILLAGE", "11428",
+				"address_point", "21305 Springfield Boulevard, Queens Village, 11428", 18},
+			{"a building way that is not closed", "lat=40.73205&lng=-73.7440", nil, nil, nil, "reverse_geocode", "", 0},
+		} {
+			status, body, _ := getJSON(t, m, "/v1/properties/reverse?"+tc.at)
+			if status != 200 {
+				t.Fatalf("%s: reverse: %d %v", tc.name, status, body)
+			}
+			d, meta := body["data"].(map[string]any), body["meta"].(map[string]any)
+			match, _ := meta["match"].(map[string]any)
+			if d["street_address"] != tc.street || d["city"] != tc.city || d["zip_code"] != tc.zip || d["state"] != "NY" {
+				t.Errorf("%s: the record made is at %v, %v, NY %v; want %v, %v, NY %v", tc.name,
+					d["street_address"], d["city"], d["zip_code"], tc.street, tc.city, tc.zip)
+			}
+			if match["type"] != tc.match || (tc.matched != "" && (match["matched_address"] != tc.matched || match["distance_m"] != tc.distance)) {
+				t.Errorf("%s: meta.match = %v; want %s %q, %v m away", tc.name, match, tc.match, tc.matched, tc.distance)
+			}
+		}
+	})
+}
+
 // The fixture's bounding polygon (providers/osmextract/testdata), written
 // by hand in the Osmosis polygon file format Geofabrik publishes its
 // <region>.poly files in: the fixture's box without its north-east corner,

@@ -15,7 +15,9 @@
 //	places     the tags of package providers/amenity (Rules): the same
 //	           definition the overpass module queries, so both paths agree
 //	buildings  building=* (any value but "no") on a closed way, or on a
-//	           multipolygon relation (its closed outer ways), with
+//	           multipolygon relation (its closed outer ways, each less
+//	           the closed inner ways it holds: a courtyard is a hole,
+//	           outside the building), with
 //	           building:levels (floors above ground, a number),
 //	           building:flats (dwellings, a whole number) and start_date
 //	           (as tagged)
@@ -28,7 +30,11 @@
 // answered from the extract and from Overpass lies at the same point and
 // the same distance. A feature whose geometry is broken (a way whose nodes
 // the file lacks, a building way that is not closed, a relation with no
-// usable member) is skipped and counted, never fatal.
+// usable member) is skipped and counted once (Skipped), never fatal. A
+// skipped building takes its address with it: the address of a building
+// is placed on its footprint, and it has none, so a broken building way
+// leaves no address point (a place it is tagged with stays, as Overpass
+// gives it).
 //
 // # Memory
 //

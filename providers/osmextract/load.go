@@ -867,10 +867,15 @@ func (l *loader) way(w *osm.Way, emit bool) {
 		if closed {
 			footprint = orb.Polygon{ring}
 		} else {
-			l.skipped++ // a building that is no area
+			// A building that is no area is skipped, and its address
+			// with it: the address is the building's, placed at its
+			// centroid, and there is none. A place it is tagged with
+			// stays, as Overpass gives it (at its box's center).
+			l.skipped++
+			k.building, k.address = "", false
 		}
 	}
-	if emit {
+	if emit && k.any() {
 		l.emit(ref("way", int64(w.ID), w.Version), k, w.Tags, ring.Bound(), footprint)
 	}
 }
@@ -881,9 +886,9 @@ func (l *loader) relation(r *osm.Relation, emit bool) {
 		return
 	}
 	var (
-		bound orb.Bound
-		any   bool
-		poly  orb.MultiPolygon
+		bound        orb.Bound
+		any          bool
+		outer, inner []orb.Ring
 	)
 	add := func(b orb.Bound) {
 		if !any {
@@ -902,8 +907,12 @@ func (l *loader) relation(r *osm.Relation, emit bool) {
 			if b, ok := l.memberBound[m.Ref]; ok {
 				add(b)
 			}
-			if ring, ok := l.memberGeo[m.Ref]; ok && m.Role != "inner" {
-				poly = append(poly, orb.Polygon{ring})
+			if ring, ok := l.memberGeo[m.Ref]; ok {
+				if m.Role == "inner" {
+					inner = append(inner, ring)
+				} else {
+					outer = append(outer, ring)
+				}
 			}
 		}
 	}
@@ -913,8 +922,8 @@ func (l *loader) relation(r *osm.Relation, emit bool) {
 	}
 	var footprint orb.Geometry
 	if k.building != "" {
-		if len(poly) > 0 && r.Tags.Find("type") == "multipolygon" {
-			footprint = poly
+		if len(outer) > 0 && r.Tags.Find("type") == "multipolygon" {
+			footprint = multipolygon(outer, inner)
 		} else {
 			l.skipped++
 			k.building = ""
@@ -927,6 +936,45 @@ func (l *loader) relation(r *osm.Relation, emit bool) {
 		k.building = ""
 	}
 	l.emit(ref("relation", int64(r.ID), r.Version), k, r.Tags, bound, footprint)
+}
+
+// multipolygon is the area of a multipolygon relation's closed outer and
+// inner rings, as the OpenStreetMap wiki's Relation:multipolygon defines
+// it: each inner ring is a hole of the outer ring that holds it (the
+// smallest, where outer rings nest), and a point in a hole is outside the
+// area (a courtyard is not the building). An inner ring that no outer ring
+// holds, the relation's mistake, is left out rather than made an area.
+func multipolygon(outer, inner []orb.Ring) orb.MultiPolygon {
+	mp := make(orb.MultiPolygon, len(outer))
+	for i, r := range outer {
+		mp[i] = orb.Polygon{r}
+	}
+	for _, h := range inner {
+		best, area := -1, math.Inf(1)
+		for i, r := range outer {
+			if a := math.Abs(planar.Area(r)); a < area && ringHolds(r, h) {
+				best, area = i, a
+			}
+		}
+		if best >= 0 {
+			mp[best] = append(mp[best], h)
+		}
+	}
+	return mp
+}
+
+// ringHolds reports whether ring r holds ring h: each of h's points lies
+// inside r or on its edge (valid rings do not cross).
+func ringHolds(r, h orb.Ring) bool {
+	if !r.Bound().Contains(h.Bound().Min) || !r.Bound().Contains(h.Bound().Max) {
+		return false
+	}
+	for _, p := range h {
+		if !planar.RingContains(r, p) {
+			return false
+		}
+	}
+	return true
 }
 
 // emit adds the features of one way or relation: its place at its box's

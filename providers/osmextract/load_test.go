@@ -104,7 +104,7 @@ func (m *memStore) OSMPlacesNear(context.Context, providers.Circle, providers.Pl
 	return nil, nil, nil
 }
 
-func (m *memStore) OSMAddressNearest(context.Context, providers.Point, float64) (*providers.OSMExtract, providers.OSMAddress, float64, error) {
+func (m *memStore) OSMAddressNearest(context.Context, providers.Point, float64, func(providers.OSMAddress) bool) (*providers.OSMExtract, providers.OSMAddress, float64, error) {
 	return nil, providers.OSMAddress{}, 0, providers.NotFound(providers.CodeSectionNotFound, "no address point")
 }
 
@@ -160,7 +160,7 @@ func TestThePBFFixtureLoadsPlacesBuildingsAndAddresses(t *testing.T) {
 	if b := st.buildings["relation/302"]; b.Building != "hospital" || b.Levels == nil || *b.Levels != 5 || b.Footprint == nil {
 		t.Errorf("the hospital multipolygon = %+v, want a building of 5 levels with a footprint", b)
 	} else {
-		// Its outline is its outer way's (210), read before the inner one.
+		// Its box is its outer way's (210); the inner way (211) is a hole.
 		f := b.Footprint
 		g, err := wkb.Unmarshal(f.WKB)
 		if want := (orb.Bound{Min: orb.Point{-77.033, 38.906}, Max: orb.Point{-77.031, 38.907}}); err != nil || g.Bound() != want ||
@@ -477,5 +477,114 @@ func TestALoadSettlesTheFeaturesBesideTheirFactsWhereTheStoreWritesSideBySide(t 
 	}
 	if xs, err := failed.OSMExtracts(ctx); err != nil || len(xs) != 0 {
 		t.Errorf("extracts served after a failed settle: %+v, %v; want none", xs, err)
+	}
+}
+
+// queensPBF is a second hand-written fixture (testdata/README.md): an
+// apartment block mapped as a multipolygon with a courtyard, address
+// points whose postcodes are in the forms real extracts carry, and
+// building ways whose geometry is broken, with their addresses.
+const queensPBF = "testdata/queens-village.osm.pbf"
+
+// The courtyard of a multipolygon building is its inner ring: the
+// footprint holds it as a hole, and on both engines a record in the
+// courtyard gets none of the building's facts while a record in the
+// building itself gets them all, whether it was saved before the load or
+// after it.
+func TestACourtyardIsNotPartOfItsBuilding(t *testing.T) {
+	st := newMemStore()
+	if _, err := osmextract.Load(context.Background(), st, queensPBF, osmextract.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	b, ok := st.buildings["relation/301"]
+	if !ok || b.Footprint == nil {
+		t.Fatalf("the apartments relation was not loaded as a building: %v", keys(st.buildings))
+	}
+	g, err := wkb.Unmarshal(b.Footprint.WKB)
+	if mp, ok := g.(orb.MultiPolygon); err != nil || !ok || len(mp) != 1 || len(mp[0]) != 2 {
+		t.Errorf("the apartments' footprint is %v (%v); want one polygon with its courtyard as a hole", g, err)
+	}
+
+	courtyard := providers.Point{Lat: 40.7273, Lng: -73.7456}
+	wing := providers.Point{Lat: 40.72710, Lng: -73.7456} // between the outer ring and the courtyard
+	ctx := context.Background()
+	check := func(t *testing.T, st interface {
+		providers.OSMFactStore
+		Save(context.Context, providers.NewProperty) (*providers.Property, bool, error)
+		Property(context.Context, int64) (*providers.Property, error)
+	}) {
+		save := func(name string, p providers.Point) int64 {
+			t.Helper()
+			rec, _, err := st.Save(ctx, providers.NewProperty{Property: providers.Property{StreetAddress: name,
+				City: "QUEENS VILLAGE", State: "NY", ZipCode: "11428", Latitude: p.Lat, Longitude: p.Lng, Source: "census"},
+				Canonical: name + ", QUEENS VILLAGE, NY, 11428", Keys: []string{name + "|queens village|ny|11428"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return rec.ID
+		}
+		before := map[string]int64{"courtyard": save("1 COURT ST", courtyard), "wing": save("3 COURT ST", wing)}
+		if _, err := osmextract.Load(ctx, st, queensPBF, osmextract.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		after := map[string]int64{"courtyard": save("5 COURT ST", courtyard), "wing": save("7 COURT ST", wing)}
+		for when, ids := range map[string]map[string]int64{"saved before the load": before, "saved after it": after} {
+			in, err := st.Property(ctx, ids["wing"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if in.PropertyType == nil || *in.PropertyType != "multi_family" || in.Stories == nil || *in.Stories != 6 ||
+				in.Units == nil || *in.Units != 48 || in.YearBuilt == nil || *in.YearBuilt != 1931 {
+				t.Errorf("a record in the apartments' wing, %s: type %v, stories %v, units %v, built %v; want multi_family, 6, 48, 1931",
+					when, val(in.PropertyType), val(in.Stories), val(in.Units), val(in.YearBuilt))
+			}
+			out, err := st.Property(ctx, ids["courtyard"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.PropertyType != nil || out.Stories != nil || out.Units != nil || out.YearBuilt != nil {
+				t.Errorf("a record in the courtyard, %s, has the apartments' facts (type %v, stories %v, units %v, built %v); want none",
+					when, val(out.PropertyType), val(out.Stories), val(out.Units), val(out.YearBuilt))
+			}
+		}
+	}
+	t.Run("SQLite", func(t *testing.T) { check(t, openStore(t)) })
+	t.Run("PostgreSQL", func(t *testing.T) {
+		pg, err := postgres.Open(ctx, pgtest.Schema(t), postgres.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { pg.Close() })
+		check(t, pg)
+	})
+}
+
+// val is what *p holds, "null" for nil.
+func val[T any](p *T) any {
+	if p == nil {
+		return "null"
+	}
+	return *p
+}
+
+// A building way whose geometry is broken is skipped whole, its address
+// with it, and counted once: one that is not closed as one whose node the
+// file lacks. The address points kept are the nodes'.
+func TestABrokenBuildingWayKeepsNoAddressPoint(t *testing.T) {
+	for _, file := range []string{queensPBF, strings.TrimSuffix(queensPBF, ".pbf")} {
+		st := newMemStore()
+		res, err := osmextract.Load(context.Background(), st, file, osmextract.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"node/111", "node/112", "node/121", "node/122", "node/131", "node/132"}
+		if ks := keys(st.addresses); !reflect.DeepEqual(ks, want) {
+			t.Errorf("%s: address points %v; want the nodes' %v (not those of the open way 203 or the way 204 whose node is missing)",
+				file, ks, want)
+		}
+		if x := res.Extract; x.Addresses != 6 || x.Skipped != 2 || x.Buildings != 1 {
+			t.Errorf("%s: extract of %d addresses, %d buildings, %d skipped; want 6 addresses, 1 building, 2 skipped (ways 203 and 204)",
+				file, x.Addresses, x.Buildings, x.Skipped)
+		}
 	}
 }

@@ -24,8 +24,8 @@
 //     A record keeps how it was first matched.
 //   - Reverse (service.go): the nearest stored record within ReverseRadius
 //     of a point, or a new partial record from the reverse geocoder, with
-//     the address of the nearest address point of a loaded extract when
-//     one lies within AddressPointRadius.
+//     the address of the nearest address point of a loaded extract that
+//     gives one (pointAddress) within AddressPointRadius.
 //   - Get and Search (service.go): records by id, and pages of records by
 //     filters, straight from the store.
 //   - Batch (batch.go): up to MaxBatch lookups at once, each as Lookup, with

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
@@ -267,9 +268,11 @@ func nearestMatch(p providers.Point, rec *providers.Property) providers.Match {
 
 // addressPoint gives prop, a record the reverse geocoder made for p, the
 // address of the nearest address point of a loaded extract within
-// AddressPointRadius, and returns the match saying so: address_point, with
-// the distance and the address point's address as OpenStreetMap writes it;
-// reverse_geocode when there is none. The record keeps no canonical address and no lookup key: it is
+// AddressPointRadius whose address it can use (pointAddress), and returns
+// the match saying so: address_point, with the distance and the address
+// point's address as OpenStreetMap writes it; reverse_geocode when there
+// is none. A nearer point whose address cannot be used is passed over for
+// the next within the radius. The record keeps no canonical address and no lookup key: it is
 // still identified by its coordinates, and a forward lookup of the same
 // address asks the geocoder, whose match is the record of that address.
 // An extract that cannot be read leaves the record without an address (the
@@ -278,20 +281,20 @@ func (s *Service) addressPoint(ctx context.Context, p providers.Point, prop *pro
 	if s.cfg.AddressPoints == nil || prop.State == "" {
 		return reverseMatch
 	}
-	_, a, d, err := s.cfg.AddressPoints.OSMAddressNearest(ctx, p, s.cfg.AddressPointRadius)
+	usable := func(a providers.OSMAddress) bool {
+		_, ok := pointAddress(a, prop.State)
+		return ok
+	}
+	_, a, d, err := s.cfg.AddressPoints.OSMAddressNearest(ctx, p, s.cfg.AddressPointRadius, usable)
 	if err != nil {
 		if providers.KindOf(err) != providers.KindNotFound {
 			s.cfg.Logger.Warn("reading the address points of the OpenStreetMap extracts", "error", err)
 		}
 		return reverseMatch
 	}
-	// The address point's own spelling, in the standard form of every
-	// record's address; its unit is left out: the point asked names a
-	// building, not one of its dwellings.
-	n, err := address.Normalize(providers.Address{Street: a.HouseNumber + " " + a.Street, City: a.City,
-		State: prop.State, Zip: a.Postcode})
-	if err != nil || n.Unit != "" {
-		return reverseMatch
+	n, ok := pointAddress(a, prop.State)
+	if !ok {
+		return reverseMatch // an AddressPoints that did not ask usable
 	}
 	prop.StreetAddress, prop.City, prop.ZipCode = n.Street, n.City, n.Zip
 	d = math.Round(d)
@@ -302,6 +305,84 @@ func (s *Service) addressPoint(ctx context.Context, p providers.Point, prop *pro
 		}
 	}
 	return providers.Match{Type: providers.MatchAddressPoint, MatchedAddress: written, DistanceM: &d}
+}
+
+// pointAddress is the address an address point a gives a record of state:
+// its own spelling, in the standard form of every record's address, with
+// the ZIP code its addr:postcode gives (pointZip). ok is false when the
+// point cannot give one: its postcode is no US form or names another
+// state, or its house number and street do not normalize, or they name a
+// unit (the point asked names a building, not one of its dwellings; an
+// addr:unit apart is left out for the same reason).
+func pointAddress(a providers.OSMAddress, state string) (n address.Normalized, ok bool) {
+	zip, ok := pointZip(a.Postcode, state)
+	if !ok {
+		return n, false
+	}
+	n, err := address.Normalize(providers.Address{Street: a.HouseNumber + " " + a.Street, City: a.City,
+		State: state, Zip: zip})
+	if err != nil || n.Unit != "" {
+		return n, false
+	}
+	return n, true
+}
+
+// pointZip reads an address point's addr:postcode as the ZIP code of a
+// record of state, in the forms OpenStreetMap's US data writes it:
+//
+//	""                          no ZIP code (ok)
+//	11423, 11423-1234           11423
+//	NY 11423, New York 11423    11423, when the state is the record's; a
+//	                            point of another state is not usable
+//	11423;11426                 several values (the wiki's ";"): their ZIP
+//	                            code when they agree, else none (ok: the
+//	                            number and street still name the building,
+//	                            as a point without a postcode does)
+//	V6J 3Y4, anything else      not usable: no US postcode (a Canadian
+//	                            postal code is another country's address)
+func pointZip(postcode, state string) (zip string, ok bool) {
+	ambiguous := false
+	for v := range strings.SplitSeq(postcode, ";") {
+		v = strings.TrimSpace(v)
+		if v == "" {
+			continue
+		}
+		z, ok := oneZip(v, state)
+		if !ok {
+			return "", false
+		}
+		if zip != "" && z != zip {
+			ambiguous = true
+		}
+		zip = z
+	}
+	if ambiguous {
+		return "", true
+	}
+	return zip, true
+}
+
+// oneZip is pointZip of one value, not empty.
+func oneZip(v, state string) (string, bool) {
+	if z, ok := address.ZipCode(v); ok {
+		return z, true
+	}
+	i := strings.LastIndexAny(v, " ,")
+	if i <= 0 {
+		return "", false
+	}
+	z, ok := address.ZipCode(v[i+1:])
+	if !ok {
+		return "", false
+	}
+	named, ok := address.StateCode(strings.TrimSpace(strings.TrimRight(strings.TrimSpace(v[:i]), ",")))
+	if !ok {
+		return "", false
+	}
+	if own, ok := address.StateCode(state); !ok || own != named {
+		return "", false
+	}
+	return z, true
 }
 
 // ValidatePoint checks that p is a WGS84 coordinate.

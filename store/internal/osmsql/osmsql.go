@@ -752,9 +752,11 @@ func (e Extracts) OSMPlacesNear(ctx context.Context, c providers.Circle, f provi
 }
 
 // OSMAddressNearest returns the address point nearest to p within
-// radiusMeters of the served extract whose coverage holds p, read as
-// OSMPlacesNear reads places: with the extract they belong to.
-func (e Extracts) OSMAddressNearest(ctx context.Context, p providers.Point, radiusMeters float64) (*providers.OSMExtract, providers.OSMAddress, float64, error) {
+// radiusMeters of the served extract whose coverage holds p that usable
+// takes (any, when nil), read as OSMPlacesNear reads places: with the
+// extract they belong to.
+func (e Extracts) OSMAddressNearest(ctx context.Context, p providers.Point, radiusMeters float64,
+	usable func(providers.OSMAddress) bool) (*providers.OSMExtract, providers.OSMAddress, float64, error) {
 	if err := rules.CheckCoordinates(p.Lat, p.Lng); err != nil {
 		return nil, providers.OSMAddress{}, 0, err
 	}
@@ -778,7 +780,7 @@ func (e Extracts) OSMAddressNearest(ctx context.Context, p providers.Point, radi
 	x, err := e.covered(ctx, p.Lat, p.Lat, p.Lng, p.Lng, holds, func(name string) (int64, error) {
 		var gen int64
 		var err error
-		best, dist, found, gen, err = e.nearestAddress(ctx, name, box.South, box.North, west, east, c)
+		best, dist, found, gen, err = e.nearestAddress(ctx, name, box.South, box.North, west, east, c, usable)
 		return gen, err
 	})
 	if err != nil {
@@ -990,10 +992,12 @@ func (e Extracts) placesOf(ctx context.Context, name string, c providers.Circle,
 }
 
 // nearestAddress reads the address points of the extract name inside the
-// rectangle and keeps the nearest within c; ties go to the smaller
-// element, so both engines pick the same.
+// rectangle and keeps the nearest within c that usable takes (any, when
+// nil); ties go to the smaller element, so both engines pick the same.
+// usable is asked about the points within c, nearest first, once the rows
+// are read, until it takes one.
 func (e Extracts) nearestAddress(ctx context.Context, name string, south, north, west, east float64,
-	c providers.Circle) (best providers.OSMAddress, dist float64, found bool, gen int64, err error) {
+	c providers.Circle, usable func(providers.OSMAddress) bool) (best providers.OSMAddress, dist float64, found bool, gen int64, err error) {
 	q := query{s: e.S, args: []any{name, south, north, west, east}}
 	q.WriteString(e.S.addressesIn(in(&q, sqlshared.AreaBands(south, north))))
 	rows, err := e.DB.Query(ctx, q.String(), q.args...)
@@ -1001,6 +1005,12 @@ func (e Extracts) nearestAddress(ctx context.Context, name string, south, north,
 		return best, 0, false, 0, e.DB.Err(ctx, err)
 	}
 	defer rows.Close()
+	type near struct {
+		a   providers.OSMAddress
+		d   float64
+		key string
+	}
+	var within []near
 	for rows.Next() {
 		var a providers.OSMAddress
 		var g int64
@@ -1016,11 +1026,23 @@ func (e Extracts) nearestAddress(ctx context.Context, name string, south, north,
 		if d > c.RadiusMeters {
 			continue
 		}
-		if !found || d < dist || (d == dist && a.Key() < best.Key()) {
-			best, dist, found = a, d, true
+		within = append(within, near{a, d, a.Key()})
+	}
+	if err := rows.Err(); err != nil {
+		return best, 0, false, 0, e.DB.Err(ctx, err)
+	}
+	slices.SortFunc(within, func(x, y near) int {
+		if o := cmp.Compare(x.d, y.d); o != 0 {
+			return o
+		}
+		return strings.Compare(x.key, y.key)
+	})
+	for _, n := range within {
+		if usable == nil || usable(n.a) {
+			return n.a, n.d, true, gen, nil
 		}
 	}
-	return best, dist, found, gen, e.DB.Err(ctx, rows.Err())
+	return best, 0, false, gen, nil
 }
 
 // query is a statement being written and its arguments.

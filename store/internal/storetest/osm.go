@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,12 +21,14 @@ func init() {
 	register("OSMExtractInvisibleUntilPublishedAndReplacedWhole", testOSMReplace)
 	register("OSMExtractLoadResumesAndSkipsSameFile", testOSMResume)
 	register("OSMAddressNearestIsThePointClosestWithinTheRadius", testOSMAddressNearest)
+	register("OSMAddressNearestPassesOverPointsTheCallerCannotUse", testOSMAddressNearestUsable)
 	register("OSMExtractWithABoundaryServesOnlyWhatLiesInsideIt", testOSMBoundary)
 	register("OSMPlacesNearReadsWhatItsFilterSelects", testOSMPlaceFilter)
 	register("OSMBuildingsAreTheRowsOfTheirFactsDataset", testOSMBuildingFacts)
 	// A Facts case: an engine with a second way of finding the records a
 	// publish merges runs it through that way too.
 	register("FactsOfBuildingsFollowTheirExtract", testFactsOfBuildingsFollowTheirExtract)
+	register("FactsOfABuildingStopAtItsCourtyard", testFactsOfABuildingStopAtItsCourtyard)
 }
 
 // dc is a small extract's coverage around the White House.
@@ -223,7 +226,7 @@ func testOSMAddressNearest(t *testing.T, open Opener) {
 		t.Fatal(err)
 	}
 	p := providers.Point{Lat: 38.89910, Lng: -77.03040}
-	x, a, d, err := db.OSMAddressNearest(ctx, p, 30)
+	x, a, d, err := db.OSMAddressNearest(ctx, p, 30, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,14 +238,73 @@ func testOSMAddressNearest(t *testing.T, open Opener) {
 		t.Errorf("its distance = %.1f m, want about 4", d)
 	}
 	// Nothing within the radius, or outside every extract: not found.
-	if _, a, _, err := db.OSMAddressNearest(ctx, providers.Point{Lat: 38.8950, Lng: -77.0304}, 30); providers.KindOf(err) != providers.KindNotFound {
+	if _, a, _, err := db.OSMAddressNearest(ctx, providers.Point{Lat: 38.8950, Lng: -77.0304}, 30, nil); providers.KindOf(err) != providers.KindNotFound {
 		t.Errorf("no address point within 30 m: got %+v, %v; want KindNotFound", a, err)
 	}
-	if _, _, _, err := db.OSMAddressNearest(ctx, providers.Point{Lat: 40.7, Lng: -74}, 30); providers.KindOf(err) != providers.KindNotFound {
+	if _, _, _, err := db.OSMAddressNearest(ctx, providers.Point{Lat: 40.7, Lng: -74}, 30, nil); providers.KindOf(err) != providers.KindNotFound {
 		t.Errorf("a point outside every extract: err = %v, want KindNotFound", err)
 	}
-	if _, _, _, err := db.OSMAddressNearest(ctx, providers.Point{Lat: 91, Lng: 0}, 30); providers.KindOf(err) != providers.KindInvalid {
+	if _, _, _, err := db.OSMAddressNearest(ctx, providers.Point{Lat: 91, Lng: 0}, 30, nil); providers.KindOf(err) != providers.KindInvalid {
 		t.Errorf("latitude 91: err = %v, want KindInvalid", err)
+	}
+}
+
+// The nearest address point does not decide alone: the points the
+// caller's usable refuses (here, as the reverse lookup refuses those whose
+// postcode is no US form, or names another state) are passed over for the
+// next within the radius, nearest first; the postcode comes back as it was written. None usable within the radius is
+// not found.
+func testOSMAddressNearestUsable(t *testing.T, open Opener) {
+	db := open(t, nil)
+	ctx := context.Background()
+	addr := func(id int64, postcode string, lat, lng float64) providers.OSMAddress {
+		return providers.OSMAddress{OSMRef: providers.OSMRef{Type: "node", ID: id, Version: 1}, HouseNumber: fmt.Sprint(id),
+			Street: "Hollis Avenue", City: "Queens Village", Postcode: postcode, Point: providers.Point{Lat: lat, Lng: lng}}
+	}
+	p := providers.Point{Lat: 40.7290, Lng: -73.7440}
+	points := []providers.OSMAddress{
+		addr(1, "V6J 3Y4", 40.72902, -73.74400),     // about 2 m
+		addr(2, "11423;11426", 40.72904, -73.74400), // about 4 m
+		addr(3, "NY 11423", 40.72906, -73.74400),    // about 7 m
+		addr(5, "11428", 40.72880, -73.74400),       // about 22 m south
+		addr(4, "11427", 40.72916, -73.74400),       // about 18 m
+		addr(6, "11429", 40.72990, -73.74400),       // about 111 m: outside the radius
+	}
+	load, _, err := db.BeginOSM(ctx, "queens", "f1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutOSM(ctx, &load, providers.OSMBatch{Addresses: points}, int64(len(points))); err != nil {
+		t.Fatal(err)
+	}
+	nyc := providers.BBox{West: -74.3, South: 40.4, East: -73.7, North: 41.0}
+	if _, err := db.PublishOSM(ctx, load, providers.OSMExtract{Coverage: nyc, Timestamp: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	var asked []string
+	plainZip := func(a providers.OSMAddress) bool {
+		asked = append(asked, a.Postcode)
+		return len(a.Postcode) == 5 && strings.Trim(a.Postcode, "0123456789") == ""
+	}
+	_, a, d, err := db.OSMAddressNearest(ctx, p, 30, plainZip)
+	if err != nil || a.ID != 4 || a.Postcode != "11427" || d < 17 || d > 19 {
+		t.Errorf("the nearest usable address point = %+v at %.1f m, %v; want node 4 (11427), about 18 m", a, d, err)
+	}
+	if want := []string{"V6J 3Y4", "11423;11426", "NY 11423", "11427"}; !slices.Equal(asked, want) {
+		t.Errorf("usable was asked about %q; want the points nearest first until one is taken, %q", asked, want)
+	}
+	for _, want := range []providers.OSMAddress{points[0], points[1], points[2]} {
+		_, a, _, err := db.OSMAddressNearest(ctx, p, 30, func(a providers.OSMAddress) bool { return a.ID == want.ID })
+		if err != nil || a.Postcode != want.Postcode {
+			t.Errorf("address point %d: postcode %q, %v; want it as written, %q", want.ID, a.Postcode, err, want.Postcode)
+		}
+	}
+	if _, a, _, err := db.OSMAddressNearest(ctx, p, 30, nil); err != nil || a.ID != 1 {
+		t.Errorf("with no usable: %+v, %v; want the nearest point, node 1", a, err)
+	}
+	none := func(providers.OSMAddress) bool { return false }
+	if _, a, _, err := db.OSMAddressNearest(ctx, p, 30, none); providers.KindOf(err) != providers.KindNotFound {
+		t.Errorf("no usable point within the radius: %+v, %v; want KindNotFound", a, err)
 	}
 }
 
@@ -330,7 +392,7 @@ func testOSMBoundary(t *testing.T, open Opener) {
 		// wide covers it, and has no address point there.
 		{"a point in the hole", holeAddr.Point, ""},
 	} {
-		x, a, _, err := db.OSMAddressNearest(ctx, tc.p, 30)
+		x, a, _, err := db.OSMAddressNearest(ctx, tc.p, 30, nil)
 		switch {
 		case tc.want == "" && providers.KindOf(err) != providers.KindNotFound:
 			t.Errorf("%s: %+v of extract %q, %v; want none (KindNotFound)", tc.name, a, nameOf(x), err)
@@ -764,7 +826,7 @@ func FeaturesKeptThrough0017Go(t *testing.T, db Store, count func(t *testing.T, 
 	if err != nil || x.Name != "dc" || len(places) != 1 || places[0].Name != "Old Ebbitt" || places[0].OSMRef != (providers.OSMRef{Type: "node", ID: 1, Version: 3}) {
 		t.Fatalf("places after 0017 = %+v of %+v, %v; want Old Ebbitt of dc", places, x, err)
 	}
-	_, a, _, err := db.OSMAddressNearest(ctx, whiteHouse, 30)
+	_, a, _, err := db.OSMAddressNearest(ctx, whiteHouse, 30, nil)
 	if err != nil || a.HouseNumber != "1600" || a.Street != "Pennsylvania Avenue Northwest" || a.Postcode != "20500" {
 		t.Fatalf("address after 0017 = %+v, %v; want 1600 Pennsylvania Avenue Northwest", a, err)
 	}
@@ -789,5 +851,67 @@ func FeaturesKeptThrough0017Go(t *testing.T, db Store, count func(t *testing.T, 
 	}
 	if n := count(t, `SELECT COUNT(*) FROM osm_places WHERE osm_type = 'node' AND osm_id = 1`); n != 3 {
 		t.Errorf("rows of node 1 = %d, want the former one and the two written", n)
+	}
+}
+
+// courtyarded is a building of an extract whose footprint is the square
+// south..north, west..east less the square hole inside it (a multipolygon
+// with an inner ring, as package osmextract writes one), giving facts f.
+func courtyarded(id int64, south, west, north, east float64, hole [4]float64, f providers.Facts) providers.OSMBuilding {
+	hs, hw, hn, he := hole[0], hole[1], hole[2], hole[3]
+	mp := orb.MultiPolygon{{
+		{{west, south}, {east, south}, {east, north}, {west, north}, {west, south}},
+		{{hw, hs}, {he, hs}, {he, hn}, {hw, hn}, {hw, hs}},
+	}}
+	raw, err := wkb.Marshal(mp)
+	if err != nil {
+		panic(err)
+	}
+	return providers.OSMBuilding{OSMRef: providers.OSMRef{Type: "relation", ID: id, Version: 1}, Building: "apartments",
+		Footprint: &providers.Parcel{WKB: raw, South: south, North: north, West: west, East: east},
+		Point:     providers.Point{Lat: (south + north) / 2, Lng: (west + east) / 2}, Facts: f}
+}
+
+// A building's courtyard (a hole of its footprint) is not the building: a
+// record in it takes none of the building's facts, at the publish or saved
+// after it, whether the building is small (its bands) or large (copied as
+// a parcel), while a record in the building around it takes them.
+func testFactsOfABuildingStopAtItsCourtyard(t *testing.T, open Opener) {
+	db := open(t, nil)
+	ctx := context.Background()
+	save := func(name string, lat, lng float64) int64 {
+		t.Helper()
+		p, _, err := db.Save(ctx, NewAt(name, lat, lng))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.ID
+	}
+	typeOf := func(id int64) any { return deref(facts(t, db, id).PropertyType) }
+	small := courtyarded(20, 38.8970, -77.0370, 38.8976, -77.0362, [4]float64{38.8972, -77.0368, 38.8974, -77.0364},
+		providers.Facts{PropertyType: ptr("multi_family"), Stories: ptr(6.0)})
+	// More than 0.005 degrees on a side: too large for the bands.
+	large := courtyarded(21, 38.9000, -77.0300, 38.9070, -77.0230, [4]float64{38.9020, -77.0280, 38.9050, -77.0250},
+		providers.Facts{PropertyType: ptr("multi_family"), Units: ptr(400)})
+	inSmall, inSmallCourt := save("1 COURT ST", 38.8971, -77.0366), save("3 COURT ST", 38.8973, -77.0366)
+	inLarge, inLargeCourt := save("5 COURT ST", 38.9010, -77.0265), save("7 COURT ST", 38.9035, -77.0265)
+	if set := loadBuildings(t, db, "f1", false, small, large); set.Rows != 2 || set.Matched != 2 {
+		t.Fatalf("published %d rows matching %d records; want the 2 buildings, matching the 2 records inside them (not those of their courtyards)",
+			set.Rows, set.Matched)
+	}
+	for what, id := range map[string]int64{"the small building": inSmall, "the large building": inLarge,
+		"the small building, saved after the publish": save("9 COURT ST", 38.89755, -77.0366),
+		"the large building, saved after the publish": save("11 COURT ST", 38.9060, -77.0265)} {
+		if got := typeOf(id); got != "multi_family" {
+			t.Errorf("record inside %s: type %v, want multi_family", what, got)
+		}
+	}
+	for what, id := range map[string]int64{"the small building's courtyard": inSmallCourt, "the large building's courtyard": inLargeCourt,
+		"the small building's courtyard, saved after the publish": save("13 COURT ST", 38.89735, -77.0365),
+		"the large building's courtyard, saved after the publish": save("15 COURT ST", 38.9040, -77.0260)} {
+		if got := facts(t, db, id); got.PropertyType != nil || got.Stories != nil || got.Units != nil {
+			t.Errorf("record inside %s: type %v, stories %v, units %v; want none of the building's facts",
+				what, deref(got.PropertyType), deref(got.Stories), deref(got.Units))
+		}
 	}
 }
