@@ -7,6 +7,7 @@ import (
 
 	"github.com/propertyd/propertyd/cache"
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/address"
 	"github.com/propertyd/propertyd/providers/service"
 )
 
@@ -41,6 +42,48 @@ func twinOaksService(t *testing.T, st *memStore, geo *fakeGeocoder, missTTL time
 	t.Cleanup(mem.Close)
 	return newServiceWith(t, service.Config{Store: cache.NewStore(st, mem, 0), MissTTL: missTTL,
 		Now: (&clock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}).Now}, geo, nil, service.Module{})
+}
+
+// After match=best took Round Rock, the spelling is no key of the record
+// (in the store or in memory): a lookup without best is ambiguous_address
+// with both candidates, and strict too, both decided from the remembered
+// answer without a call; best again gives the record, and the record's
+// own address finds it as a database match.
+func TestMatchBestDoesNotMakeTheSpellingTheRecords(t *testing.T) {
+	st, geo := newMemStore(), twinOaksGeocoder()
+	svc := twinOaksService(t, st, geo, time.Hour)
+	ctx := context.Background()
+
+	p, src, err := svc.LookupMatching(ctx, twinOaks, service.MatchBest)
+	if err != nil || p.City != "ROUND ROCK" || src.Match.Type != providers.MatchNonExact || len(src.Match.Candidates) != 1 {
+		t.Fatalf("match=best: %+v %+v %v; want Round Rock as non_exact with one candidate", p, src, err)
+	}
+	n, _ := address.Normalize(twinOaks)
+	if _, err := st.PropertyByKey(ctx, n.Key()); providers.KindOf(err) != providers.KindNotFound {
+		t.Fatalf("the store resolves the ambiguous spelling's key %q to a record (%v): every later caller would get Round Rock", n.Key(), err)
+	}
+
+	for _, mode := range []service.MatchMode{service.MatchAuto, service.MatchStrict} {
+		for range 2 { // the second from memory as well
+			_, _, err := svc.LookupMatching(ctx, twinOaks, mode)
+			pe := providers.As(err)
+			if pe.Code != providers.CodeAmbiguousAddress || len(pe.Candidates) != 2 || geo.calls.Load() != 1 {
+				t.Fatalf("match=%q after match=best: %v (candidates %v), %d geocoder calls in all; want ambiguous_address with both, no call",
+					mode, err, pe.Candidates, geo.calls.Load())
+			}
+		}
+	}
+	again, src, err := svc.LookupMatching(ctx, twinOaks, service.MatchBest)
+	if err != nil || again.ID != p.ID || src.Created || geo.calls.Load() != 1 || src.Match.Type != providers.MatchNonExact {
+		t.Fatalf("match=best again: %+v %+v %v; want record %d, no call", again, src, err, p.ID)
+	}
+	own, src, err := svc.Lookup(ctx, providers.Address{Street: "500 Twin Oaks Dr", City: "Round Rock", State: "TX", Zip: "78664"})
+	if err != nil || own.ID != p.ID || src.Match.Type != providers.MatchDatabase || geo.calls.Load() != 1 {
+		t.Fatalf("the record's own address: %+v %+v %v; want record %d from the database", own, src, err, p.ID)
+	}
+	if n := geo.calls.Load(); n != 1 {
+		t.Fatalf("%d geocoder calls, want 1", n)
+	}
 }
 
 // A batch item taken with best leaves a later item of the spelling
