@@ -234,14 +234,16 @@ func (m misses) remember(ctx context.Context, asked string, pe *providers.Error)
 }
 
 // unsettledSection is the store's section under which the geocoder's
-// answers that made no record are kept (Resolve refused them: several
-// different addresses, or an inexact match under match=strict), keyed by
-// what was asked. It is no section of a response.
+// answers that do not settle what was asked for every caller are kept,
+// keyed by what was asked: those Resolve refused (several different
+// addresses, or an inexact match under match=strict) and several
+// different addresses that match=best took the first of. It is no
+// section of a response.
 const unsettledSection = "geocoder_unsettled"
 
-// unsettled returns the geocoder's remembered answer to asked that made
-// no record, while it is current: the same question, in any match mode,
-// is decided again from it without asking the geocoder.
+// unsettled returns the geocoder's remembered unsettled answer to asked,
+// while it is current: the same question, in any match mode, is decided
+// again from it without asking the geocoder.
 func (m misses) unsettled(ctx context.Context, asked string) (providers.Location, bool) {
 	r, ok := m.current(ctx, unsettledSection, asked)
 	if !ok {
@@ -254,8 +256,8 @@ func (m misses) unsettled(ctx context.Context, asked string) (providers.Location
 	return loc, true
 }
 
-// rememberUnsettled keeps, for ttl, the geocoder's answer loc to asked,
-// which made no record.
+// rememberUnsettled keeps, for ttl, the geocoder's unsettled answer loc
+// to asked.
 func (m misses) rememberUnsettled(ctx context.Context, asked string, loc providers.Location) {
 	data, err := json.Marshal(loc)
 	if err == nil {

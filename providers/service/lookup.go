@@ -147,7 +147,12 @@ func (s *Service) geocodeTrip(flightKey string, note note, n address.Normalized,
 		// An answer Resolve refuses (several different addresses, or
 		// inexact under match=strict) makes no record: it is remembered
 		// for MissTTL, as a no-match is, and the same spelling asked
-		// again, in any mode, is decided from it without a call.
+		// again, in any mode, is decided from it without a call. So is
+		// an answer of several different addresses that match=best took
+		// the first of: the record is not reached by this spelling (see
+		// NewRecord), and a later lookup of it without best hears
+		// ambiguous_address from the remembered answer, as it would
+		// had it asked first.
 		fetch: func(ctx context.Context) (geocoded, string, error) {
 			asked, tier := spelling(sent), providers.TierUpstream
 			loc, ok := s.fl.misses.unsettled(ctx, asked)
@@ -165,6 +170,9 @@ func (s *Service) geocodeTrip(flightKey string, note note, n address.Normalized,
 					s.fl.misses.rememberUnsettled(ctx, asked, loc)
 				}
 				return geocoded{}, tier, err
+			}
+			if !ok && len(m.Candidates) > 0 {
+				s.fl.misses.rememberUnsettled(ctx, asked, loc)
 			}
 			p, created, err := s.cfg.Store.Save(ctx, NewRecord(chosen, m, n, s.cfg.GeocoderName, s.cfg.Now()))
 			return geocoded{p: p, created: created, match: m}, tier, err

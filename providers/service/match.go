@@ -119,13 +119,21 @@ func matchOf(n address.Normalized, loc providers.Location) providers.Match {
 // client address n, which matched as m (see Resolve): the match's fields
 // with the client's unit, made by source at now, remembering m. It is
 // identified by the canonical (matched) address and unit, and reached from
-// then on by the client's lookup key and the key of the geocoder's own
-// spelling. Lookup and bulk imports both build records with it, so each
-// finds the records the other made.
+// then on by the key of the geocoder's own spelling and, unless m was
+// taken among several different addresses (match=best: m has
+// candidates), by the client's lookup key. A spelling that matched
+// several addresses is no name of the one a client chose: callers who did
+// not ask for best must still hear that it is ambiguous, so its key stays
+// unstored and each lookup of it is decided again (see Resolve). Lookup
+// and bulk imports both build records with it, so each finds the records
+// the other made.
 func NewRecord(loc providers.Location, m providers.Match, n address.Normalized, source string, now time.Time) providers.NewProperty {
 	key := n.Key()
-	keys := []string{key}
-	if ck := canonicalKey(loc, n.Unit); ck != "" && ck != key {
+	var keys []string
+	if len(m.Candidates) == 0 {
+		keys = append(keys, key)
+	}
+	if ck := canonicalKey(loc, n.Unit); ck != "" && (ck != key || len(keys) == 0) {
 		keys = append(keys, ck)
 	}
 	now = now.UTC()

@@ -3,6 +3,7 @@ package service_test
 import (
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/address"
@@ -87,6 +88,49 @@ func TestResolveDecidesBetweenCandidates(t *testing.T) {
 			if m.Type != tt.wantType || m.MatchedAddress != tt.wantAddr || got.MatchedAddress != tt.wantAddr ||
 				!reflect.DeepEqual(m.Differences, tt.wantDiffs) || len(m.Candidates) != tt.wantCands || got.Others != nil {
 				t.Fatalf("Resolve = %+v\nmatch %+v; want %s %q differences %q, %d candidates", got, m, tt.wantType, tt.wantAddr, tt.wantDiffs, tt.wantCands)
+			}
+		})
+	}
+}
+
+// NewRecord's keys are the lookups that find the record from then on
+// without the geocoder: the client's spelling, unless the match was taken
+// among several different addresses with match=best (that spelling is
+// still ambiguous for everyone else), and always the geocoder's own.
+func TestNewRecordKeysLeaveAnAmbiguousSpellingOut(t *testing.T) {
+	edgeA := loc("1600 PENNSYLVANIA AVE NW, WASHINGTON, DC, 20502", "20502", 38.8987)
+	zip37 := loc("1600 PENNSYLVANIA AVE NW, WASHINGTON, DC, 20037", "20037", 38.8989)
+	const canonical37 = "1600 PENNSYLVANIA AVE NW||WASHINGTON|DC|20037"
+	const canonicalA = "1600 PENNSYLVANIA AVE NW||WASHINGTON|DC|20502"
+	tests := []struct {
+		name   string
+		in     providers.Address
+		answer providers.Location
+		mode   service.MatchMode
+		keys   []string
+	}{
+		{"one match: the spelling and the geocoder's", providers.Address{Street: "1600 Pennsylvania Avenue NW", State: "DC"},
+			edgeA, service.MatchAuto, []string{"1600 PENNSYLVANIA AVE NW|||DC|", canonicalA}},
+		{"the spelling is the geocoder's: once", providers.Address{Street: "1600 Pennsylvania Ave NW", City: "Washington", State: "DC", Zip: "20502"},
+			edgeA, service.MatchAuto, []string{canonicalA}},
+		{"several told apart by the ZIP given: the spelling names one", providers.Address{Street: "1600 Pennsylvania Ave NW", State: "DC", Zip: "20502"},
+			withOthers(zip37, edgeA), service.MatchAuto, []string{"1600 PENNSYLVANIA AVE NW|||DC|20502", canonicalA}},
+		{"several taken with best: the geocoder's only", providers.Address{Street: "1600 Pennsylvania Ave NW", State: "DC"},
+			withOthers(zip37, edgeA), service.MatchBest, []string{canonical37}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n, err := address.Normalize(tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			chosen, m, err := service.Resolve(n, tt.answer, tt.mode)
+			if err != nil {
+				t.Fatal(err)
+			}
+			np := service.NewRecord(chosen, m, n, "census", time.Unix(0, 0))
+			if !reflect.DeepEqual(np.Keys, tt.keys) {
+				t.Fatalf("keys %q, want %q", np.Keys, tt.keys)
 			}
 		})
 	}
