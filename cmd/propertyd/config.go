@@ -264,11 +264,12 @@ func (c *Config) applyDefaults() {
 	if c.Database == "" {
 		c.Database = "data/propertyd.db"
 	}
-	if c.DatabaseTimeout == 0 {
-		c.DatabaseTimeout = Duration(DefaultDatabaseTimeout)
-	}
 	if c.RequestTimeout == 0 {
 		c.RequestTimeout = Duration(gateway.DefaultRequestTimeout)
+	}
+	if c.DatabaseTimeout == 0 {
+		// Unset: 5 s, or half the request's bound when that is shorter.
+		c.DatabaseTimeout = min(Duration(DefaultDatabaseTimeout), c.RequestTimeout/2)
 	}
 	if c.ShutdownTimeout == 0 {
 		c.ShutdownTimeout = Duration(15 * time.Second)
