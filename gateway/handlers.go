@@ -232,6 +232,9 @@ func (g *Gateway) section(e service.Entry) fiber.Handler {
 		if err != nil {
 			return err
 		}
+		// A part of it failed (status partial): the section is not paid
+		// for, as in include=; the record's unit is.
+		st.undelivered += failedCost([]string{name}, []service.SectionResult{r})
 		body, err := envelope(r.Data, fiber.Map{"section": r.Meta})
 		if err != nil {
 			return err

@@ -441,6 +441,16 @@ func appendSectionMeta(b []byte, m providers.SectionMeta) (_ []byte, ok bool) {
 		b = append(b, `,"retry_after":`...)
 		b = strconv.AppendInt(b, int64(*m.RetryAfter), 10)
 	}
+	if len(m.FailedParts) > 0 {
+		b = append(b, `,"failed_parts":[`...)
+		for i, part := range m.FailedParts {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, part)
+		}
+		b = append(b, ']')
+	}
 	return append(b, '}'), true
 }
 

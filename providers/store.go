@@ -283,7 +283,10 @@ type FactStore interface {
 	// PutImportFacts sets the operator's own facts of record id (nil
 	// facts are left as they were) as of asOf, and merges the record.
 	PutImportFacts(ctx context.Context, id int64, f Facts, asOf string) error
-	// FactsVersion changes whenever a load or an import is published: an
-	// instance that sees it change drops the records it holds in memory.
+	// FactsVersion changes whenever a load or an import is published, and
+	// again when a published load has merged every record it touches (a
+	// load begun changes it too): an instance that sees it change drops
+	// the records it holds in memory, and so drops, once the load ends,
+	// any it read while the load merged them.
 	FactsVersion(ctx context.Context) (string, error)
 }

@@ -152,6 +152,12 @@ type SectionMeta struct {
 	AgeSeconds *int       `json:"age_seconds,omitempty"` // seconds since FetchedAt, set exactly when stale
 	Error      string     `json:"error,omitempty"`
 	RetryAfter *int       `json:"retry_after,omitempty"` // seconds, when a breaker is open
+	// FailedParts names the members of the section's value left out
+	// because the source of each failed (housing's fair_market_rents when
+	// HUD did): Status is then "partial" where it would be "ok", and
+	// Error, unless the section has its own, the first failed part's code.
+	// Nil when every part is there, or had nothing to give.
+	FailedParts []string `json:"failed_parts,omitempty"`
 }
 
 // Provenanced is implemented by section values that say where they come

@@ -115,6 +115,88 @@ func TestLookupsInOneStateMakeTwoACSCalls(t *testing.T) {
 	}
 }
 
+// TestAnACSAnswerWithoutTractsIsNotRemembered: the ACS answering a
+// state-wide query with 204, an empty body or a header alone is a bad
+// answer, not a state without tracts: the sections are unavailable with
+// upstream_bad_response and not charged, nothing is stored (no value, no
+// mark that the state was loaded), and the next lookup in the state asks
+// the ACS again, which then answers.
+func TestAnACSAnswerWithoutTractsIsNotRemembered(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		status int
+		body   string
+	}{
+		{"204", http.StatusNoContent, ""},
+		{"empty 200", http.StatusOK, ""},
+		{"header alone", http.StatusOK, `[["NAME","B01003_001E","state","county","tract"]]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "p.db")
+			places, tracts, _ := acsStatePlaces(2)
+			mt := httpmock.NewMockTransport()
+			providertest.RegisterCensusGeocoder(mt, census.DefaultBaseURL, places...)
+			providertest.RegisterACSError(mt, censusacs.DefaultBaseURL, tc.status, tc.body, http.Header{"Content-Type": {"application/json;charset=utf-8"}})
+			m := startMain(t, testConfig(t, path), mt)
+
+			q := url.Values{"street": {places[0].Street}, "city": {places[0].City}, "state": {places[0].State}, "include": {"demographics,housing"}}
+			status, body, hdr := getJSON(t, m, "/v1/properties/lookup?"+q.Encode())
+			if status != 200 {
+				t.Fatalf("lookup: %d %v", status, body)
+			}
+			for _, sec := range []string{"demographics", "housing"} {
+				if meta := sectionMeta(body, sec); meta["status"] != "unavailable" || meta["error"] != "upstream_bad_response" {
+					t.Errorf("%s after an ACS answer without tracts: %v, want unavailable with upstream_bad_response", sec, meta)
+				}
+			}
+			if got := hdr.Get("X-Request-Cost"); got != "1" {
+				t.Errorf("X-Request-Cost = %s, want 1: the two failed sections are not charged", got)
+			}
+			called := providertest.ACSCalls(mt, censusacs.DefaultBaseURL)
+			if called == 0 {
+				t.Fatal("the lookup made no ACS call")
+			}
+			if n := storedSections(t, m, "demographics", "housing", "loaded:"); n != 0 {
+				t.Fatalf("the empty answer left %d stored values or loaded marks", n)
+			}
+
+			// The ACS answers again: the next lookup in the state asks it
+			// and gets the tract's figures.
+			providertest.RegisterACS(mt, censusacs.DefaultBaseURL, tracts)
+			q.Set("street", places[1].Street)
+			_, body, _ = getJSON(t, m, "/v1/properties/lookup?"+q.Encode())
+			for _, sec := range []string{"demographics", "housing"} {
+				if meta := sectionMeta(body, sec); meta["status"] != "ok" {
+					t.Errorf("%s once the ACS answers: %v, want ok", sec, meta)
+				}
+			}
+			if providertest.ACSCalls(mt, censusacs.DefaultBaseURL) == 0 {
+				t.Fatal("the next lookup in the state made no ACS call")
+			}
+		})
+	}
+}
+
+// storedSections counts the section values m's database holds whose
+// section starts with one of prefixes.
+func storedSections(t *testing.T, m *Main, prefixes ...string) int {
+	t.Helper()
+	recs, err := m.db.ListSections(context.Background(), "", "", 10000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range recs {
+		for _, p := range prefixes {
+			if strings.HasPrefix(r.Section, p) {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
 func runDataLoad(t *testing.T, mt http.RoundTripper, args ...string) (int, string, string) {
 	t.Helper()
 	return runDataLoadWith(t, filepath.Join("..", "..", "config.yaml"), mt, args...)

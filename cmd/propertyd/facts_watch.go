@@ -6,12 +6,14 @@ import (
 )
 
 // watchFacts asks the database every facts.refresh whether a load of
-// assessor data or an import was published since it last looked (from
-// this instance or any other, through the CLI); when one was, it drops
-// every record and answer the instance holds in memory, so the new facts
-// show within one refresh on every instance of a fleet. Records are
-// otherwise kept until cache.record_ttl, and the answers made from them
-// too. It returns when ctx is done.
+// assessor data or an import was published, or a load began or ended,
+// since it last looked (from this instance or any other, through the
+// CLI); when one was, it drops every record and answer the instance holds
+// in memory, so the new facts show within one refresh of a load's end on
+// every instance of a fleet: the records read while the load merged them
+// are dropped again when it ends. Records are otherwise kept until
+// cache.record_ttl, and the answers made from them too. It returns when
+// ctx is done.
 func (m *Main) watchFacts(ctx context.Context, every time.Duration) {
 	if every <= 0 {
 		every = 10 * time.Second

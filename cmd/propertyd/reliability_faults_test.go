@@ -182,7 +182,15 @@ func relCheckSectionFault(t *testing.T, r *relRig, target relFaultTarget, mode r
 		m := relSectionMeta(t, rp, name)
 		failing := slices.Contains(target.sections, name)
 		if target.upstream == sandbox.UpstreamHUD {
-			failing = false // housing stays ok without the rents
+			failing = false // housing is served without the rents, and says so
+			if name == "housing" {
+				code, _ := m["error"].(string)
+				if m["status"] != "partial" || fmt.Sprint(m["failed_parts"]) != "[fair_market_rents]" {
+					t.Errorf("housing with HUD failing: %v, want partial naming fair_market_rents", m)
+				}
+				relWantOneOf(t, "meta.sections.housing.error", code, mode.codes)
+				continue
+			}
 		}
 		switch {
 		case !failing && m["status"] != "ok":
@@ -604,17 +612,17 @@ func TestRetryHonoursRetryAfter(t *testing.T) {
 
 // TestHousingFetchedDuringAHUDOutageIsNotFreshForAYear: HUD's fair market
 // rents are an optional part of the housing section, so while HUD fails
-// housing is served without them. That partial value must not stay fresh
+// housing is served without them (status partial). That partial value must not stay fresh
 // as long as a complete one (a year by default), or one HUD outage hides
 // the rents of every tract it touched for a year.
 func TestRentsReturnToHousingAsSoonAsHUDRecovers(t *testing.T) {
 	r := relNewRig(t, relConfig{hud: true, defaults: relProviderKnobs{timeout: "1s", retries: 0, failures: 50, openFor: "1m"}})
-	housing := func(placeID string) map[string]any {
+	housing := func(placeID, status string) map[string]any {
 		t.Helper()
 		rp := r.get(fmt.Sprintf("/v1/properties/%d?include=housing", r.seed(placeID)))
 		relWantStatus(t, rp, 200)
-		if m := relSectionMeta(t, rp, "housing"); m["status"] != "ok" {
-			t.Fatalf("housing of %s: meta %v, want ok", placeID, m)
+		if m := relSectionMeta(t, rp, "housing"); m["status"] != status {
+			t.Fatalf("housing of %s: meta %v, want %s", placeID, m, status)
 		}
 		h, _ := relData(t, rp)["housing"].(map[string]any)
 		if h == nil {
@@ -622,11 +630,11 @@ func TestRentsReturnToHousingAsSoonAsHUDRecovers(t *testing.T) {
 		}
 		return h
 	}
-	if h := housing("austin-tx"); h["fair_market_rents"] == nil {
+	if h := housing("austin-tx", "ok"); h["fair_market_rents"] == nil {
 		t.Fatalf("housing with HUD up has no fair_market_rents: %v", h)
 	}
 	r.sb.SetFaults(sandbox.UpstreamHUD, sandbox.Faults{ErrorRate: 1, Status: 503})
-	if h := housing("cedar-rapids-ia"); h["fair_market_rents"] != nil {
+	if h := housing("cedar-rapids-ia", "partial"); h["fair_market_rents"] != nil {
 		t.Fatalf("rents while HUD fails: %v", h["fair_market_rents"])
 	}
 	// Loading the state's housing figures started the load of its
@@ -635,7 +643,7 @@ func TestRentsReturnToHousingAsSoonAsHUDRecovers(t *testing.T) {
 	relWantStatus(t, r.get(fmt.Sprintf("/v1/properties/%d?include=demographics", r.seed("cedar-rapids-ia"))), 200)
 	acsCalls := r.sb.Calls(sandbox.UpstreamACS)
 	r.sb.ResetFaults()
-	if h := housing("cedar-rapids-ia"); h["fair_market_rents"] == nil {
+	if h := housing("cedar-rapids-ia", "ok"); h["fair_market_rents"] == nil {
 		t.Fatalf("after HUD recovered the rents are still missing from housing: %v", h)
 	}
 	if got := r.sb.Calls(sandbox.UpstreamACS); got != acsCalls {

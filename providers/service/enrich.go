@@ -86,6 +86,7 @@ type Section struct {
 // Section statuses and cache outcomes reported in meta.sections.
 const (
 	StatusOK          = "ok"
+	StatusPartial     = "partial"
 	StatusStale       = "stale"
 	StatusUnavailable = "unavailable"
 	CacheHit          = "hit"
@@ -95,8 +96,10 @@ const (
 // SectionResult is one section of a response: its JSON value (nil when
 // unavailable) and how it was produced. Failed is set when it is
 // unavailable because an upstream or propertyd failed (an error of a
-// providers.Kind that is a Failure), not because there is nothing to say:
-// the gateway does not charge for a section that failed.
+// providers.Kind that is a Failure), not because there is nothing to say,
+// and when a part it embeds is missing for such a failure (status
+// partial, Meta.FailedParts): the gateway does not charge for a section
+// that failed, whole or in part.
 type SectionResult struct {
 	Data   json.RawMessage
 	Meta   providers.SectionMeta
@@ -342,9 +345,29 @@ func (s *Service) sectionOf(ctx context.Context, p *providers.Property, name str
 		if sub.Data != nil {
 			r.Data = embedMember(r.Data, member, sub.Data)
 			r.Tier = dearer(r.Tier, sub.Tier)
+		} else if sub.Failed {
+			r.partFailed(member, sub.Meta)
 		}
 	}
 	return r, err
+}
+
+// partFailed records in r that its member is missing because the section
+// it embeds failed with meta (an upstream's or propertyd's failure, not
+// the source's word that it has nothing): r names it in FailedParts, says
+// partial where it said ok, carries the part's error code and retry_after
+// unless it has its own, and is not charged (Failed). A part that has
+// nothing to give (not found) is left out without a word.
+func (r *SectionResult) partFailed(member string, meta providers.SectionMeta) {
+	r.Meta.FailedParts = append(r.Meta.FailedParts, member)
+	slices.Sort(r.Meta.FailedParts)
+	if r.Meta.Status == StatusOK {
+		r.Meta.Status = StatusPartial
+	}
+	if r.Meta.Error == "" {
+		r.Meta.Error, r.Meta.RetryAfter = meta.Error, meta.RetryAfter
+	}
+	r.Failed = true
 }
 
 // sectionRead is one read of a section's value: the section, the natural

@@ -209,7 +209,12 @@ func (e loggedFailure) Unwrap() error { return e.error }
 // loadRegion asks the module for region, unless its marker says it was
 // loaded within the TTL (by another flight, or another instance: in a
 // fleet the marker is read past memory), and stores every value of the
-// answer, then the marker.
+// answer, then the marker. The module's empty answer is its word that the
+// region has no data (the ACS module answers so, without a call, for the
+// states it does not cover; an upstream's empty answer for a state it
+// covers is the module's error): it is marked loaded with no key. An
+// answer whose values all lie in other regions is upstream_bad_response
+// and stores nothing.
 func (sec *Section) loadRegion(ctx context.Context, region string) (regionLoad, error) {
 	st := sec.svc.cfg.Store
 	if m, _, err := providers.Reload(ctx, sec.svc.reads.Section, providers.SectionID{Section: loadedSection(sec.Name), Key: region}); err == nil &&
@@ -225,6 +230,12 @@ func (sec *Section) loadRegion(ctx context.Context, region string) (regionLoad, 
 		if r, ok := sec.Region.Of(k); ok && r == region {
 			keys = append(keys, k)
 		}
+	}
+	if len(keys) == 0 && len(vals) > 0 {
+		// Values, none of them of region: an answer to another question,
+		// which must not mark region loaded with nothing in it.
+		return regionLoad{}, providers.Errorf(providers.KindUpstream, providers.CodeUpstreamBadResponse,
+			"the %s source answered for region %s with values of other regions only", sec.Name, region)
 	}
 	slices.Sort(keys)
 	fetched := sec.stamp()

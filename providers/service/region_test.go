@@ -28,6 +28,7 @@ type stateACS struct {
 	fail      error
 	houseFail error // when set, the error of state calls of housing
 	units     int64
+	stray     string // when set, state calls of demographics answer this state's tracts
 }
 
 func (f *stateACS) err() error { f.mu.Lock(); defer f.mu.Unlock(); return f.fail }
@@ -49,6 +50,9 @@ func (f *stateACS) StateDemographics(ctx context.Context, state string) (map[str
 	}
 	if err := f.err(); err != nil {
 		return nil, err
+	}
+	if f.stray != "" {
+		state = f.stray
 	}
 	out := map[string]*providers.Demographics{}
 	for id := range f.tracts {
@@ -211,6 +215,33 @@ func TestAFailedStateCallIsAskedAgain(t *testing.T) {
 	}
 	if n := acs.demoState.Load(); n != 2 {
 		t.Fatalf("%d state calls, want 2", n)
+	}
+}
+
+// TestAStateAnsweredWithOtherStatesIsNotLoaded: a state call answered
+// with tracts of another state only is a bad answer: the tract is
+// unavailable with upstream_bad_response, nothing is stored (no value, no
+// mark that the state was loaded), and the next need asks again.
+func TestAStateAnsweredWithOtherStatesIsNotLoaded(t *testing.T) {
+	acs := newStateACS(3)
+	acs.stray = "48"
+	svc, st, _ := newACSService(t, acs, service.Config{})
+	ctx := context.Background()
+	p := tractProperty("17031000100")
+	for i := range 2 {
+		r, err := svc.SectionOf(ctx, p, providers.SectionDemographics, service.Options{})
+		if providers.CodeOf(err) != providers.CodeUpstreamBadResponse || r.Meta.Status != service.StatusUnavailable || !r.Failed {
+			t.Fatalf("ask %d: %v, meta %+v; want unavailable with upstream_bad_response", i, err, r.Meta)
+		}
+	}
+	if _, err := st.Section(ctx, "loaded:"+providers.SectionDemographics, "17"); err == nil {
+		t.Fatal("Illinois was marked loaded from an answer holding Texas")
+	}
+	if _, err := st.Section(ctx, providers.SectionDemographics, "17031000100"); err == nil {
+		t.Fatal("the tract was stored from an answer holding Texas")
+	}
+	if n := acs.demoState.Load(); n != 2 {
+		t.Fatalf("%d state calls, want 2: the bad answer is not remembered", n)
 	}
 }
 

@@ -337,14 +337,19 @@ func TestHousingEmbedsTheRentsAndOutlivesTheirOutage(t *testing.T) {
 		t.Fatalf("housing with rents: %s %v", r.Data, err)
 	}
 
-	// HUD down on a fresh store: housing is ok, without the member.
+	// HUD down on a fresh store: housing is partial, without the member,
+	// which it names, and not charged.
 	hudDown.Store(true)
 	svc = newService(t, newMemStore(), elmGeocoder(), clk, mods)
 	p, _, _ = svc.Lookup(context.Background(), providers.Address{Street: "12 Elm St", State: "IL"})
 	r, err = svc.SectionOf(context.Background(), p, providers.SectionHousing, service.Options{})
 	got.Rents = nil
-	if err != nil || r.Meta.Status != service.StatusOK || json.Unmarshal(r.Data, &got) != nil || got.Rents != nil || got.Units != 1800 {
-		t.Fatalf("housing with HUD down: %+v %s %v; want ok without rents", r.Meta, r.Data, err)
+	if err != nil || r.Meta.Status != service.StatusPartial || json.Unmarshal(r.Data, &got) != nil || got.Rents != nil || got.Units != 1800 {
+		t.Fatalf("housing with HUD down: %+v %s %v; want partial without rents", r.Meta, r.Data, err)
+	}
+	if r.Meta.Error != "upstream_error" || fmt.Sprint(r.Meta.FailedParts) != "[fair_market_rents]" || !r.Failed {
+		t.Fatalf("housing with HUD down: error %q, failed parts %v, failed %v; want upstream_error naming fair_market_rents, not charged",
+			r.Meta.Error, r.Meta.FailedParts, r.Failed)
 	}
 
 	// Rents not configured: nothing is embedded, nothing fails.

@@ -17,8 +17,11 @@
 //	GET {year}/acs/acs5?get=NAME,<variables>&for=tract:*&in=state:<st>[&key=<key>]
 //
 // Its answer is the same table with one row per tract (about 9,100 for
-// California, under 3 MB); each row is decoded as a single tract's is, and
-// a state without tracts (HTTP 204) is no tract rather than an error.
+// California, under 3 MB); each row is decoded as a single tract's is.
+// Every state the ACS covers has tracts, so an answer without any (HTTP
+// 204, an empty body, a header alone) is upstream_bad_response, as an
+// unreadable one is, never a state without figures; a state the ACS does
+// not cover (Covers) is answered with no tract, without a call.
 //
 // and, to learn the newest release, the API's discovery document, which is
 // the base URL with ".json" appended (https://api.census.gov/data.json):

@@ -37,10 +37,14 @@ func Covers(state string) bool {
 
 // StateDemographics returns the demographics of every tract of the state
 // with FIPS code state, keyed by GEOID, from one request (or as many as
-// MaxVariables requires). A state without tracts (HTTP 204) is an empty
-// map. It returns KindInvalid for a state that is not two digits, and
-// otherwise the errors of Demographics (never tract_not_found). An answer
-// any row of which cannot be read fails whole, as upstream_bad_response.
+// MaxVariables requires). A state the ACS does not cover (see Covers: the
+// island areas) is an empty map, without a call. It returns KindInvalid
+// for a state that is not two digits, and otherwise the errors of
+// Demographics (never tract_not_found). An answer any row of which cannot
+// be read fails whole, as upstream_bad_response, and so does an answer
+// without rows (HTTP 204, an empty body, a header alone): every state the
+// ACS covers has tracts, so such an answer is a failure to retry, never
+// the state's figures.
 func (c *Client) StateDemographics(ctx context.Context, state string) (map[string]*providers.Demographics, error) {
 	rows, year, err := c.fetchState(ctx, state, DemographicsVariables)
 	if err != nil {
@@ -82,13 +86,19 @@ func (c *Client) fetchState(ctx context.Context, state string, vars []string) (m
 	if err := checkState(state); err != nil {
 		return nil, "", err
 	}
+	if !Covers(state) {
+		return map[string]Row{}, "", nil
+	}
 	year := c.year(ctx)
 	merged := map[string]Row{}
 	for _, chunk := range chunks(vars) {
 		rows, err := c.get(ctx, StateURL(c.base, year, chunk, state, c.key), maxStateBody)
-		if providers.CodeOf(err) == providers.CodeTractNotFound {
-			// 204: the state has no tracts (for these names).
-			continue
+		if providers.CodeOf(err) == providers.CodeTractNotFound || (err == nil && len(rows) == 0) {
+			// 204, an empty body or a header alone: every state the
+			// ACS covers has tracts, so the answer is wrong, not the
+			// news that there are none (which would be remembered as
+			// such for a year).
+			return nil, "", badResponse(fmt.Errorf("the answer for state %s holds no tract", state))
 		}
 		if err != nil {
 			return nil, "", err

@@ -72,14 +72,53 @@ func TestStateHousingMatchesHousing(t *testing.T) {
 	}
 }
 
-// TestStateWithoutTractsIsEmpty: the upstream's 204 for a state is no
-// tract at all, not an error.
-func TestStateWithoutTractsIsEmpty(t *testing.T) {
+// TestStateAnswerWithoutTractsIsBad: every state the ACS covers has
+// tracts, so a state-wide answer without any (204, an empty 200 body, a
+// header alone) is an unreadable answer, as [] and null are, never a
+// state without figures that would be remembered as such.
+func TestStateAnswerWithoutTractsIsBad(t *testing.T) {
+	header := `[["NAME","B01003_001E","state","county","tract"]]`
+	for _, tc := range []struct {
+		name   string
+		status int
+		body   string
+	}{
+		{"204", 204, ""},
+		{"empty 200", 200, ""},
+		{"blank 200", 200, " \n"},
+		{"header alone", 200, header},
+		{"empty array", 200, "[]"},
+		{"null", 200, "null"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mt := httpmock.NewMockTransport()
+			providertest.RegisterACSError(mt, base, tc.status, tc.body, http.Header{"Content-Type": {"application/json;charset=utf-8"}})
+			c := newClient(t, mt, map[string]string{"year": "2022"})
+			got, err := c.StateDemographics(context.Background(), "56")
+			if got != nil {
+				t.Errorf("StateDemographics answered %d tracts", len(got))
+			}
+			wantErr(t, err, providers.KindUpstream, "upstream_bad_response")
+			_, err = c.StateHousing(context.Background(), "56")
+			wantErr(t, err, providers.KindUpstream, "upstream_bad_response")
+		})
+	}
+}
+
+// TestStateNotCoveredHasNoTractsWithoutACall: the island areas are not in
+// the ACS; asking for one is no tract at all, and no call.
+func TestStateNotCoveredHasNoTractsWithoutACall(t *testing.T) {
 	mt := httpmock.NewMockTransport()
 	providertest.RegisterACS(mt, base, map[string]map[string]string{cook.GEOID(): cookData()})
-	got, err := newClient(t, mt, map[string]string{"year": "2022"}).StateDemographics(context.Background(), "56")
-	if err != nil || len(got) != 0 {
-		t.Fatalf("got %v, %v; want no tracts and no error", got, err)
+	c := newClient(t, mt, map[string]string{"year": "2022"})
+	for _, state := range []string{"60", "66", "69", "78"} {
+		got, err := c.StateDemographics(context.Background(), state)
+		if err != nil || len(got) != 0 {
+			t.Fatalf("state %s: got %v, %v; want no tracts and no error", state, got, err)
+		}
+	}
+	if n := providertest.ACSCalls(mt, base); n != 0 {
+		t.Fatalf("states the ACS does not cover made %d calls", n)
 	}
 }
 

@@ -575,8 +575,15 @@ func (f *Facts) PutImport(ctx context.Context, id int64, facts providers.Facts, 
 	return f.DB.Err(ctx, err)
 }
 
-// Version changes with every publish and import: the number of datasets
-// and the latest time one was loaded.
+// Version changes with every publish and import, and again when a
+// publish's merge has ended: the number of datasets, the latest time one
+// was loaded, and the loads pending (each dataset and generation begun
+// and not ended). A publish serves its rows, and so changes the version,
+// before it merges the records; an instance that saw that change and
+// read records meanwhile may hold their former facts, and the end of the
+// load, which removes it from the pending, changes the version once more.
+// A load that ended never comes back as pending: its generation is
+// served, and the next load of its dataset takes the one after.
 func (f *Facts) Version(ctx context.Context) (string, error) {
 	var (
 		n      int64
@@ -585,7 +592,27 @@ func (f *Facts) Version(ctx context.Context) (string, error) {
 	if _, err := QueryRow(ctx, f.DB, f.S.version, nil, &n, &latest); err != nil {
 		return "", f.DB.Err(ctx, err)
 	}
-	return strconv.FormatInt(n, 10) + "@" + latest.String, nil
+	rows, err := f.DB.Query(ctx, f.S.pendingLoads)
+	if err != nil {
+		return "", f.DB.Err(ctx, err)
+	}
+	defer rows.Close()
+	var b strings.Builder
+	b.WriteString(strconv.FormatInt(n, 10) + "@" + latest.String)
+	for rows.Next() {
+		var (
+			ds  string
+			gen int64
+		)
+		if err := rows.Scan(&ds, &gen); err != nil {
+			return "", f.DB.Err(ctx, err)
+		}
+		b.WriteString(" " + ds + "#" + strconv.FormatInt(gen, 10))
+	}
+	if err := rows.Err(); err != nil {
+		return "", f.DB.Err(ctx, err)
+	}
+	return b.String(), nil
 }
 
 // CopyImport gives a record copied from another database, on c, the

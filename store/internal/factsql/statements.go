@@ -385,6 +385,7 @@ type Statements struct {
 	dropBuildings                                       string
 	putRow, putKey, joinKeys, keyRecords, unitRecords   string
 	keyRowsMatched, publish, endLoad, sets, version     string
+	pendingLoads                                        string
 	putImportSet, putImportRow, oldRows, countRows      string
 	rowsNear, recordsNearRows, pointRowsMatched, maxRow string
 	parcelsAt, stagedPut                                string
@@ -473,7 +474,8 @@ func Build(d *Dialect) *Statements {
 		endLoad: b(`DELETE FROM fact_loads WHERE dataset = ? AND generation = ?`),
 		sets: `SELECT dataset, source, priority, generation, as_of, fingerprint, row_count, matched, failed, loaded_at
 			FROM fact_sets ORDER BY priority, dataset`,
-		version: `SELECT COUNT(*), COALESCE(MAX(loaded_at), '') FROM fact_sets`,
+		version:      `SELECT COUNT(*), COALESCE(MAX(loaded_at), '') FROM fact_sets`,
+		pendingLoads: `SELECT dataset, generation FROM fact_loads ORDER BY dataset`,
 		putImportSet: b(`INSERT INTO fact_sets (dataset, source, priority, generation, as_of, loaded_at)
 			VALUES ('import', 'import', 0, 1, ?, ?)
 			ON CONFLICT (dataset) DO UPDATE SET as_of = excluded.as_of, loaded_at = excluded.loaded_at`),

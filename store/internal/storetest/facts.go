@@ -27,6 +27,7 @@ func init() {
 	register("FactsJoinInsideTheirParcel", testFactsParcel)
 	register("FactsJoinParcelsOfEverySize", testFactsParcelSizes)
 	register("FactsPublishMergesEveryBatch", testFactsManyBatches)
+	register("FactsReadDuringTheMergeAreDroppedAfterIt", testFactsReadDuringTheMerge)
 }
 
 // testFactsManyBatches publishes rows for more records than one merge
@@ -83,6 +84,104 @@ func testFactsManyBatches(t *testing.T, open Opener) {
 		wantInt(t, p.StreetAddress+" bedrooms", p.Bedrooms, (k-1)%7)
 		wantInt(t, p.StreetAddress+" year built", p.YearBuilt, 1900+(k-1)%120)
 	}
+}
+
+// testFactsReadDuringTheMerge plays a serving instance on its own handle:
+// it polls FactsVersion as each one does every facts.refresh, drops the
+// records it holds in memory when the version changed, and reads a
+// record while a publish merges others before it, which puts the
+// record's former facts back in its memory. One poll after the publish
+// ends, it must see the version change again and read the record anew,
+// with the load's facts: a version that changed only when the merge
+// began left it serving the former facts until cache.record_ttl.
+func testFactsReadDuringTheMerge(t *testing.T, open Opener) {
+	ctx := context.Background()
+	const n = 2*2000 + 1 // three merge transactions, the last holding the last record alone
+	props := make([]providers.Property, n)
+	rows := make([]providers.FactRow, n)
+	for i := range props {
+		street := fmt.Sprintf("%d MAIN ST", i+1)
+		props[i] = NewAt(street, 39.8+float64(i)*1e-5, -89.65).Property
+		rows[i] = row(street, providers.FactsKey(street, "62701", ""), providers.Facts{YearBuilt: ptr(1900 + i%120)})
+	}
+	if err := open(t, nil).SeedProperties(ctx, props); err != nil {
+		t.Fatal(err)
+	}
+	db, inst := open(t, nil), open(t, nil)
+	lastRec, _, err := inst.Search(ctx, providers.SearchFilter{Zip: "62701", Page: n, PerPage: 1})
+	if err != nil || len(lastRec) != 1 {
+		t.Fatalf("the last record: %v", err)
+	}
+	id := lastRec[0].ID
+
+	var mu sync.Mutex
+	held := map[int64]*providers.Property{}
+	seen, err := inst.FactsVersion(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	poll := func() error {
+		v, err := inst.FactsVersion(ctx)
+		if err == nil && v != seen {
+			seen = v
+			clear(held)
+		}
+		return err
+	}
+	read := func() (*providers.Property, error) {
+		if p := held[id]; p != nil {
+			return p, nil
+		}
+		p, err := inst.Property(ctx, id)
+		if err == nil {
+			held[id] = p
+		}
+		return p, err
+	}
+
+	l, _, err := db.BeginFacts(ctx, "allegheny", "f1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutFacts(ctx, &l, nil, rows, n, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	readDuring := false
+	_, err = db.PublishFacts(ctx, l, providers.FactSet{Priority: 1, AsOf: "2026-09-30"}, func(done, all int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if readDuring {
+			return
+		}
+		// A batch before the last record's is merged: the instance polls,
+		// then reads the record, not merged yet.
+		readDuring = true
+		if err := poll(); err != nil {
+			t.Errorf("poll during the merge: %v", err)
+			return
+		}
+		p, err := read()
+		if err != nil || p.YearBuilt != nil {
+			t.Errorf("the last record read during the merge: %v, year built %v; want it not merged yet", err, deref(p.YearBuilt))
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !readDuring {
+		t.Fatal("the publish reported no progress during its merge")
+	}
+	if err := poll(); err != nil { // one facts.refresh after the end
+		t.Fatal(err)
+	}
+	p, err := read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.YearBuilt == nil {
+		t.Fatalf("one poll after the load ended, the instance still serves the record as read during the merge, without the year built loaded (facts version %q unchanged since the merge began)", seen)
+	}
+	wantInt(t, "year built", p.YearBuilt, 1900+(n-1)%120)
 }
 
 // square is a parcel: the WKB of the polygon from (west, south) to (east,
