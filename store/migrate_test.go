@@ -444,3 +444,14 @@ func TestFeaturesKeptThrough0017(t *testing.T) {
 		stmt{sql: storetest.Before0017Address}, stmt{sql: storetest.Before0017Building})
 	storetest.FeaturesKeptThrough0017Go(t, db, countIn(db.readers))
 }
+
+// A record match=best made by taking one of several addresses loses its
+// keys through 0019, so the ambiguous spelling its client sent is no
+// longer everyone's answer.
+func TestKeysOfABestChoiceGoThrough0019(t *testing.T) {
+	var stmts []stmt
+	for _, q := range storetest.Before0019Records {
+		stmts = append(stmts, stmt{sql: q})
+	}
+	storetest.KeysOfABestChoiceGoThrough0019(t, upgradedFrom(t, 18, stmts...))
+}

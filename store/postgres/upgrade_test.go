@@ -135,3 +135,13 @@ func TestFeaturesMoveIntoPartitionsThrough0018(t *testing.T) {
 		t.Errorf("a new load's place has id %d, want one after the place moved (7)", n)
 	}
 }
+
+// A record match=best made by taking one of several addresses loses its
+// keys through 0019, as on SQLite.
+func TestKeysOfABestChoiceGoThrough0019(t *testing.T) {
+	var stmts []stmt
+	for _, q := range storetest.Before0019Records {
+		stmts = append(stmts, stmt{sql: q})
+	}
+	storetest.KeysOfABestChoiceGoThrough0019(t, upgradedFrom(t, 18, stmts...))
+}
