@@ -20,22 +20,8 @@ import (
 // answers 503 with Retry-After, and it leaves nothing behind.
 func TestWriteLockedOutIsUnavailable(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "propertyd.db")
-	db, err := store.Open(ctx, path, store.Options{BusyTimeout: 100 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	other, err := sql.Open("sqlite3", "file:"+path+"?_txlock=immediate")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	tx, err := other.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _, err = db.Save(ctx, storetest.NewAt("1 MAIN ST", 39.8, -89.65))
+	db, tx := lockedByAnother(t, 100*time.Millisecond)
+	_, _, err := db.Save(ctx, storetest.NewAt("1 MAIN ST", 39.8, -89.65))
 	wantKind(t, err, providers.KindUnavailable, providers.CodeDatabaseUnavailable)
 	var pe *providers.Error
 	if !errors.As(err, &pe) || pe.RetryAfter <= 0 {
@@ -57,23 +43,8 @@ func TestWriteLockedOutIsUnavailable(t *testing.T) {
 // of them.
 func TestQueuedWritesWaitNoLongerThanTheBusyTimeout(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "propertyd.db")
 	const busy = 400 * time.Millisecond
-	db, err := store.Open(ctx, path, store.Options{BusyTimeout: busy})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	other, err := sql.Open("sqlite3", "file:"+path+"?_txlock=immediate")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	tx, err := other.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
+	db, tx := lockedByAnother(t, busy)
 	const writers = 3
 	took := make(chan time.Duration, writers)
 	errs := make(chan error, writers)
@@ -102,4 +73,28 @@ func TestQueuedWritesWaitNoLongerThanTheBusyTimeout(t *testing.T) {
 	if _, _, err := db.Save(ctx, storetest.NewAt("9 MAIN ST", 39.8, -89.65)); err != nil {
 		t.Fatalf("a write once the lock is gone: %v", err)
 	}
+}
+
+// lockedByAnother opens a store with the busy timeout busy, and a
+// transaction of another connection (another process, as a data load is)
+// that holds the write lock until the test rolls it back or ends.
+func lockedByAnother(t *testing.T, busy time.Duration) (*store.DB, *sql.Tx) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "propertyd.db")
+	db, err := store.Open(context.Background(), path, store.Options{BusyTimeout: busy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	other, err := sql.Open("sqlite3", "file:"+path+"?_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	tx, err := other.BeginTx(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tx.Rollback() })
+	return db, tx
 }
