@@ -1,6 +1,7 @@
 // Package store persists propertyd's property records and cached enrichment
-// sections in one SQLite file. It implements providers.Store and is the only
-// package that imports the SQLite driver (the statements it says as the
+// sections in one SQLite file. It implements providers.Store and is, with
+// its GeoPackage reader store/gpkg, the only package that imports the SQLite
+// driver (the statements it says as the
 // PostgreSQL engine does are written once, in store/internal/sqlshared); it
 // knows nothing about HTTP. Callers see only providers types and *providers.Error values, so the
 // gateway maps store failures to statuses through the same table as every
