@@ -13,6 +13,7 @@ import (
 	"github.com/paulmach/orb"
 
 	"github.com/propertyd/propertyd/providers/geofile"
+	_ "github.com/propertyd/propertyd/store/gpkg" // GeoPackages are read through it
 )
 
 // readAll reads every feature of a file, failing the test on any error.

@@ -4,21 +4,23 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/propertyd/propertyd/store/gpkg"
 )
 
-// gpkgSource reads a GeoPackage's feature table through store/gpkg.
+// gpkgSource reads a GeoPackage's feature table through the registered
+// opener (store/gpkg).
 type gpkgSource struct {
-	file  *gpkg.File
-	rows  *gpkg.Rows
+	file  GPKGFile
+	rows  GPKGRows
 	index int
 }
 
 // openGeoPackage opens a GeoPackage's only feature table, or the one
 // opts.Layer names, and reads its SRS.
 func openGeoPackage(p string, opts Options) (*Reader, error) {
-	file, err := gpkg.Open(p)
+	if openGPKG == nil {
+		return nil, fmt.Errorf("%w: this program reads no GeoPackage (it does not import store/gpkg)", ErrUnknownFormat)
+	}
+	file, err := openGPKG(p)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
@@ -30,7 +32,7 @@ func openGeoPackage(p string, opts Options) (*Reader, error) {
 	return r, nil
 }
 
-func readGeoPackage(file *gpkg.File, opts Options) (*Reader, error) {
+func readGeoPackage(file GPKGFile, opts Options) (*Reader, error) {
 	layers, err := file.Layers()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
@@ -39,7 +41,7 @@ func readGeoPackage(file *gpkg.File, opts Options) (*Reader, error) {
 	for i, l := range layers {
 		names[i] = l.Table
 	}
-	var layer *gpkg.Layer
+	var layer *GPKGLayer
 	for i, l := range layers {
 		if strings.EqualFold(l.Table, opts.Layer) || (opts.Layer == "" && len(layers) == 1) {
 			layer = &layers[i]
@@ -70,7 +72,7 @@ func readGeoPackage(file *gpkg.File, opts Options) (*Reader, error) {
 
 // gpkgCRS reads a layer's SRS: by its EPSG code when it has one of the two
 // taken, else by its definition (to name a projected one).
-func gpkgCRS(srs gpkg.SRS) (CRS, error) {
+func gpkgCRS(srs GPKGSRS) (CRS, error) {
 	if strings.EqualFold(srs.Organization, "EPSG") {
 		if c, ok := crsOfEPSG(int(srs.Code)); ok {
 			return c, nil
@@ -100,7 +102,7 @@ func (s *gpkgSource) next() (Feature, error) {
 	for i, c := range cols {
 		f.Properties[c] = values[i]
 	}
-	g, err := gpkg.DecodeGeometry(blob)
+	g, err := decodeGPKGGeometry(blob)
 	if err == nil {
 		err = normalize(g)
 	}

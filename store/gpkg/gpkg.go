@@ -2,9 +2,12 @@
 // out as the OGC GeoPackage Encoding Standard (12-128r18, version 1.3) has
 // it, what a File Geodatabase or a shapefile converted with ogr2ogr becomes.
 // It knows the standard's tables (gpkg_contents, gpkg_geometry_columns,
-// gpkg_spatial_ref_sys) and its geometry encoding (the "GP" header, then
-// WKB), and nothing about what the features mean: package
-// providers/geofile reads them as it reads every other spatial file.
+// gpkg_spatial_ref_sys) and hands each feature's geometry over as stored:
+// package providers/geofile decodes the geometry encoding (the "GP"
+// header, then WKB) and reads the features as it reads every other
+// spatial file. Importing this package registers it there
+// (geofile.RegisterGeoPackage), as a database/sql driver registers itself,
+// so that providers import nothing of store.
 //
 // It lives under store because it is the second package that opens SQLite
 // files, beside store itself: the driver and how a file is opened (a
@@ -22,42 +25,37 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/paulmach/orb"
-	"github.com/paulmach/orb/encoding/wkb"
-
 	_ "github.com/mattn/go-sqlite3" // the SQLite driver, as "sqlite3"
+
+	"github.com/propertyd/propertyd/providers/geofile"
 )
+
+// init gives providers/geofile its way to open GeoPackages: a program that
+// reads them imports this package.
+func init() {
+	geofile.RegisterGeoPackage(func(path string) (geofile.GPKGFile, error) {
+		f, err := Open(path)
+		if err != nil {
+			return nil, err
+		}
+		return geoPackage{f}, nil
+	})
+}
+
+// geoPackage is a File as geofile.GPKGFile.
+type geoPackage struct{ *File }
+
+func (g geoPackage) Read(layer Layer) (geofile.GPKGRows, error) { return g.File.Read(layer) }
 
 // ErrNotGeoPackage is the cause of the error Open returns for an SQLite
 // file without the GeoPackage's tables.
 var ErrNotGeoPackage = errors.New("not a GeoPackage")
 
-// ErrGeometry is the cause of the error DecodeGeometry returns for a
-// geometry it cannot read.
-var ErrGeometry = errors.New("unreadable GeoPackage geometry")
-
-// SRS is a row of gpkg_spatial_ref_sys: a coordinate reference system as the
-// file defines it. Organization and Code name it in a registry ("EPSG",
-// 4269); Definition is its WKT (the standard's definition column, OGC WKT
-// 1).
-type SRS struct {
-	ID           int64
-	Name         string
-	Organization string
-	Code         int64
-	Definition   string
-}
-
-// Layer is a feature table of the file: a gpkg_contents row of data type
-// "features" with its geometry column and that column's SRS.
-type Layer struct {
-	Table          string
-	GeometryColumn string
-	// GeometryType is the column's declared type (POLYGON, MULTIPOLYGON,
-	// GEOMETRY...), as gpkg_geometry_columns holds it.
-	GeometryType string
-	SRS          SRS
-}
+// SRS and Layer are geofile's, which reads what this package gives.
+type (
+	SRS   = geofile.GPKGSRS
+	Layer = geofile.GPKGLayer
+)
 
 // File is an open GeoPackage. It is not safe for concurrent use; Close
 // releases it.
@@ -190,7 +188,7 @@ func (f *File) Read(layer Layer) (*Rows, error) {
 func (r *Rows) Columns() []string { return r.columns }
 
 // Next reads the next feature: its feature id, its attribute values (in
-// the order of Columns) and its geometry as stored (for DecodeGeometry).
+// the order of Columns) and its geometry as stored (geofile decodes it).
 // It returns ok false at the end, or on an error Err then returns.
 func (r *Rows) Next() (fid int64, values []any, geometry []byte, ok bool) {
 	if !r.rows.Next() {
@@ -219,51 +217,6 @@ func (r *Rows) Err() error {
 
 // Close ends the reading.
 func (r *Rows) Close() error { return r.rows.Close() }
-
-// DecodeGeometry decodes a geometry as the standard stores it (2.1.3,
-// GeoPackageBinary): "GP", a version (0), flags (byte order, envelope
-// kind, empty), the SRS id, the envelope, then the geometry in ISO WKB. A
-// nil or empty geometry decodes to nil. Geometries with Z or M coordinates
-// and the extended binary type are not read (an error wrapping
-// ErrGeometry): convert with ogr2ogr -dim XY.
-func DecodeGeometry(b []byte) (orb.Geometry, error) {
-	if b == nil {
-		return nil, nil
-	}
-	if len(b) < 8 || b[0] != 'G' || b[1] != 'P' {
-		return nil, fmt.Errorf(`%w: no "GP" header`, ErrGeometry)
-	}
-	if b[2] != 0 {
-		return nil, fmt.Errorf("%w: version %d of the binary format", ErrGeometry, b[2])
-	}
-	flags := b[3]
-	if flags&0x20 != 0 {
-		return nil, fmt.Errorf("%w: an extended geometry type", ErrGeometry)
-	}
-	var envelope int
-	switch (flags >> 1) & 7 {
-	case 0:
-	case 1:
-		envelope = 32
-	case 2, 3:
-		envelope = 48
-	case 4:
-		envelope = 64
-	default:
-		return nil, fmt.Errorf("%w: envelope kind %d", ErrGeometry, (flags>>1)&7)
-	}
-	if len(b) < 8+envelope {
-		return nil, fmt.Errorf("%w: shorter than its header", ErrGeometry)
-	}
-	if flags&0x10 != 0 {
-		return nil, nil
-	}
-	g, err := wkb.Unmarshal(b[8+envelope:])
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrGeometry, err)
-	}
-	return g, nil
-}
 
 // quote quotes an SQL identifier.
 func quote(name string) string {

@@ -1,4 +1,4 @@
-package gpkg
+package geofile
 
 import (
 	"encoding/binary"
@@ -18,9 +18,9 @@ func gp(flags byte, envelope int, body []byte) []byte {
 	return append(append(b, make([]byte, size)...), body...)
 }
 
-// DecodeGeometry skips the header whatever envelope it carries, reads an
-// empty geometry as nil, and refuses what it cannot read with ErrGeometry.
-func TestDecodeGeometryReadsTheStandardsBinary(t *testing.T) {
+// decodeGPKGGeometry skips the header whatever envelope it carries, reads an
+// empty geometry as nil, and refuses what it cannot read with errGeometry.
+func TestGeoPackageGeometryIsReadAsTheStandardWritesIt(t *testing.T) {
 	square := orb.Polygon{{{-77, 38.9}, {-76.9, 38.9}, {-76.9, 39}, {-77, 39}, {-77, 38.9}}}
 	body, err := wkb.Marshal(square)
 	if err != nil {
@@ -48,10 +48,10 @@ func TestDecodeGeometryReadsTheStandardsBinary(t *testing.T) {
 		{"cut in its envelope", gp(1, 1, nil)[:20], nil, true},
 		{"Z coordinates", gp(1, 0, pointZ), nil, true},
 	} {
-		g, err := DecodeGeometry(c.blob)
+		g, err := decodeGPKGGeometry(c.blob)
 		if c.err {
-			if !errors.Is(err, ErrGeometry) {
-				t.Errorf("%s: %v, %v; want ErrGeometry", c.name, g, err)
+			if !errors.Is(err, errGeometry) {
+				t.Errorf("%s: %v, %v; want errGeometry", c.name, g, err)
 			}
 			continue
 		}
