@@ -3,6 +3,7 @@ package gateway
 import (
 	"crypto/sha256"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -137,6 +138,11 @@ func TestServeReadyTakesOnlyThePlainWarmGetOfARecord(t *testing.T) {
 	if !g.serveFast(rctx) || rctx.Response.StatusCode() != 304 || len(rctx.Response.Body()) != 0 ||
 		sent(rctx)["X-RateLimit-Remaining"] != "1" {
 		t.Fatalf("a matching If-None-Match: %d %q", rctx.Response.StatusCode(), rctx.Response.Header.String())
+	}
+	// VisitAll shows fasthttp's default Content-Type, which it writes
+	// only with content or when set: what is written is what counts.
+	if wire := rctx.Response.Header.String(); strings.Contains(wire, "Content-Type:") || sent(rctx)["ETag"] != string(rb.etag) {
+		t.Errorf("the warm GET's 304 is %q; want its ETag and no Content-Type (it has no content)", wire)
 	}
 	// The budget (burst 3, refilling once in about 12 days) is spent: the
 	// refused request is the app's to answer with its 429.

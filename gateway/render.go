@@ -464,8 +464,8 @@ func isRead(rctx *fasthttp.RequestCtx) bool { return rctx.IsGet() || rctx.IsHead
 // or HEAD whose If-None-Match names that ETag gets 304 with no body
 // instead. The body is copied (the caller may reuse it).
 func sendJSON(c *fiber.Ctx, body []byte) error {
-	c.Response().Header.SetContentTypeBytes(mimeJSON)
 	if !isRead(c.Context()) {
+		c.Response().Header.SetContentTypeBytes(mimeJSON)
 		c.Response().SetBody(body)
 		return nil
 	}
@@ -494,15 +494,17 @@ func sendReady(rctx *fasthttp.RequestCtx, inm []byte, rb *readyBody) {
 
 // sendNotModified sets the headers of a JSON answer whose ETag is etag
 // and, when inm (the request's If-None-Match) matches it, answers 304 and
-// reports true: the caller sends the body otherwise.
+// reports true: the caller sends the body otherwise. A 304 says no
+// Content-Type: it has no content to describe (RFC 9110 section 15.4.5
+// lists what it repeats), and validating proxies refuse one that does.
 func sendNotModified(rctx *fasthttp.RequestCtx, inm, etag []byte) bool {
-	rctx.Response.Header.SetContentTypeBytes(mimeJSON)
 	rctx.Response.Header.SetCanonical(headerETag, etag)
 	if len(inm) > 0 && etagMatches(utils.UnsafeString(inm), utils.UnsafeString(etag)) {
 		rctx.SetStatusCode(fiber.StatusNotModified)
 		rctx.Response.ResetBody()
 		return true
 	}
+	rctx.Response.Header.SetContentTypeBytes(mimeJSON)
 	return false
 }
 
