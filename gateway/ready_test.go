@@ -124,7 +124,8 @@ func TestServeReadyTakesOnlyThePlainWarmGetOfARecord(t *testing.T) {
 		return m
 	}
 	want := map[string]string{"Content-Type": "application/json", "X-Request-ID": "abc", "X-Request-Cost": "1",
-		"X-RateLimit-Limit": "3", "X-RateLimit-Remaining": "2", "ETag": string(rb.etag)}
+		"X-RateLimit-Limit": "3", "X-RateLimit-Remaining": "2", "ETag": string(rb.etag),
+		"Cache-Control": "private, no-cache", "Vary": "X-API-Key"}
 	got := sent(rctx)
 	for k, v := range want {
 		if got[k] != v {

@@ -465,6 +465,7 @@ func isRead(rctx *fasthttp.RequestCtx) bool { return rctx.IsGet() || rctx.IsHead
 // instead. The body is copied (the caller may reuse it).
 func sendJSON(c *fiber.Ctx, body []byte) error {
 	if !isRead(c.Context()) {
+		c.Response().Header.SetCanonical(headerCacheControl, noStore)
 		c.Response().Header.SetContentTypeBytes(mimeJSON)
 		c.Response().SetBody(body)
 		return nil
@@ -498,6 +499,7 @@ func sendReady(rctx *fasthttp.RequestCtx, inm []byte, rb *readyBody) {
 // Content-Type: it has no content to describe (RFC 9110 section 15.4.5
 // lists what it repeats), and validating proxies refuse one that does.
 func sendNotModified(rctx *fasthttp.RequestCtx, inm, etag []byte) bool {
+	setKeyed(&rctx.Response.Header)
 	rctx.Response.Header.SetCanonical(headerETag, etag)
 	if len(inm) > 0 && etagMatches(utils.UnsafeString(inm), utils.UnsafeString(etag)) {
 		rctx.SetStatusCode(fiber.StatusNotModified)
@@ -509,6 +511,29 @@ func sendNotModified(rctx *fasthttp.RequestCtx, inm, etag []byte) bool {
 }
 
 var mimeJSON = []byte(fiber.MIMEApplicationJSON)
+
+// How caches may keep answers. The key travels in X-API-Key, which RFC
+// 9111's protection of Authorization (section 3.5) does not cover: a
+// shared cache in front would serve one key's answers to another, past its
+// rate limit. So a GET's answer (200 or 304) is private (no shared cache
+// stores it), no-cache (a browser's own cache revalidates it with
+// If-None-Match every time, which costs notModifiedCost) and varies with
+// the key. A batch's answer and every problem are no-store: there is
+// nothing to revalidate, and an error is no answer to keep.
+var (
+	headerCacheControl = []byte(fiber.HeaderCacheControl)
+	headerVary         = []byte(fiber.HeaderVary)
+	privateNoCache     = []byte("private, no-cache")
+	noStore            = []byte("no-store")
+	varyKey            = []byte(headerAPIKey)
+)
+
+// setKeyed sets the caching headers of a GET's answer of a key (see
+// privateNoCache). Vary is added, not set: CORS may have said Origin.
+func setKeyed(h *fasthttp.ResponseHeader) {
+	h.SetCanonical(headerCacheControl, privateNoCache)
+	h.AddBytesKV(headerVary, varyKey)
+}
 
 // appendETag appends the strong ETag of a body: its xxHash64 in base 36,
 // quoted, which is stable across restarts and instances and hashes 8 bytes
