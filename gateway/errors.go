@@ -154,6 +154,7 @@ func (g *Gateway) handleError(c *fiber.Ctx, err error) error {
 		body.Title = "Client Closed Request"
 	}
 	c.Status(status)
+	c.Response().Header.SetCanonical(headerCacheControl, noStore) // a problem is no answer to keep
 	c.Set(fiber.HeaderContentType, "application/problem+json")
 	b, jerr := json.Marshal(body)
 	if jerr != nil {

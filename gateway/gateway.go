@@ -233,8 +233,13 @@ func ServerTimeouts(requestTimeout time.Duration) (io, idle time.Duration) {
 // App returns the Fiber app, for tests (app.Test) and for serving.
 func (g *Gateway) App() *fiber.App { return g.app }
 
-// Serve answers the connections ln accepts until Shutdown.
-func (g *Gateway) Serve(ln net.Listener) error { return g.app.Listener(g.conns.listen(ln)) }
+// Serve answers the connections ln accepts until Shutdown. It first
+// starts compressing the API reference's files in the background, once
+// per process (see reference).
+func (g *Gateway) Serve(ln net.Listener) error {
+	go reference().compress()
+	return g.app.Listener(g.conns.listen(ln))
+}
 
 // Shutdown stops accepting connections and waits for in-flight requests
 // until ctx ends. Connections between requests are closed at once, and

@@ -48,14 +48,14 @@ func (g *Gateway) respondRecord(c *fiber.Ctx, st *requestState, p *providers.Pro
 		// A plain GET by id: its answer is kept ready for the next one.
 		return renderPooledWith(c, render, func(c *fiber.Ctx, b []byte) error {
 			rb := g.ready.put(p.ID, b, st.start)
-			sendReady(c.Context(), c.Request().Header.Peek(fiber.HeaderIfNoneMatch), rb)
+			sendReadyTo(c, rb)
 			return nil
 		})
 	}
 	if expires, vintages, ok := keepLookup(src, inc, secs); ok && lookup {
 		return renderPooledWith(c, render, func(c *fiber.Ctx, b []byte) error {
 			rb := g.ready.putAnswer(lookupKey(c.Request().URI().QueryString()), b, st.start, expires, vintages)
-			sendReady(c.Context(), c.Request().Header.Peek(fiber.HeaderIfNoneMatch), rb)
+			sendReadyTo(c, rb)
 			return nil
 		})
 	}

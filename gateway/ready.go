@@ -19,7 +19,8 @@ import (
 // nor renders the record, nor hashes the body (together about a tenth of
 // its work). It lives in the memory cache beside the record it was
 // rendered from, for the same TTL, so it is exactly as current as the
-// cached record would be. Immutable once made.
+// cached record would be. Immutable once made, but for the compressed
+// forms it keeps once asked for them.
 type readyBody struct {
 	id      int64
 	body    []byte
@@ -29,6 +30,9 @@ type readyBody struct {
 	// carry a release, and theirs: the answer is not served again once
 	// a newer release supersedes one of them (see keepLookup).
 	vintages []sectionVintage
+	// coded are its compressed forms, made on first demand (see in); the
+	// bytes sent in a coding never change either.
+	coded [numCodings]atomic.Pointer[codedBody]
 }
 
 // sectionVintage is a section and the release of its value.
@@ -92,7 +96,7 @@ func (r readyBodies) put(id int64, body []byte, now time.Time) *readyBody {
 		if r.ttl > 0 {
 			rb.expires = now.Add(r.ttl)
 		}
-		r.c.Set(readyKey(id), rb, int64(len(rb.body)+len(rb.etag)+96), r.ttl)
+		r.c.Set(readyKey(id), rb, int64(len(rb.body)+len(rb.etag)+96)+codedCost(len(rb.body)), r.ttl)
 		r.slot(id).Store(rb)
 	}
 	return rb
@@ -135,7 +139,7 @@ func (r readyBodies) putAnswer(key string, body []byte, now, expires time.Time, 
 		rb.expires = now.Add(maxAnswerLife)
 	}
 	if r.c != nil && now.Before(rb.expires) {
-		r.c.Set(key, rb, int64(len(key)+len(rb.body)+len(rb.etag)+96+32*len(vintages)), rb.expires.Sub(now))
+		r.c.Set(key, rb, int64(len(key)+len(rb.body)+len(rb.etag)+96+32*len(vintages))+codedCost(len(rb.body)), rb.expires.Sub(now))
 	}
 	return rb
 }
@@ -187,7 +191,7 @@ func (g *Gateway) lookupReady(c *fiber.Ctx, st *requestState) bool {
 	for range st.includes {
 		st.obs.Served(providers.ReadSection, providers.TierMemory)
 	}
-	sendReady(c.Context(), c.Request().Header.Peek(fiber.HeaderIfNoneMatch), rb)
+	sendReadyTo(c, rb)
 	return true
 }
 
@@ -204,7 +208,7 @@ func (g *Gateway) getReady(c *fiber.Ctx, id int64) (ok bool, err error) {
 		return false, nil
 	}
 	st.obs.Served(providers.ReadRecord, providers.TierMemory)
-	sendReady(c.Context(), c.Request().Header.Peek(fiber.HeaderIfNoneMatch), rb)
+	sendReadyTo(c, rb)
 	return true, nil
 }
 
@@ -265,7 +269,7 @@ func (g *Gateway) serveReady(rctx *fasthttp.RequestCtx) bool {
 	st.keyName = name
 	setLimitHeaders(&rctx.Response.Header, d, recordCost)
 	st.obs.Served(providers.ReadRecord, providers.TierMemory)
-	sendReady(rctx, hdr.ifNoneMatch, rb)
+	sendReady(rctx, hdr.ifNoneMatch, hdr.acceptEncoding, rb)
 	method := fiber.MethodGet
 	if rctx.IsHead() {
 		method = fiber.MethodHead

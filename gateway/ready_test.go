@@ -3,6 +3,7 @@ package gateway
 import (
 	"crypto/sha256"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,7 +124,8 @@ func TestServeReadyTakesOnlyThePlainWarmGetOfARecord(t *testing.T) {
 		return m
 	}
 	want := map[string]string{"Content-Type": "application/json", "X-Request-ID": "abc", "X-Request-Cost": "1",
-		"X-RateLimit-Limit": "3", "X-RateLimit-Remaining": "2", "ETag": string(rb.etag)}
+		"X-RateLimit-Limit": "3", "X-RateLimit-Remaining": "2", "ETag": string(rb.etag),
+		"Cache-Control": "private, no-cache", "Vary": "X-API-Key"}
 	got := sent(rctx)
 	for k, v := range want {
 		if got[k] != v {
@@ -138,6 +140,11 @@ func TestServeReadyTakesOnlyThePlainWarmGetOfARecord(t *testing.T) {
 		sent(rctx)["X-RateLimit-Remaining"] != "1" {
 		t.Fatalf("a matching If-None-Match: %d %q", rctx.Response.StatusCode(), rctx.Response.Header.String())
 	}
+	// VisitAll shows fasthttp's default Content-Type, which it writes
+	// only with content or when set: what is written is what counts.
+	if wire := rctx.Response.Header.String(); strings.Contains(wire, "Content-Type:") || sent(rctx)["ETag"] != string(rb.etag) {
+		t.Errorf("the warm GET's 304 is %q; want its ETag and no Content-Type (it has no content)", wire)
+	}
 	// The budget (burst 3, refilling once in about 12 days) is spent: the
 	// refused request is the app's to answer with its 429.
 	rctx = request("GET", "/v1/properties/7", "X-API-Key", key)
@@ -149,5 +156,85 @@ func TestServeReadyTakesOnlyThePlainWarmGetOfARecord(t *testing.T) {
 		if g.serveFast(rctx) || !untouched(rctx) {
 			t.Fatalf("a request over the budget was answered in front of the app: %d %q", rctx.Response.StatusCode(), rctx.Response.Header.String())
 		}
+	}
+}
+
+// sentHeader is the value of the response header name as set, whatever
+// the spelling (Peek looks up fasthttp's own: Etag, not ETag).
+func sentHeader(rctx *fasthttp.RequestCtx, name string) string {
+	var v string
+	rctx.Response.Header.VisitAll(func(k, value []byte) {
+		if strings.EqualFold(string(k), name) {
+			v = string(value)
+		}
+	})
+	return v
+}
+
+// In front of the app, a large ready body is sent in the coding the
+// request accepts, compressed once and kept beside the body, with its
+// representation's ETag; a small one is sent as it is, whatever the
+// request accepts, and does not vary with Accept-Encoding.
+func TestServeReadyCompressesOnlyALargeBody(t *testing.T) {
+	c, err := cache.New(1 << 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	key := "the-key"
+	g := New(Config{Answers: c, AnswerTTL: time.Hour, Keys: []Key{
+		{Name: "one", SHA256: sha256.Sum256([]byte(key)), Limit: ratelimit.Limit{Rate: 1000, Burst: 1000}},
+	}})
+	small := g.ready.put(7, []byte(`{"data":{"id":7}}`), time.Now())
+	large := g.ready.put(8, []byte(`{"data":{"id":8,"pad":"`+strings.Repeat("abc ", 1000)+`"}}`), time.Now())
+	c.Wait()
+	get := func(id string, headers ...string) *fasthttp.RequestCtx {
+		rctx := &fasthttp.RequestCtx{}
+		rctx.Request.Header.SetMethod("GET")
+		rctx.Request.Header.SetRequestURI("/v1/properties/" + id)
+		rctx.Request.Header.Set("X-API-Key", key)
+		for i := 0; i+1 < len(headers); i += 2 {
+			rctx.Request.Header.Set(headers[i], headers[i+1])
+		}
+		if !g.serveFast(rctx) {
+			t.Fatalf("GET %s %q was left to the app", id, headers)
+		}
+		return rctx
+	}
+	r := get("7", "Accept-Encoding", "gzip, br")
+	if ce := r.Response.Header.ContentEncoding(); len(ce) > 0 || string(r.Response.Body()) != string(small.body) ||
+		sentHeader(r, "Vary") != "X-API-Key" {
+		t.Errorf("a small body with Accept-Encoding gzip, br: in %q, Vary %q; want it as it is, varying with the key only", ce, sentHeader(r, "Vary"))
+	}
+	var sent []byte
+	for range 2 {
+		r = get("8", "Accept-Encoding", "gzip")
+		body := r.Response.Body()
+		plain, err := fasthttp.AppendGunzipBytes(nil, body)
+		if err != nil || string(plain) != string(large.body) || string(r.Response.Header.ContentEncoding()) != "gzip" {
+			t.Fatalf("a large body with Accept-Encoding gzip: in %q, %d bytes (%v); want it in gzip", r.Response.Header.ContentEncoding(), len(body), err)
+		}
+		if etag := sentHeader(r, "ETag"); etag != strings.TrimSuffix(string(large.etag), `"`)+`-gzip"` {
+			t.Errorf("the gzip representation's ETag %s; the body's is %s", etag, large.etag)
+		}
+		if v := sentHeader(r, "Vary"); v != "X-API-Key, Accept-Encoding" {
+			t.Errorf("Vary %q, want X-API-Key, Accept-Encoding", v)
+		}
+		if sent != nil && &sent[0] != &body[0] {
+			t.Error("the compressed body was made again for the second request; want it kept")
+		}
+		sent = body
+	}
+	r = get("8", "Accept-Encoding", "gzip", "If-None-Match", sentHeader(r, "ETag"))
+	if r.Response.StatusCode() != 304 || len(r.Response.Body()) != 0 || len(r.Response.Header.ContentEncoding()) != 0 {
+		t.Errorf("If-None-Match of the gzip ETag: %d with %d bytes in %q; want 304", r.Response.StatusCode(), len(r.Response.Body()), r.Response.Header.ContentEncoding())
+	}
+	r = get("8", "Accept-Encoding", "br;q=1, gzip;q=0.5")
+	if plain, err := fasthttp.AppendUnbrotliBytes(nil, r.Response.Body()); err != nil || string(plain) != string(large.body) {
+		t.Errorf("br preferred: in %q (%v); want br", r.Response.Header.ContentEncoding(), err)
+	}
+	r = get("8")
+	if len(r.Response.Header.ContentEncoding()) != 0 || string(r.Response.Body()) != string(large.body) || sentHeader(r, "ETag") != string(large.etag) {
+		t.Errorf("no Accept-Encoding: in %q with ETag %s; want the body as it is with its ETag", r.Response.Header.ContentEncoding(), sentHeader(r, "ETag"))
 	}
 }

@@ -3,28 +3,84 @@ package gateway
 import (
 	"io/fs"
 	"path"
+	"strings"
+	"sync"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/propertyd/propertyd/gateway/docs"
 )
 
-// staticFile is an embedded response body with its validators, built once.
+// staticFile is an embedded response body with its validators, built once
+// per process (see reference), and its compressed forms, made once too.
 type staticFile struct {
 	body        []byte
 	contentType string
 	etag        string
+	// compressible: text of compressMin bytes or more, whose answers
+	// depend on Accept-Encoding.
+	compressible bool
+	once         sync.Once
+	coded        [numCodings]staticCoded
 }
 
-func newStaticFile(body []byte, contentType string) staticFile {
-	return staticFile{body: body, contentType: contentType, etag: etagOf(body)}
+// staticCoded is a file in one coding and that representation's ETag; a
+// nil body when the coding did not make the file smaller, which is then
+// sent as it is.
+type staticCoded struct {
+	body []byte
+	etag string
+}
+
+func newStaticFile(body []byte, contentType string) *staticFile {
+	text := strings.HasPrefix(contentType, "text/") || strings.HasPrefix(contentType, fiber.MIMEApplicationJSON)
+	return &staticFile{body: body, contentType: contentType, etag: etagOf(body),
+		compressible: text && len(body) >= compressMin}
+}
+
+// compress makes the file's compressed forms, once; concurrent callers
+// wait for them.
+func (f *staticFile) compress() {
+	if !f.compressible {
+		return
+	}
+	f.once.Do(func() {
+		for c := identity + 1; c < numCodings; c++ {
+			z := appendCoded(nil, f.body, c, staticBrotli, staticGzip)
+			if len(z) >= len(f.body) {
+				continue // an already compressed file: sent as it is
+			}
+			f.coded[c] = staticCoded{body: z, etag: string(appendCodedETag(nil, []byte(f.etag), c))}
+		}
+	})
+}
+
+// in returns the file's representation for a request whose
+// Accept-Encoding is ae: its body, ETag and coding.
+func (f *staticFile) in(ae []byte) ([]byte, string, coding) {
+	if !f.compressible {
+		return f.body, f.etag, identity
+	}
+	if c := negotiate(ae); c != identity {
+		f.compress()
+		if z := f.coded[c]; z.body != nil {
+			return z.body, z.etag, c
+		}
+	}
+	return f.body, f.etag, identity
 }
 
 // send writes the file with an ETag, answering 304 when If-None-Match names
-// it; header (name, value pairs) is only sent with the body.
-func (f staticFile) send(c *fiber.Ctx, cacheControl string, header ...string) error {
-	c.Set(fiber.HeaderETag, f.etag)
+// it; header (name, value pairs) is only sent with the body. A
+// compressible file is sent in the coding the request accepts (see
+// negotiate), with that representation's ETag.
+func (f *staticFile) send(c *fiber.Ctx, cacheControl string, header ...string) error {
+	body, etag, cd := f.in(c.Request().Header.Peek(fiber.HeaderAcceptEncoding))
+	if f.compressible {
+		c.Vary(fiber.HeaderAcceptEncoding)
+	}
+	c.Set(fiber.HeaderETag, etag)
 	c.Set(fiber.HeaderCacheControl, cacheControl)
-	if inm := c.Get(fiber.HeaderIfNoneMatch); inm != "" && etagMatches(inm, f.etag) {
+	if inm := c.Get(fiber.HeaderIfNoneMatch); inm != "" && etagMatches(inm, etag) {
 		c.Status(fiber.StatusNotModified)
 		return nil
 	}
@@ -32,7 +88,47 @@ func (f staticFile) send(c *fiber.Ctx, cacheControl string, header ...string) er
 		c.Set(header[i], header[i+1])
 	}
 	c.Set(fiber.HeaderContentType, f.contentType)
-	return c.Send(f.body)
+	if cd != identity {
+		c.Response().Header.SetContentEncodingBytes(codingNames[cd])
+	}
+	return c.Send(body)
+}
+
+// referenceFiles are the API reference's files: the OpenAPI document, the
+// page and its assets by name.
+type referenceFiles struct {
+	spec, page *staticFile
+	assets     map[string]*staticFile
+}
+
+// reference returns the reference's files, read once per process: every
+// gateway of the process serves the same embedded bytes, compressed once.
+var reference = sync.OnceValue(func() *referenceFiles {
+	r := &referenceFiles{spec: newStaticFile(docs.Spec(), fiber.MIMEApplicationJSON),
+		page: newStaticFile(docs.Page(), fiber.MIMETextHTMLCharsetUTF8), assets: map[string]*staticFile{}}
+	_ = fs.WalkDir(docs.Assets(), ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(docs.Assets(), name)
+		if err != nil {
+			return err
+		}
+		r.assets[name] = newStaticFile(b, assetTypes[path.Ext(name)])
+		return nil
+	})
+	return r
+})
+
+// compress makes the compressed forms of every file (about a fifth of a
+// second of one core, once per process); Serve starts it, so that the
+// first request for the page's script does not wait for it.
+func (r *referenceFiles) compress() {
+	r.spec.compress()
+	r.page.compress()
+	for _, f := range r.assets {
+		f.compress()
+	}
 }
 
 // assetTypes are the content types of the page's assets, fixed here rather
@@ -47,20 +143,8 @@ var assetTypes = map[string]string{
 // The document and the page are revalidated on every use (no-cache), so a
 // deploy shows at once; assets may be reused for an hour.
 func (g *Gateway) referenceRoutes() {
-	spec := newStaticFile(docs.Spec(), fiber.MIMEApplicationJSON)
-	page := newStaticFile(docs.Page(), fiber.MIMETextHTMLCharsetUTF8)
-	assets := map[string]staticFile{}
-	_ = fs.WalkDir(docs.Assets(), ".", func(name string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := fs.ReadFile(docs.Assets(), name)
-		if err != nil {
-			return err
-		}
-		assets[name] = newStaticFile(b, assetTypes[path.Ext(name)])
-		return nil
-	})
+	ref := reference()
+	spec, page, assets := ref.spec, ref.page, ref.assets
 
 	g.app.Get("/openapi.json", func(c *fiber.Ctx) error { return spec.send(c, "no-cache") })
 	g.app.Get("/docs", func(c *fiber.Ctx) error {

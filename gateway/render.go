@@ -472,51 +472,110 @@ func isRead(rctx *fasthttp.RequestCtx) bool { return rctx.IsGet() || rctx.IsHead
 
 // sendJSON writes a 200 JSON body with a strong ETag over its bytes; a GET
 // or HEAD whose If-None-Match names that ETag gets 304 with no body
-// instead. The body is copied (the caller may reuse it).
+// instead. A body of compressMin bytes or more is compressed in the coding
+// the request accepts (negotiate), with an ETag of its own. The body is
+// copied (the caller may reuse it).
 func sendJSON(c *fiber.Ctx, body []byte) error {
-	c.Response().Header.SetContentTypeBytes(mimeJSON)
-	if !isRead(c.Context()) {
-		c.Response().SetBody(body)
+	rctx := c.Context()
+	if !isRead(rctx) {
+		h := &rctx.Response.Header
+		h.SetCanonical(headerCacheControl, noStore)
+		h.SetContentTypeBytes(mimeJSON)
+		cd, varies := chooseCoding(len(body), rctx.Request.Header.Peek(fiber.HeaderAcceptEncoding))
+		if varies {
+			h.AddBytesKV(headerVary, varyEncoding)
+		}
+		setCodedBody(rctx, body, cd)
 		return nil
 	}
 	var buf [16]byte
-	sendTagged(c.Context(), body, appendETag(buf[:0], body))
+	sendTagged(rctx, body, appendETag(buf[:0], body))
 	return nil
 }
 
 // sendTagged sends the JSON body of a GET whose ETag is etag, or 304 when
-// the request's If-None-Match matches it. body is copied: it may be a
-// pooled buffer.
+// the request's If-None-Match matches the ETag of the representation it
+// would get (see appendCodedETag). body is copied: it may be a pooled
+// buffer.
 func sendTagged(rctx *fasthttp.RequestCtx, body, etag []byte) {
-	if !sendNotModified(rctx, rctx.Request.Header.Peek(fiber.HeaderIfNoneMatch), etag) {
-		rctx.Response.SetBody(body)
+	cd, varies := chooseCoding(len(body), rctx.Request.Header.Peek(fiber.HeaderAcceptEncoding))
+	var buf [32]byte
+	if !sendNotModified(rctx, rctx.Request.Header.Peek(fiber.HeaderIfNoneMatch), appendCodedETag(buf[:0], etag, cd), varies) {
+		setCodedBody(rctx, body, cd)
 	}
 }
 
 // sendReady sends a ready body (see readyBody) as sendTagged does, for a
-// request whose If-None-Match is inm, already read. The body is sent
-// where it lies, not copied: a ready body never changes.
-func sendReady(rctx *fasthttp.RequestCtx, inm []byte, rb *readyBody) {
-	if !sendNotModified(rctx, inm, rb.etag) {
-		rctx.Response.SetBodyRaw(rb.body)
+// request whose If-None-Match is inm and Accept-Encoding ae, already
+// read. The body is sent where it lies, not copied: a ready body never
+// changes, nor do its compressed forms.
+func sendReady(rctx *fasthttp.RequestCtx, inm, ae []byte, rb *readyBody) {
+	cd, varies := chooseCoding(len(rb.body), ae)
+	body, etag := rb.body, rb.etag
+	if cd != identity {
+		body, etag = rb.in(cd)
+	}
+	if !sendNotModified(rctx, inm, etag, varies) {
+		rctx.Response.SetBodyRaw(body)
+		if cd != identity {
+			rctx.Response.Header.SetContentEncodingBytes(codingNames[cd])
+		}
 	}
 }
 
-// sendNotModified sets the headers of a JSON answer whose ETag is etag
-// and, when inm (the request's If-None-Match) matches it, answers 304 and
-// reports true: the caller sends the body otherwise.
-func sendNotModified(rctx *fasthttp.RequestCtx, inm, etag []byte) bool {
-	rctx.Response.Header.SetContentTypeBytes(mimeJSON)
-	rctx.Response.Header.SetCanonical(headerETag, etag)
+// sendReadyTo is sendReady for a request through the app.
+func sendReadyTo(c *fiber.Ctx, rb *readyBody) {
+	h := &c.Request().Header
+	sendReady(c.Context(), h.Peek(fiber.HeaderIfNoneMatch), h.Peek(fiber.HeaderAcceptEncoding), rb)
+}
+
+// sendNotModified sets the headers of a JSON answer to a key's GET whose
+// ETag is etag (see privateNoCache; varies: the answer depends on
+// Accept-Encoding too) and, when inm (the request's If-None-Match)
+// matches it, answers 304 and reports true: the caller sends the body
+// otherwise. A 304 says no Content-Type: it has no content to describe
+// (RFC 9110 section 15.4.5 lists what it repeats), and validating proxies
+// refuse one that does.
+func sendNotModified(rctx *fasthttp.RequestCtx, inm, etag []byte, varies bool) bool {
+	h := &rctx.Response.Header
+	h.SetCanonical(headerCacheControl, privateNoCache)
+	// Added, not set: CORS may have said Origin.
+	if varies {
+		h.AddBytesKV(headerVary, varyKeyEncoding)
+	} else {
+		h.AddBytesKV(headerVary, varyKey)
+	}
+	h.SetCanonical(headerETag, etag)
 	if len(inm) > 0 && etagMatches(utils.UnsafeString(inm), utils.UnsafeString(etag)) {
 		rctx.SetStatusCode(fiber.StatusNotModified)
 		rctx.Response.ResetBody()
 		return true
 	}
+	h.SetContentTypeBytes(mimeJSON)
 	return false
 }
 
 var mimeJSON = []byte(fiber.MIMEApplicationJSON)
+
+// How caches may keep answers. The key travels in X-API-Key, which RFC
+// 9111's protection of Authorization (section 3.5) does not cover: a
+// shared cache in front would serve one key's answers to another, past its
+// rate limit. So a GET's answer (200 or 304) is private (no shared cache
+// stores it), no-cache (a browser's own cache revalidates it with
+// If-None-Match every time, which costs notModifiedCost) and varies with
+// the key (and with Accept-Encoding when it is large enough to be
+// compressed: see compressMin). A batch's answer and every problem are
+// no-store: there is nothing to revalidate, and an error is no answer to
+// keep.
+var (
+	headerCacheControl = []byte(fiber.HeaderCacheControl)
+	headerVary         = []byte(fiber.HeaderVary)
+	privateNoCache     = []byte("private, no-cache")
+	noStore            = []byte("no-store")
+	varyKey            = []byte(headerAPIKey)
+	varyKeyEncoding    = []byte(headerAPIKey + ", " + fiber.HeaderAcceptEncoding)
+	varyEncoding       = []byte(fiber.HeaderAcceptEncoding)
+)
 
 // appendETag appends the strong ETag of a body: its xxHash64 in base 36,
 // quoted, which is stable across restarts and instances and hashes 8 bytes
