@@ -109,10 +109,11 @@ func (g *Gateway) handleError(c *fiber.Ctx, err error) error {
 		// line or headers over the read buffer, a body over the limit): it
 		// still gets a request id, in the body and the header, and is
 		// counted and logged, under the route "unmatched", once answered.
-		st := &requestState{start: time.Now()}
-		st.id = newRequestID(st.idBuf[:0])
+		// The id is the client's X-Request-ID when it was read and is
+		// sane, as on every other answer, else one of ours.
+		st := new(requestState)
+		st.begin(c.Context(), requestTime(c.Context()), c.Request().Header.Peek(fiber.HeaderXRequestID))
 		c.Locals(localState, st)
-		c.Response().Header.SetCanonical(headerRequestID, st.id)
 		defer func() { g.record(c.Response().StatusCode(), c.Method(), st, "unmatched") }()
 		if fe, ok := errors.AsType[*fiber.Error](err); ok && fe.Code == fiber.StatusRequestEntityTooLarge {
 			drainRefusedBody(c)
