@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -143,6 +144,7 @@ func (g *Gateway) handleError(c *fiber.Ctx, err error) error {
 	}
 	if pe.Kind == providers.KindMethod {
 		c.Set(fiber.HeaderAllow, allowOf(c.Path()))
+		g.budgetHeaders(c, g.methodKeyName(c))
 	}
 	if pe.RetryAfter > 0 {
 		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(int((pe.RetryAfter+time.Second-1)/time.Second)))
@@ -161,6 +163,21 @@ func (g *Gateway) handleError(c *fiber.Ctx, err error) error {
 		return c.SendString(`{"status":500,"code":"internal_error"}`)
 	}
 	return c.Send(b)
+}
+
+// methodKeyName is the name of the key of a request answered 405 on a /v1
+// path, whose budget the answer shows as every /v1 answer does: the key
+// authentication found, or, for a method Fiber does not route (which
+// reaches no middleware), the key presented when it is valid; "" when
+// there is none or the path is not under /v1.
+func (g *Gateway) methodKeyName(c *fiber.Ctx) string {
+	if !strings.HasPrefix(c.Path(), "/v1/") {
+		return ""
+	}
+	if st := stateOf(c); st != nil && st.keyName != "" {
+		return st.keyName
+	}
+	return g.keyName(c.Request().Header.Peek(headerAPIKey))
 }
 
 // Bounds on reading a body refused for its size.
