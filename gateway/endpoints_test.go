@@ -473,6 +473,34 @@ func TestHeadIsGetWithoutABody(t *testing.T) {
 // answers from the same ready body (with an empty include=, which the plain
 // path leaves to the app) send the same answer: status, body and
 // every header but the ones that differ per request.
+// A GET refused by its key's budget is the same 429, byte for byte and
+// header for header, whether it is answered in front of the app (the
+// plain GET of a ready record) or through it.
+func TestARefusedGetIsTheSameAnswerInFrontOfTheAppAndThroughIt(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := newStack(t, stackOptions{burst: 6, rate: 0.01, now: func() time.Time { return now }})
+	created := s.get(lookupURL("123 N Main St", "Springfield", "IL", ""))
+	path := fmt.Sprintf("/v1/properties/%d", int(created.data()["id"].(float64)))
+	for s.get(path).status == 200 { // the first renders the ready body; the rest spend the budget
+		s.cache.Wait()
+	}
+	for _, id := range []string{"client-id", "<&>"} {
+		front := s.get(path, "X-Request-ID", id)
+		app := s.get(path+"?include=", "X-Request-ID", id)
+		wantProblem(t, front, 429, "rate_limited")
+		if string(front.body) != string(app.body) || front.json["request_id"] != id {
+			t.Fatalf("in front %s, through the app %s", front.body, app.body)
+		}
+		for _, h := range []http.Header{front.header, app.header} {
+			for name := range h {
+				if name != "Date" && front.header.Get(name) != app.header.Get(name) {
+					t.Errorf("%s in front %q, through the app %q", name, front.header.Get(name), app.header.Get(name))
+				}
+			}
+		}
+	}
+}
+
 func TestAWarmGetIsTheSameAnswerInFrontOfTheAppAndThroughIt(t *testing.T) {
 	s := newStack(t, stackOptions{})
 	created := s.get(lookupURL("123 N Main St", "Springfield", "IL", ""))

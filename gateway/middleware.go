@@ -402,7 +402,7 @@ func (g *Gateway) limit(cost costFunc) fiber.Handler {
 		case !d.Allowed:
 			g.cfg.Metrics.RateLimited(st.keyName)
 			return &providers.Error{Kind: providers.KindRateLimited, Code: providers.CodeRateLimited,
-				Message: "rate limit exceeded for this API key", RetryAfter: d.RetryAfter}
+				Message: errRateLimitedMsg, RetryAfter: d.RetryAfter}
 		}
 		err = c.Next()
 		if keep := g.keep(c, st, n, err); keep < n {
