@@ -188,7 +188,9 @@ func jsonObject(raw []byte) ([]member, error) {
 // refuses them). An item that is not an object is invalid_address; a
 // member that is unknown or not a valid string is invalid_parameter naming
 // it, as a missing one is (the service's check, as lookup's). The address
-// itself is then normalized by the service, as lookup's is.
+// itself is then normalized by the service, as lookup's is. With an error,
+// the address returned still holds the id when that member was itself a
+// valid string, so that the item's error entry names it (client_id).
 func readAddress(raw json.RawMessage) (batchAddress, *providers.Error) {
 	var a batchAddress
 	members, err := jsonObject(raw)
@@ -204,8 +206,7 @@ func readAddress(raw json.RawMessage) (batchAddress, *providers.Error) {
 			if string(m.value) == "null" {
 				continue
 			}
-			a.ID = new(string)
-			dst = a.ID
+			dst = new(string)
 		case "q":
 			a.Q = new(string)
 			dst = a.Q
@@ -231,6 +232,8 @@ func readAddress(raw json.RawMessage) (batchAddress, *providers.Error) {
 			errs = append(errs, providers.ParamError{Parameter: m.key, Message: "must be valid UTF-8"})
 		case json.Unmarshal(m.value, dst) != nil:
 			errs = append(errs, providers.ParamError{Parameter: m.key, Message: "must be a string"})
+		case m.key == "id":
+			a.ID = dst // only a valid id: it is echoed even when another member is refused
 		}
 	}
 	if len(errs) > 0 {
@@ -337,7 +340,7 @@ func (g *Gateway) batch(c *fiber.Ctx) error {
 		if perr != nil {
 			st.undelivered += itemCost
 			bad[i] = true
-			errs = append(errs, batchError{Index: i, Code: perr.Code, Message: perr.Message, Errors: perr.Params, Input: validInput(raw)})
+			errs = append(errs, batchError{Index: i, ClientID: a.ID, Code: perr.Code, Message: perr.Message, Errors: perr.Params, Input: validInput(raw)})
 			continue
 		}
 		clientIDs[i] = a.ID

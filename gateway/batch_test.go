@@ -200,3 +200,28 @@ func TestBatchItemsTakeAUnit(t *testing.T) {
 		}
 	}
 }
+
+// An item refused for one of its members still names the client's id in
+// its error entry, as the input beside it does; an id that is itself
+// refused (not a string) is no client_id.
+func TestBatchItemRefusedForAMemberKeepsItsClientID(t *testing.T) {
+	s := newStack(t, stackOptions{})
+	body := `{"addresses":[
+		{"id":"wrong-type","street":42,"state":"IL"},
+		{"id":"unknown","street":"123 N Main St","state":"IL","county":"Sangamon"},
+		{"id":"bad-q","q":"123 N Main St, Springfield, IL","street":"123 N Main St"},
+		{"id":7,"street":"123 N Main St","state":"IL"},
+		[1,2]
+	]}`
+	d := decodeBatch(t, s.do("POST", "/v1/properties/batch", body)).Data
+	want := map[int]any{0: "wrong-type", 1: "unknown", 2: "bad-q", 3: nil, 4: nil}
+	if len(d.Errors) != len(want) {
+		t.Fatalf("errors %v, want one per item", d.Errors)
+	}
+	for _, e := range d.Errors {
+		i := int(e["index"].(float64))
+		if got, ok := e["client_id"]; !ok || got != want[i] {
+			t.Errorf("item %d (%s): client_id %#v, want %#v; entry %v", i, e["code"], got, want[i], e)
+		}
+	}
+}

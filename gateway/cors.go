@@ -39,7 +39,7 @@ const (
 	// ones browsers always expose: the budget, the charge, the ETag to
 	// send back in If-None-Match, the request id to quote in a report, and
 	// when to retry.
-	corsExposed = "ETag,X-RateLimit-Limit,X-RateLimit-Remaining,X-RateLimit-Reset,X-Request-Cost,X-Request-ID,Retry-After"
+	corsExposed = "ETag,X-RateLimit-Limit,X-RateLimit-Remaining,X-RateLimit-Reset,RateLimit-Policy,RateLimit,X-Request-Cost,X-Request-ID,Retry-After"
 )
 
 // CheckOrigin reports what is wrong with origin as an entry of

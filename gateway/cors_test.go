@@ -107,7 +107,8 @@ func TestAnAllowedOriginReadsAnswersAndErrors(t *testing.T) {
 	if r := s.get(fmt.Sprintf("/v1/properties/%d", id)); r.status != 200 || r.header.Get("Vary") == "" {
 		t.Fatalf("GET without Origin: %d, Vary %q; want 200 saying the answer varies with Origin", r.status, r.header.Get("Vary"))
 	}
-	exposed := []string{"ETag", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-Request-Cost", "X-Request-ID", "Retry-After"}
+	exposed := []string{"ETag", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit",
+		"X-Request-Cost", "X-Request-ID", "Retry-After"}
 	check := func(what string, r response, status int) {
 		t.Helper()
 		if r.status != status {

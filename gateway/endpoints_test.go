@@ -235,6 +235,102 @@ func TestRoutingErrors(t *testing.T) {
 	wantProblem(t, s.get("/v1/properties/1/weather"), 404, "not_found")
 }
 
+// wantBudget asserts the budget's headers a client reads, in both forms:
+// the X-RateLimit-* headers and the IETF draft's RateLimit-Policy and
+// RateLimit fields.
+func wantBudget(t *testing.T, what string, r response, limit, remaining, reset, cost, window string) {
+	t.Helper()
+	got := []string{r.header.Get("X-RateLimit-Limit"), r.header.Get("X-RateLimit-Remaining"), r.header.Get("X-RateLimit-Reset"),
+		r.header.Get("X-Request-Cost"), r.header.Get("RateLimit-Policy"), r.header.Get("RateLimit")}
+	want := []string{limit, remaining, reset, cost, `"default";q=` + limit + ";w=" + window, `"default";r=` + remaining + ";t=" + reset}
+	names := []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-Request-Cost", "RateLimit-Policy", "RateLimit"}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Errorf("%s (status %d): %s: %q, want %q", what, r.status, names[i], got[i], want[i])
+		}
+	}
+}
+
+// A client that backs off by the budget's headers waits as long as it
+// must and no longer: X-RateLimit-Reset (and the RateLimit field's t) is
+// when the bucket holds one token more than it says remain, so, with none
+// left, when a request of cost 1 fits, which is what Retry-After says of
+// one refused; a dearer request's Retry-After is later. A 429 charged
+// nothing, and says so: X-Request-Cost 0.
+func TestRateLimitHeadersSayWhenToComeBack(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := newStack(t, stackOptions{burst: 30, rate: 1, now: func() time.Time { return now }})
+	created := s.get(lookupURL("123 N Main St", "Springfield", "IL", ""))
+	wantBudget(t, "the first lookup", created, "30", "29", "1", "1", "30")
+	record := fmt.Sprintf("/v1/properties/%d", int(created.data()["id"].(float64)))
+	for i := range 28 {
+		if r := s.get(record); r.status != 200 {
+			t.Fatalf("GET %d: %d", i, r.status)
+		}
+	}
+	last := s.get("/v1/properties/search?state=IL")
+	wantBudget(t, "the last token", last, "30", "0", "1", "1", "30")
+
+	refused := s.get("/v1/properties/search?state=IL")
+	wantProblem(t, refused, 429, "rate_limited")
+	wantBudget(t, "a refused search", refused, "30", "0", "1", "0", "30")
+	if ra := refused.header.Get("Retry-After"); ra != "1" {
+		t.Fatalf("a refused search of cost 1: Retry-After %q, want 1, as X-RateLimit-Reset says", ra)
+	}
+	get := s.get(record)
+	wantProblem(t, get, 429, "rate_limited")
+	wantBudget(t, "a refused GET by id", get, "30", "0", "1", "0", "30")
+	items := strings.Repeat(`{"street":"123 N Main St","state":"IL"},`, 5) + `{"street":"123 N Main St","state":"IL"}`
+	batch := s.do("POST", "/v1/properties/batch", `{"addresses":[`+items+`]}`)
+	wantProblem(t, batch, 429, "rate_limited")
+	wantBudget(t, "a refused batch of 6", batch, "30", "0", "1", "0", "30")
+	if ra := batch.header.Get("Retry-After"); ra != "6" {
+		t.Fatalf("a refused batch of cost 6: Retry-After %q, want 6", ra)
+	}
+
+	now = now.Add(time.Second) // as X-RateLimit-Reset said
+	again := s.get(record)
+	if again.status != 200 {
+		t.Fatalf("back after X-RateLimit-Reset's second: %d %s", again.status, again.body)
+	}
+	wantBudget(t, "back after the reset", again, "30", "0", "1", "1", "30")
+}
+
+// Every answer to a /v1 endpoint for a valid key carries the budget's
+// headers, a 405 and input refused before the charge (a malformed escape,
+// an unknown section) included, at a cost of 0; an answer without a valid
+// key has no budget to show.
+func TestAnswersRefusedBeforeTheChargeShowTheBudget(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := newStack(t, stackOptions{burst: 30, rate: 1, now: func() time.Time { return now }})
+	s.get("/v1/properties/search?state=IL")
+	for _, c := range []struct {
+		method, target string
+		status         int
+		code           string
+	}{
+		{"DELETE", "/v1/properties/search", 405, "method_not_allowed"},
+		{"POST", "/v1/properties/lookup", 405, "method_not_allowed"},
+		{"GET", "/v1/properties/batch", 405, "method_not_allowed"},
+		{"PUT", "/v1/properties/1/flood", 405, "method_not_allowed"},
+		{"FETCH", "/v1/properties/1", 405, "method_not_allowed"},
+		{"GET", "/v1/properties/search?state=I%zzL", 400, "invalid_parameter"},
+		{"GET", "/v1/properties/1?include=bogus", 400, "invalid_parameter"},
+	} {
+		r := s.do(c.method, c.target, "")
+		wantProblem(t, r, c.status, c.code)
+		wantBudget(t, c.method+" "+c.target, r, "30", "29", "1", "0", "30")
+	}
+	for _, r := range []response{
+		s.do("FETCH", "/v1/properties/1", "", "X-API-Key", ""),
+		s.get("/v1/properties/search?state=IL", "X-API-Key", "not-a-key"),
+	} {
+		if h := r.header.Get("RateLimit"); h != "" || r.header.Get("X-RateLimit-Remaining") != "" {
+			t.Errorf("an answer without a valid key (status %d) shows a budget: %q", r.status, h)
+		}
+	}
+}
+
 func TestRateLimitHeadersAndRefusal(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	s := newStack(t, stackOptions{burst: 3, rate: 1, now: func() time.Time { return now }})
@@ -332,7 +428,7 @@ func TestHeadIsGetWithoutABody(t *testing.T) {
 	created := s.get(lookupURL("123 N Main St", "Springfield", "IL", ""))
 	id := int(created.data()["id"].(float64))
 	record := fmt.Sprintf("/v1/properties/%d", id)
-	perRequest := map[string]bool{"X-Request-Id": true, "Date": true, "X-Ratelimit-Remaining": true, "X-Ratelimit-Reset": true}
+	perRequest := map[string]bool{"X-Request-Id": true, "Date": true, "X-Ratelimit-Remaining": true, "X-Ratelimit-Reset": true, "Ratelimit": true}
 	for _, target := range []string{
 		record, // rendered by the app, then kept ready
 		record, // the ready body, in front of the app
@@ -377,6 +473,34 @@ func TestHeadIsGetWithoutABody(t *testing.T) {
 // answers from the same ready body (with an empty include=, which the plain
 // path leaves to the app) send the same answer: status, body and
 // every header but the ones that differ per request.
+// A GET refused by its key's budget is the same 429, byte for byte and
+// header for header, whether it is answered in front of the app (the
+// plain GET of a ready record) or through it.
+func TestARefusedGetIsTheSameAnswerInFrontOfTheAppAndThroughIt(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := newStack(t, stackOptions{burst: 6, rate: 0.01, now: func() time.Time { return now }})
+	created := s.get(lookupURL("123 N Main St", "Springfield", "IL", ""))
+	path := fmt.Sprintf("/v1/properties/%d", int(created.data()["id"].(float64)))
+	for s.get(path).status == 200 { // the first renders the ready body; the rest spend the budget
+		s.cache.Wait()
+	}
+	for _, id := range []string{"client-id", "<&>"} {
+		front := s.get(path, "X-Request-ID", id)
+		app := s.get(path+"?include=", "X-Request-ID", id)
+		wantProblem(t, front, 429, "rate_limited")
+		if string(front.body) != string(app.body) || front.json["request_id"] != id {
+			t.Fatalf("in front %s, through the app %s", front.body, app.body)
+		}
+		for _, h := range []http.Header{front.header, app.header} {
+			for name := range h {
+				if name != "Date" && front.header.Get(name) != app.header.Get(name) {
+					t.Errorf("%s in front %q, through the app %q", name, front.header.Get(name), app.header.Get(name))
+				}
+			}
+		}
+	}
+}
+
 func TestAWarmGetIsTheSameAnswerInFrontOfTheAppAndThroughIt(t *testing.T) {
 	s := newStack(t, stackOptions{})
 	created := s.get(lookupURL("123 N Main St", "Springfield", "IL", ""))
@@ -386,7 +510,7 @@ func TestAWarmGetIsTheSameAnswerInFrontOfTheAppAndThroughIt(t *testing.T) {
 		t.Fatalf("first GET: %d %s", r.status, r.body)
 	}
 	s.cache.Wait()
-	perRequest := map[string]bool{"X-Request-Id": true, "Date": true, "X-Ratelimit-Remaining": true, "X-Ratelimit-Reset": true}
+	perRequest := map[string]bool{"X-Request-Id": true, "Date": true, "X-Ratelimit-Remaining": true, "X-Ratelimit-Reset": true, "Ratelimit": true}
 	for _, extra := range [][]string{nil, {"If-None-Match", "*"}} {
 		front := s.get(path, extra...)
 		app := s.get(path+"?include=", extra...)

@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/utils"
 	"github.com/propertyd/propertyd/providers"
+	"github.com/valyala/fasthttp"
 )
 
 // problem is an RFC 9457 problem details body, with propertyd's stable code,
@@ -109,10 +111,11 @@ func (g *Gateway) handleError(c *fiber.Ctx, err error) error {
 		// line or headers over the read buffer, a body over the limit): it
 		// still gets a request id, in the body and the header, and is
 		// counted and logged, under the route "unmatched", once answered.
-		st := &requestState{start: time.Now()}
-		st.id = newRequestID(st.idBuf[:0])
+		// The id is the client's X-Request-ID when it was read and is
+		// sane, as on every other answer, else one of ours.
+		st := new(requestState)
+		st.begin(c.Context(), requestTime(c.Context()), c.Request().Header.Peek(fiber.HeaderXRequestID))
 		c.Locals(localState, st)
-		c.Response().Header.SetCanonical(headerRequestID, st.id)
 		defer func() { g.record(c.Response().StatusCode(), c.Method(), st, "unmatched") }()
 		if fe, ok := errors.AsType[*fiber.Error](err); ok && fe.Code == fiber.StatusRequestEntityTooLarge {
 			drainRefusedBody(c)
@@ -142,25 +145,100 @@ func (g *Gateway) handleError(c *fiber.Ctx, err error) error {
 	}
 	if pe.Kind == providers.KindMethod {
 		c.Set(fiber.HeaderAllow, allowOf(c.Path()))
+		g.budgetHeaders(c, g.methodKeyName(c))
 	}
-	if pe.RetryAfter > 0 {
-		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(int((pe.RetryAfter+time.Second-1)/time.Second)))
-	}
-	body := problem{
-		Type: ProblemTypeBase + code, Title: http.StatusText(status), Status: status,
-		Detail: detail, Code: code, RequestID: requestID(c), Errors: pe.Params, Candidates: pe.Candidates,
-	}
+	setRetryAfter(&c.Response().Header, pe.RetryAfter)
+	title := http.StatusText(status)
 	if status == 499 {
-		body.Title = "Client Closed Request"
+		title = "Client Closed Request"
 	}
 	c.Status(status)
 	c.Response().Header.SetCanonical(headerCacheControl, noStore) // a problem is no answer to keep
-	c.Set(fiber.HeaderContentType, "application/problem+json")
+	c.Response().Header.SetContentTypeBytes(mimeProblem)
+	if len(pe.Params) == 0 && len(pe.Candidates) == 0 {
+		// Most problems have no list: their body is written directly,
+		// the same bytes json.Marshal gives without its reflection.
+		var buf [512]byte
+		b := appendProblemHead(buf[:0], code, title, status, detail)
+		c.Response().SetBody(appendProblemTail(b, stateOf(c)))
+		return nil
+	}
+	body := problem{
+		Type: ProblemTypeBase + code, Title: title, Status: status,
+		Detail: detail, Code: code, RequestID: requestID(c), Errors: pe.Params, Candidates: pe.Candidates,
+	}
 	b, jerr := json.Marshal(body)
 	if jerr != nil {
 		return c.SendString(`{"status":500,"code":"internal_error"}`)
 	}
 	return c.Send(b)
+}
+
+var (
+	mimeProblem       = []byte("application/problem+json")
+	headerRetryAfter  = []byte(fiber.HeaderRetryAfter)
+	errRateLimitedMsg = "rate limit exceeded for this API key"
+	// rateLimitedHead is a 429's body up to its request id, made once:
+	// a refused request costs the server less than a served one (see
+	// refuseReady).
+	rateLimitedHead = appendProblemHead(nil, providers.CodeRateLimited,
+		http.StatusText(http.StatusTooManyRequests), http.StatusTooManyRequests, errRateLimitedMsg)
+)
+
+// setRetryAfter sets Retry-After to d in whole seconds, rounded up; a d of
+// 0 or less sets nothing.
+func setRetryAfter(h *fasthttp.ResponseHeader, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	var buf [20]byte
+	h.SetCanonical(headerRetryAfter, appendDecimal(buf[:0], int64((d+time.Second-1)/time.Second)))
+}
+
+// appendProblemHead appends a problem body without a list (errors,
+// candidates) up to its request id: the members of problem in its order,
+// as json.Marshal writes them, and "request_id": (see appendProblemTail).
+func appendProblemHead(b []byte, code, title string, status int, detail string) []byte {
+	b = append(b, `{"type":`...)
+	b = appendJSONString(b, ProblemTypeBase+code)
+	b = append(b, `,"title":`...)
+	b = appendJSONString(b, title)
+	b = append(b, `,"status":`...)
+	b = appendDecimal(b, int64(status))
+	b = append(b, `,"detail":`...)
+	b = appendJSONString(b, detail)
+	b = append(b, `,"code":`...)
+	b = appendJSONString(b, code)
+	return append(b, `,"request_id":`...)
+}
+
+// appendProblemTail ends a body appendProblemHead began with the request
+// id of st ("" when st is nil).
+func appendProblemTail(b []byte, st *requestState) []byte {
+	switch {
+	case st == nil:
+		b = append(b, `""`...)
+	case st.idPlain:
+		b = appendQuoted(b, utils.UnsafeString(st.id))
+	default:
+		b = appendJSONString(b, utils.UnsafeString(st.id))
+	}
+	return append(b, '}')
+}
+
+// methodKeyName is the name of the key of a request answered 405 on a /v1
+// path, whose budget the answer shows as every /v1 answer does: the key
+// authentication found, or, for a method Fiber does not route (which
+// reaches no middleware), the key presented when it is valid; "" when
+// there is none or the path is not under /v1.
+func (g *Gateway) methodKeyName(c *fiber.Ctx) string {
+	if !strings.HasPrefix(c.Path(), "/v1/") {
+		return ""
+	}
+	if st := stateOf(c); st != nil && st.keyName != "" {
+		return st.keyName
+	}
+	return g.keyName(c.Request().Header.Peek(headerAPIKey))
 }
 
 // Bounds on reading a body refused for its size.

@@ -298,7 +298,8 @@ func (s *stack) countProperties() int {
 // declaringHugeBody sends, over a real listener, request headers that
 // announce a body of size bytes and reads the answer: the server must refuse
 // by the announced length, before reading the body (app.Test cannot show this).
-func (s *stack) declaringHugeBody(method, target string, size int) response {
+// headers are more request headers, in name and value pairs.
+func (s *stack) declaringHugeBody(method, target string, size int, headers ...string) response {
 	s.t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -311,8 +312,12 @@ func (s *stack) declaringHugeBody(method, target string, size int) response {
 		s.t.Fatal(err)
 	}
 	defer conn.Close()
-	fmt.Fprintf(conn, "%s %s HTTP/1.1\r\nHost: test\r\nX-API-Key: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{\"addresses\":[",
-		method, target, testKey, size)
+	var more strings.Builder
+	for i := 0; i+1 < len(headers); i += 2 {
+		fmt.Fprintf(&more, "%s: %s\r\n", headers[i], headers[i+1])
+	}
+	fmt.Fprintf(conn, "%s %s HTTP/1.1\r\nHost: test\r\nX-API-Key: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n%s\r\n{\"addresses\":[",
+		method, target, testKey, size, more.String())
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
 		s.t.Fatalf("reading the answer to a huge body: %v", err)

@@ -370,22 +370,30 @@ const notModifiedCost = 1
 //     request it waited on) pays full price, so a conditional header never
 //     buys upstream work.
 //
-// Every response carries X-RateLimit-Limit, -Remaining, -Reset (after the
-// refund) and X-Request-Cost (the final charge: a refund the limiter could
-// not make, as when shared budgets lose Redis meanwhile, leaves the full
-// cost charged and said).
+// Every response carries the budget's headers (see setLimitHeaders),
+// after the refund, and X-Request-Cost, the final charge: 0 for a request
+// refused before its charge (400) or by it (429); a refund the limiter
+// could not make, as when shared budgets lose Redis meanwhile, leaves the
+// full cost charged and said. A 422 cost_exceeds_limit, charged nothing
+// too, says the cost that exceeds the burst, which its detail names.
 func (g *Gateway) limit(cost costFunc) fiber.Handler {
 	return func(c *fiber.Ctx) error {
+		st := stateOf(c)
 		if err := checkEscapes(c.Request().URI().QueryString()); err != nil {
+			g.budgetHeaders(c, st.keyName)
 			return err
 		}
 		n, err := cost(c)
 		if err != nil {
+			g.budgetHeaders(c, st.keyName)
 			return err
 		}
-		st := stateOf(c)
 		d := g.limiter.Reserve(st.keyName, n, g.now(st.start))
-		setLimitHeaders(&c.Response().Header, d, n)
+		charged := n
+		if !d.Allowed && !d.Impossible {
+			charged = 0 // a 429 charges nothing
+		}
+		setLimitHeaders(&c.Response().Header, d, charged)
 		switch {
 		case d.Impossible:
 			return &providers.Error{Kind: providers.KindUnprocessable, Code: providers.CodeCostExceedsLimit,
@@ -394,7 +402,7 @@ func (g *Gateway) limit(cost costFunc) fiber.Handler {
 		case !d.Allowed:
 			g.cfg.Metrics.RateLimited(st.keyName)
 			return &providers.Error{Kind: providers.KindRateLimited, Code: providers.CodeRateLimited,
-				Message: "rate limit exceeded for this API key", RetryAfter: d.RetryAfter}
+				Message: errRateLimitedMsg, RetryAfter: d.RetryAfter}
 		}
 		err = c.Next()
 		if keep := g.keep(c, st, n, err); keep < n {
@@ -441,6 +449,20 @@ func servedFromStore(obs *providers.Observation) bool {
 	return obs.UpstreamCalls() == 0 && obs.Outcome() != providers.TierUpstream
 }
 
+// budgetHeaders sets the budget's headers on the answer to a request of
+// the key named name that is answered before it is charged (a 405, input
+// refused before the charge): the budget as it stands, read by a charge
+// of nothing, and X-Request-Cost 0. A request without a valid key (name
+// "") gets none: it has no budget to show.
+func (g *Gateway) budgetHeaders(c *fiber.Ctx, name string) {
+	if name == "" {
+		return
+	}
+	st := stateOf(c)
+	d := g.limiter.Reserve(name, 0, g.now(st.start))
+	setLimitHeaders(&c.Response().Header, d, 0)
+}
+
 // The rate-limit and ETag headers are set under these exact names with
 // SetCanonical, which skips fasthttp's per-call normalization of the name,
 // from values formatted on the stack: no allocation per header.
@@ -449,13 +471,42 @@ var (
 	headerRemaining = []byte("X-RateLimit-Remaining")
 	headerReset     = []byte("X-RateLimit-Reset")
 	headerCost      = []byte("X-Request-Cost")
+	headerPolicy    = []byte("RateLimit-Policy")
+	headerRateLimit = []byte("RateLimit")
 	headerETag      = []byte(fiber.HeaderETag)
 )
 
+// rateLimitPolicy is the name of a key's one quota policy in the
+// RateLimit-Policy and RateLimit fields.
+const rateLimitPolicy = `"default"`
+
+// setLimitHeaders sets the headers of the budget d reports on, for a
+// request charged cost in the end:
+//
+//   - X-RateLimit-Limit, the burst; X-RateLimit-Remaining, the whole
+//     tokens left; X-RateLimit-Reset, the seconds until the bucket holds
+//     one token more than that (0 when full: see ratelimit.Limit.State),
+//     rounded up; X-Request-Cost, cost.
+//   - The same in the fields of draft-ietf-httpapi-ratelimit-headers-11:
+//     RateLimit-Policy: "default";q=<burst>;w=<seconds to fill from
+//     empty, rounded up> and RateLimit: "default";r=<remaining>;t=<reset>,
+//     where t is the draft's effective window: within it the client can
+//     spend no more than r.
 func setLimitHeaders(h *fasthttp.ResponseHeader, d ratelimit.Decision, cost int) {
-	var buf [20]byte
+	var buf [64]byte
+	reset := int64((d.Reset + time.Second - 1) / time.Second)
 	h.SetCanonical(headerLimit, appendDecimal(buf[:0], int64(d.Limit)))
 	h.SetCanonical(headerRemaining, appendDecimal(buf[:0], int64(d.Remaining)))
-	h.SetCanonical(headerReset, appendDecimal(buf[:0], int64((d.Reset+time.Second-1)/time.Second)))
+	h.SetCanonical(headerReset, appendDecimal(buf[:0], reset))
 	h.SetCanonical(headerCost, appendDecimal(buf[:0], int64(cost)))
+	b := append(buf[:0], rateLimitPolicy+";q="...)
+	b = appendDecimal(b, int64(d.Limit))
+	b = append(b, ";w="...)
+	b = appendDecimal(b, max(int64((d.Window+time.Second-1)/time.Second), 1))
+	h.SetCanonical(headerPolicy, b)
+	b = append(buf[:0], rateLimitPolicy+";r="...)
+	b = appendDecimal(b, int64(d.Remaining))
+	b = append(b, ";t="...)
+	b = appendDecimal(b, reset)
+	h.SetCanonical(headerRateLimit, b)
 }

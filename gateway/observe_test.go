@@ -503,6 +503,22 @@ func TestRequestsRefusedBeforeRoutingAreCountedAndLogged(t *testing.T) {
 	o.wantValue(`propertyd_requests_total{route="unmatched",status="413"}`, 1)
 }
 
+// A request Fiber refused before the middleware ran (a body over the
+// limit) answers with the client's own X-Request-ID, as every other
+// answer does, so the client can find it in the log.
+func TestRequestsRefusedBeforeRoutingKeepTheClientsRequestID(t *testing.T) {
+	o := newObserved(t, stackOptions{})
+	const id = "client-chosen-id-413"
+	r := o.declaringHugeBody("POST", "/v1/properties/batch", 2<<20, "X-Request-ID", id)
+	wantProblem(t, r, 413, "body_too_large")
+	if got := r.header.Get("X-Request-ID"); got != id || r.json["request_id"] != id {
+		t.Fatalf("the 413 answered request id %q in the header and %v in the body; the client sent %q", got, r.json["request_id"], id)
+	}
+	if line := o.lineFor(id); line["status"] != float64(413) {
+		t.Fatalf("log line %v, want the 413 under the client's id", line)
+	}
+}
+
 // orderedLine is a JSON log line as its members in order, with the values
 // that differ from run to run (the time, the duration, an id the gateway
 // made) blanked.

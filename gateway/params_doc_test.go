@@ -67,7 +67,7 @@ func TestDocumentedLengthsAreTheServers(t *testing.T) {
 			t.Errorf("BatchAddress.%s has maxLength %s; the server accepts at most %d characters", field, show(n), address.MaxLen)
 		}
 	}
-	if checked != 4 {
-		t.Fatalf("checked %d street and city bounds, want 4: did a parameter move?", checked)
+	if checked != 6 {
+		t.Fatalf("checked %d street and city bounds, want 6 (lookup's GET and HEAD, and a batch address): did a parameter move?", checked)
 	}
 }

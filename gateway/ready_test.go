@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"crypto/sha256"
+	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -146,15 +148,25 @@ func TestServeReadyTakesOnlyThePlainWarmGetOfARecord(t *testing.T) {
 		t.Errorf("the warm GET's 304 is %q; want its ETag and no Content-Type (it has no content)", wire)
 	}
 	// The budget (burst 3, refilling once in about 12 days) is spent: the
-	// refused request is the app's to answer with its 429.
+	// refused request is answered 429 in front of the app too, charging
+	// nothing, with the problem the app would send.
 	rctx = request("GET", "/v1/properties/7", "X-API-Key", key)
 	if !g.serveFast(rctx) {
 		t.Fatal("the third request within the burst was left to the app")
 	}
-	for range 2 {
-		rctx = request("GET", "/v1/properties/7", "X-API-Key", key)
-		if g.serveFast(rctx) || !untouched(rctx) {
-			t.Fatalf("a request over the budget was answered in front of the app: %d %q", rctx.Response.StatusCode(), rctx.Response.Header.String())
+	for i := range 2 {
+		id := fmt.Sprintf("refused-%d", i)
+		rctx = request("GET", "/v1/properties/7", "X-API-Key", key, "X-Request-ID", id)
+		if !g.serveFast(rctx) {
+			t.Fatal("a request over the budget was left to the app")
+		}
+		got := sent(rctx)
+		var p map[string]any
+		if err := json.Unmarshal(rctx.Response.Body(), &p); err != nil || rctx.Response.StatusCode() != 429 ||
+			p["code"] != "rate_limited" || p["request_id"] != id || p["status"] != 429.0 ||
+			got["Content-Type"] != "application/problem+json" || got["X-Request-ID"] != id || got["Retry-After"] == "" ||
+			got["X-Request-Cost"] != "0" || got["X-RateLimit-Remaining"] != "0" {
+			t.Fatalf("a request over the budget: %d %q %s", rctx.Response.StatusCode(), rctx.Response.Header.String(), rctx.Response.Body())
 		}
 	}
 }

@@ -162,6 +162,10 @@ func (benchGeocoder) Geocode(context.Context, providers.Address) (providers.Loca
 
 const benchKey = "bench-key"
 
+// benchSpentKey is a key whose budget, a token refilled every 30 years or
+// so, is spent by its first request: every later one is a 429.
+const benchSpentKey = "bench-spent-key"
+
 // benchServer serves the whole stack (SQLite store, cache, service with
 // five sections answering benchSectionData, gateway) on an in-memory
 // listener, creates the record by one lookup and fills every cache, and
@@ -196,7 +200,8 @@ func benchServer(b *testing.B) (*fasthttp.Client, int64) {
 	})
 	g := New(Config{
 		Service: svc, Sections: benchSectionNames,
-		Keys:   []Key{{Name: "bench", SHA256: sha256.Sum256([]byte(benchKey)), Limit: ratelimit.Limit{Rate: 1e9, Burst: 1e6}}},
+		Keys: []Key{{Name: "bench", SHA256: sha256.Sum256([]byte(benchKey)), Limit: ratelimit.Limit{Rate: 1e9, Burst: 1e6}},
+			{Name: "spent", SHA256: sha256.Sum256([]byte(benchSpentKey)), Limit: ratelimit.Limit{Rate: 1e-9, Burst: 1}}},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), AccessLog: io.Discard,
 		Answers: c, AnswerTTL: time.Hour, // as propertyd serves
 	})
@@ -244,6 +249,12 @@ func benchGet(b *testing.B, client *fasthttp.Client, path string) []byte {
 // benchRequests sends GET path from parallel clients until b.N requests
 // were answered, failing on any answer but 200.
 func benchRequests(b *testing.B, client *fasthttp.Client, path string) {
+	benchRequestsAs(b, client, path, benchKey, fasthttp.StatusOK)
+}
+
+// benchRequestsAs is benchRequests with the key key, failing on any
+// answer but status.
+func benchRequestsAs(b *testing.B, client *fasthttp.Client, path, key string, status int) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
@@ -252,12 +263,12 @@ func benchRequests(b *testing.B, client *fasthttp.Client, path string) {
 		defer fasthttp.ReleaseResponse(resp)
 		for pb.Next() {
 			req.SetRequestURI("http://propertyd" + path)
-			req.Header.Set("X-API-Key", benchKey)
+			req.Header.Set("X-API-Key", key)
 			if err := client.Do(req, resp); err != nil {
 				b.Error(err)
 				return
 			}
-			if resp.StatusCode() != fasthttp.StatusOK {
+			if resp.StatusCode() != status {
 				b.Errorf("GET %s: HTTP %d: %s", path, resp.StatusCode(), resp.Body())
 				return
 			}
@@ -269,6 +280,22 @@ func benchRequests(b *testing.B, client *fasthttp.Client, path string) {
 func BenchmarkWarmGet(b *testing.B) {
 	client, id := benchServer(b)
 	benchRequests(b, client, fmt.Sprintf("/v1/properties/%d", id))
+}
+
+// BenchmarkRateLimitedGet is GET /v1/properties/{id} of a cached record
+// by a key whose budget is spent: a 429, which must cost no more than
+// BenchmarkWarmGet's 200, or a client that ignores Retry-After costs more
+// than one that is served.
+func BenchmarkRateLimitedGet(b *testing.B) {
+	client, id := benchServer(b)
+	path := fmt.Sprintf("/v1/properties/%d", id)
+	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	req.SetRequestURI("http://propertyd" + path)
+	req.Header.Set("X-API-Key", benchSpentKey)
+	if err := client.Do(req, resp); err != nil || resp.StatusCode() != fasthttp.StatusOK {
+		b.Fatalf("the spent key's first GET: %v %d", err, resp.StatusCode())
+	}
+	benchRequestsAs(b, client, path, benchSpentKey, fasthttp.StatusTooManyRequests)
 }
 
 // BenchmarkWarmLookup is a lookup by an address spelling seen before.

@@ -19,6 +19,7 @@ type seenLimit struct {
 	status                                       int
 	code                                         string
 	limit, remaining, reset, cost, retryAfterHdr string
+	policy, rateLimit                            string // the IETF draft's fields
 }
 
 func (s *stack) seenLimit(method, target, body string, headers ...string) seenLimit {
@@ -26,7 +27,8 @@ func (s *stack) seenLimit(method, target, body string, headers ...string) seenLi
 	r := s.do(method, target, body, headers...)
 	code, _ := r.json["code"].(string)
 	return seenLimit{r.status, code, r.header.Get("X-RateLimit-Limit"), r.header.Get("X-RateLimit-Remaining"),
-		r.header.Get("X-RateLimit-Reset"), r.header.Get("X-Request-Cost"), r.header.Get("Retry-After")}
+		r.header.Get("X-RateLimit-Reset"), r.header.Get("X-Request-Cost"), r.header.Get("Retry-After"),
+		r.header.Get("RateLimit-Policy"), r.header.Get("RateLimit")}
 }
 
 // budgetRun sends one sequence of requests that exercises every rule of the
@@ -76,8 +78,8 @@ func budgetRun(t *testing.T, limiter func(map[string]ratelimit.Limit) gateway.Li
 }
 
 // Budgets shared through Redis charge exactly as the in-process buckets
-// do: the same statuses and the same X-RateLimit-*, X-Request-Cost and
-// Retry-After headers for the same requests, 304 and refused-input refunds
+// do: the same statuses and the same X-RateLimit-*, RateLimit-Policy,
+// RateLimit, X-Request-Cost and Retry-After headers for the same requests, 304 and refused-input refunds
 // included.
 func TestSharedBudgetsChargeAsInProcess(t *testing.T) {
 	u, prefix := fleettest.URL(t), fleettest.Prefix(t)
@@ -101,9 +103,9 @@ func TestSharedBudgetsChargeAsInProcess(t *testing.T) {
 		{400, "invalid_parameter", "7", "0"},   // refused input costs nothing
 		{422, "cost_exceeds_limit", "7", "21"}, // 7 x (1 + 2) over a burst of 20
 		{200, "", "1", "6"},
-		{429, "rate_limited", "1", "6"}, // refused: consumes nothing
+		{429, "rate_limited", "1", "0"}, // refused: consumes nothing
 		{200, "", "0", "1"},
-		{429, "rate_limited", "0", "1"},
+		{429, "rate_limited", "0", "0"},
 		{200, "", "14", "6"},                  // the other key has its own budget
 		{502, "upstream_error", "14", "0"},    // a failed upstream costs nothing
 		{200, "", "12", "2"},                  // 1 + walkscore; the flood section failed

@@ -58,6 +58,7 @@ type bucket struct {
 	// interval is limit.IntervalNanos(), kept: every charge and every
 	// reading needs it, and it costs two divisions.
 	interval float64
+	window   time.Duration // limit.Window(), for every Decision
 }
 
 // epoch keeps the nanosecond counts in an int64 for three centuries.
@@ -94,14 +95,22 @@ func (l Limit) IntervalNanos() float64 {
 }
 
 // State is what a GCRA bucket of limit l holds when its TAT leads now by
-// backlog: the whole tokens left and how long until it is full. Keyed
-// reports it, and so do budgets kept elsewhere by the same algorithm
-// (ratelimit/fleet), so the X-RateLimit headers do not depend on where a
+// backlog: the whole tokens left, and reset, how long until it holds one
+// token more than that (0 when it is full). With no token left, reset is
+// when a request of cost 1 fits, which is what Retry-After says of a
+// refused request of cost 1: a client that backs off by either waits as
+// long. (It was the time until the bucket is full, a burst's worth of
+// refill: 30 s where a request of cost 1 fitted again after 1.) A client
+// given remaining and reset can spend no more than remaining within reset,
+// the "effective window" of the RateLimit field (see the README).
+//
+// Keyed reports it, and so do budgets kept elsewhere by the same algorithm
+// (ratelimit/fleet), so the rate-limit headers do not depend on where a
 // budget lives. precision is how exact backlog is: 0 in this process
 // (whole nanoseconds), a microsecond for a clock read in microseconds;
-// the time to full is rounded to it, so that a whole number of seconds
-// stays whole in X-RateLimit-Reset, and a token short of a whole by less
-// than it counts as whole.
+// reset is rounded to it, so that a whole number of seconds stays whole in
+// the headers, and a token short of a whole by less than it counts as
+// whole.
 func (l Limit) State(backlog, precision time.Duration) (remaining int, reset time.Duration) {
 	return l.stateAt(l.IntervalNanos(), backlog, precision)
 }
@@ -111,10 +120,23 @@ func (l Limit) stateAt(t float64, backlog, precision time.Duration) (remaining i
 	backlog = max(backlog, 0)
 	g := max(float64(precision), graceOf(t))
 	tokens := math.Floor((float64(l.Burst)*t - float64(backlog) + g) / t)
-	if precision > 0 {
-		backlog = backlog.Round(precision)
+	remaining = int(min(max(tokens, 0), float64(l.Burst)))
+	if remaining >= l.Burst {
+		return remaining, 0
 	}
-	return int(min(max(tokens, 0), float64(l.Burst))), backlog
+	reset = l.retryAfterAt(t, backlog, remaining+1) // the next token: the same sum as Retry-After's
+	if precision > 0 {
+		reset = reset.Round(precision)
+	}
+	return remaining, reset
+}
+
+// Window is how long a bucket of limit l takes to fill from empty: Burst
+// tokens at Rate (about 146 years for a rate of zero or less, which never
+// refills in practice). With Burst, it is the quota policy a client is
+// told of (RateLimit-Policy).
+func (l Limit) Window() time.Duration {
+	return time.Duration(math.Ceil(float64(max(l.Burst, 0)) * l.IntervalNanos()))
 }
 
 // RetryAfter is how long until cost tokens fit in a GCRA bucket of limit l
@@ -130,7 +152,7 @@ func (l Limit) retryAfterAt(t float64, backlog time.Duration, cost int) time.Dur
 }
 
 func newBucket(l Limit) *bucket {
-	b := &bucket{limit: l, interval: l.IntervalNanos()}
+	b := &bucket{limit: l, interval: l.IntervalNanos(), window: l.Window()}
 	b.tat.Store(math.MinInt64 / 2) // long past: the bucket starts full
 	b.latest.Store(math.MinInt64 / 2)
 	return b
@@ -205,8 +227,12 @@ type Decision struct {
 	Limit int
 	// Remaining is the whole number of tokens left after this decision.
 	Remaining int
-	// Reset is how long until the bucket is full again.
+	// Reset is how long until the bucket holds one token more than
+	// Remaining, 0 when it is full (see Limit.State).
 	Reset time.Duration
+	// Window is how long the bucket takes to fill from empty (see
+	// Limit.Window).
+	Window time.Duration
 
 	cost int // the tokens the decision still charges
 	b    *bucket
@@ -241,7 +267,7 @@ func (k *Keyed) Reserve(key string, cost int, now time.Time) Decision {
 	if !ok {
 		return Decision{Impossible: true}
 	}
-	d := Decision{Limit: b.limit.Burst, b: b}
+	d := Decision{Limit: b.limit.Burst, Window: b.window, b: b}
 	at := nanos(now)
 	if cost > b.limit.Burst {
 		d.Impossible = true

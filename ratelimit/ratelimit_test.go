@@ -11,14 +11,52 @@ import (
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
+// Reset is when the bucket holds one token more than Remaining: with none
+// left, when a request of cost 1 fits, as Retry-After says of a refused
+// one; 0 when the bucket is full. A client backing off by either waits
+// as long, not the burst's refill.
+func TestResetIsTheNextTokenAndMatchesRetryAfterOfCostOne(t *testing.T) {
+	l := Limit{Rate: 1, Burst: 30}
+	for _, c := range []struct {
+		backlog       time.Duration
+		remaining     int
+		reset         time.Duration
+		retryAfterOne time.Duration
+	}{
+		{0, 30, 0, 0},
+		{time.Second, 29, time.Second, 0},
+		{1500 * time.Millisecond, 28, 500 * time.Millisecond, 0},
+		{29 * time.Second, 1, time.Second, 0},
+		{30 * time.Second, 0, time.Second, time.Second},
+		{29500 * time.Millisecond, 0, 500 * time.Millisecond, 500 * time.Millisecond},
+	} {
+		remaining, reset := l.State(c.backlog, 0)
+		if remaining != c.remaining || reset != c.reset {
+			t.Errorf("backlog %v: remaining %d, reset %v; want %d and %v", c.backlog, remaining, reset, c.remaining, c.reset)
+		}
+		if got := l.RetryAfter(c.backlog, 1); got != c.retryAfterOne {
+			t.Errorf("backlog %v: retry after %v for cost 1, want %v", c.backlog, got, c.retryAfterOne)
+		}
+	}
+	k := NewKeyed(map[string]Limit{"a": l})
+	k.Reserve("a", 30, t0)
+	d := k.Reserve("a", 1, t0)
+	if d.Allowed || d.Remaining != 0 || d.Reset != d.RetryAfter || d.Reset != time.Second {
+		t.Fatalf("cost 1 on an empty bucket: %+v; want refused, reset = retry after = 1s", d)
+	}
+	if d := k.Reserve("a", 6, t0); d.Reset != time.Second || d.RetryAfter != 6*time.Second {
+		t.Fatalf("cost 6 on an empty bucket: %+v; want reset 1s (the next token), retry after 6s", d)
+	}
+}
+
 func TestReserveWeightedCostAndRefusalConsumesNothing(t *testing.T) {
 	k := NewKeyed(map[string]Limit{"a": {Rate: 1, Burst: 10}})
 	d := k.Reserve("a", 6, t0)
 	if !d.Allowed || d.Remaining != 4 || d.Limit != 10 {
 		t.Fatalf("first request of cost 6: got %+v, want allowed with 4 remaining", d)
 	}
-	if d.Reset != 6*time.Second {
-		t.Fatalf("reset = %v, want 6s to refill 6 tokens at 1/s", d.Reset)
+	if d.Reset != time.Second || d.Window != 10*time.Second {
+		t.Fatalf("reset = %v, window %v; want 1s until a fifth token at 1/s, and 10s to fill 10", d.Reset, d.Window)
 	}
 	d = k.Reserve("a", 6, t0)
 	if d.Allowed || d.Impossible {
@@ -362,7 +400,7 @@ func TestALateChargeIsMadeAtTheLatestTime(t *testing.T) {
 		t.Fatalf("500 of 1000 tokens at +10ms: %+v", d)
 	}
 	d := k.Reserve("a", 400, t0)
-	if !d.Allowed || d.Remaining != 100 || d.Reset != 900*time.Microsecond {
+	if !d.Allowed || d.Remaining != 100 || d.Reset != time.Microsecond {
 		t.Fatalf("400 of the 500 left, stamped +0 but charged after +10ms: %+v, want allowed with 100 left", d)
 	}
 	d = k.Reserve("a", 200, t0.Add(5*time.Millisecond))

@@ -175,8 +175,13 @@ func TestConfigPointsEveryUpstreamRoleAtTheSandbox(t *testing.T) {
 	if cfg.Cache.MaxMB != 48 {
 		t.Errorf("cache.max_mb = %d, want the -cache-mb value 48", cfg.Cache.MaxMB)
 	}
-	if len(cfg.Keys) != 1 || cfg.Keys[0].Burst < 1000 || cfg.Keys[0].Rate < 1e6 {
+	if len(cfg.Keys) != 2 || cfg.Keys[0].Burst < 1000 || cfg.Keys[0].Rate < 1e6 {
 		t.Errorf("keys = %+v: the bench key's budget must never throttle the load", cfg.Keys)
+	}
+	// The instructions row's spent key refuses every request once its
+	// burst is spent, for longer than any run.
+	if len(cfg.Keys) == 2 && (cfg.Keys[1].Burst != spentBurst || 1/cfg.Keys[1].Rate < 7*24*3600) {
+		t.Errorf("keys = %+v: the spent key's burst must be spentBurst and refill no sooner than in a week", cfg.Keys)
 	}
 }
 

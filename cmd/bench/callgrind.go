@@ -121,6 +121,7 @@ func (b *bench) instructions(ctx context.Context) error {
 		{"bare Fiber, body only", self, nil, []string{"-serve-bare", "127.0.0.1:0", "-bodies", plain}, "", get("/get")},
 	}
 	per := make([]float64, len(servers))
+	var refused float64 // propertyd's instructions per 429
 	for i, s := range servers {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -131,7 +132,10 @@ func (b *bench) instructions(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		per[i], err = countInstructions(p, out, newClient(p.addr, s.key, countConns), s.r, sizes)
+		per[i], err = countInstructions(p, out, newClient(p.addr, s.key, countConns), s.r, sizes, 0)
+		if err == nil && s.bin == b.bin {
+			refused, err = b.countRefused(p, out, s.r, sizes)
+		}
 		p.kill() // what it counted is in its dumps
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.name, err)
@@ -149,7 +153,37 @@ func (b *bench) instructions(ctx context.Context) error {
 	r.ratio = fmt.Sprintf("%.2f x bare Fiber", ratio)
 	r.met = ratio <= 1.25
 	b.add(r)
+	b.add(row{
+		scenario: "CPU per 429 of GET /v1/properties/{id} (a key over its budget): instructions, server side only (callgrind)",
+		target:   "<= 1.00 x propertyd's warm GET (the row above): a client that ignores Retry-After costs no more than one that is served",
+		measured: fmt.Sprintf("propertyd %s instructions per 429 against %s per warm GET, counted alike on the same process after it "+
+			"(the refused key's burst spent, then (I2 - I1) / (N2 - N1) over N1 = %s and N2 = %s requests on %d connections, after %s to warm up)",
+			thousands(int64(refused+0.5)), thousands(int64(prop+0.5)), thousands(int64(sizes.n1)), thousands(int64(sizes.n2)),
+			countConns, thousands(int64(sizes.warm))),
+		ratio: fmt.Sprintf("%.2f x the warm GET", refused/prop),
+		met:   refused <= prop,
+	})
 	return nil
+}
+
+// countRefused counts, on propertyd under callgrind (p, its dumps at out,
+// two made already by the warm GET's count), the instructions per request
+// r sent with spentKey, whose budget never refills within the run: every
+// one is answered 429 once the first spentBurst spend the burst.
+func (b *bench) countRefused(p *proc, out string, r request, sizes countSizes) (float64, error) {
+	c := newClient(p.addr, spentKey, countConns)
+	for range spentBurst {
+		if status, body, err := c.do(r); err != nil || status != 200 {
+			return 0, fmt.Errorf("spending the refused key's burst: %d %v %s", status, err, body)
+		}
+	}
+	c.want = 429
+	n, err := countInstructions(p, out, c, r, sizes, 2)
+	if err != nil {
+		return 0, fmt.Errorf("counting 429s: %w", err)
+	}
+	b.logf("instructions per 429, propertyd: %s", thousands(int64(n+0.5)))
+	return n, nil
 }
 
 // startCallgrind starts bin with args under callgrind, its counts dumped
@@ -202,8 +236,9 @@ func godebugWith(env []string, setting string) string {
 
 // countInstructions warms up the server of p, under callgrind with its
 // dumps at out.N, then counts two stretches of requests r through c and
-// returns the instructions per request (see the top of this file).
-func countInstructions(p *proc, out string, c *client, r request, sizes countSizes) (float64, error) {
+// returns the instructions per request (see the top of this file). dumps
+// is how many dumps the process has made before (its next is out.dumps+1).
+func countInstructions(p *proc, out string, c *client, r request, sizes countSizes, dumps int) (float64, error) {
 	send := func(n int) error {
 		res := c.closedLoop(slices.Repeat([]request{r}, n), countConns, time.Hour, true)
 		if f := failure(res); f != "" {
@@ -226,7 +261,7 @@ func countInstructions(p *proc, out string, c *client, r request, sizes countSiz
 		if err := callgrindControl("-d", pid); err != nil {
 			return 0, err
 		}
-		f, err := os.Open(fmt.Sprintf("%s.%d", out, i+1))
+		f, err := os.Open(fmt.Sprintf("%s.%d", out, dumps+i+1))
 		if err != nil {
 			return 0, fmt.Errorf("callgrind's dump: %w", err)
 		}

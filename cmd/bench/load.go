@@ -21,6 +21,8 @@ type client struct {
 	hc   *fasthttp.HostClient
 	addr string
 	key  string
+	// want is the status every answer should have in a loop; 0 means 200.
+	want int
 }
 
 func newClient(addr, key string, conns int) *client {
@@ -152,6 +154,7 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 
 // recorder collects the latencies and failures of one worker.
 type recorder struct {
+	want      int // the status expected; 0 means 200
 	lat       []time.Duration
 	window    []int32 // for an open loop: the second each request was due in
 	failures  int
@@ -160,7 +163,11 @@ type recorder struct {
 
 func (rec *recorder) record(status int, err error, d time.Duration) {
 	rec.lat = append(rec.lat, d)
-	if err != nil || status != fasthttp.StatusOK {
+	want := rec.want
+	if want == 0 {
+		want = fasthttp.StatusOK
+	}
+	if err != nil || status != want {
 		if rec.failures == 0 {
 			if err != nil {
 				rec.firstFail = err.Error()
@@ -213,7 +220,7 @@ func (c *client) closedLoop(reqs []request, conns int, d time.Duration, once boo
 	var wg sync.WaitGroup
 	start := time.Now()
 	for w := range conns {
-		rec := &recorder{lat: make([]time.Duration, 0, 4096)}
+		rec := &recorder{lat: make([]time.Duration, 0, 4096), want: c.want}
 		recs[w] = rec
 		wg.Add(1)
 		go func() {

@@ -29,6 +29,14 @@ var allSections = strings.Join(service.PublicSections(), ",")
 // benchKey is the API key of the benchmark's client.
 const benchKey = "propertyd-bench-key"
 
+// spentKey is a key whose budget the instructions row spends: spentBurst
+// tokens (at least the dearest request, as the config requires), refilled
+// one a week, so that every request after the first spentBurst is a 429.
+const (
+	spentKey   = "propertyd-bench-spent-key"
+	spentBurst = 10
+)
+
 // benchRequestTimeout is the request_timeout of the config the bench
 // writes; the bare Fiber counted with propertyd's server timeouts beside
 // the instructions row's verdict takes them from it, as propertyd does
@@ -49,7 +57,7 @@ const benchRequestTimeout = 30 * time.Second
 // shipped.
 func configYAML(dbPath, sandboxRoot string, cacheMB, batchConcurrency int) string {
 	base := sandbox.BaseURLs(sandboxRoot)
-	sum := sha256.Sum256([]byte(benchKey))
+	sum, spent := sha256.Sum256([]byte(benchKey)), sha256.Sum256([]byte(spentKey))
 	var b strings.Builder
 	fmt.Fprintf(&b, `listen: "127.0.0.1:0"
 database: %q
@@ -64,7 +72,11 @@ keys:
     sha256: %q
     rate: 1000000000
     burst: 1000000000
-`, dbPath, benchRequestTimeout.String(), cacheMB, hex.EncodeToString(sum[:]))
+  - name: spent
+    sha256: %q
+    rate: 0.0000016
+    burst: %d
+`, dbPath, benchRequestTimeout.String(), cacheMB, hex.EncodeToString(sum[:]), hex.EncodeToString(spent[:]), spentBurst)
 	if batchConcurrency > 0 {
 		fmt.Fprintf(&b, "batch_concurrency: %d\n", batchConcurrency)
 	}

@@ -148,6 +148,9 @@ type oaConformance struct {
 	loose   validator.Validator // for /openapi.json, whose body is the open-ended document
 	opts    *config.ValidationOptions
 	covered map[string]bool // "METHOD /template STATUS"
+	// gets are the first GET answered 200 of each path template, for
+	// headEveryGet.
+	gets map[string]oaAPICall
 	// exchanges are the responses seen, for checkGeneratedClient.
 	exchanges []oaExchange
 }
@@ -180,7 +183,7 @@ func oaNewConformance(t *testing.T, base string) *oaConformance {
 		t.Fatal(errs)
 	}
 	return &oaConformance{t: t, base: base, doc: &model.Model, v: v, loose: loose,
-		opts: config.NewValidationOptions(opts...), covered: map[string]bool{}}
+		opts: config.NewValidationOptions(opts...), covered: map[string]bool{}, gets: map[string]oaAPICall{}}
 }
 
 func (c *oaConformance) newRequest(call oaAPICall) *http.Request {
@@ -282,6 +285,32 @@ func (c *oaConformance) validate(call oaAPICall, resp *http.Response, body []byt
 	}
 	if _, _, tmpl := paths.FindPath(req, c.doc, c.opts); tmpl != "" {
 		c.covered[fmt.Sprintf("%s %s %d", call.method, tmpl, resp.StatusCode)] = true
+		if _, seen := c.gets[tmpl]; !seen && call.method == http.MethodGet && resp.StatusCode == http.StatusOK {
+			c.gets[tmpl] = call
+		}
+	}
+}
+
+// headEveryGet sends, for every path the document declares HEAD on, the
+// HEAD of the first GET of it answered 200, and checks that it is that
+// answer without a body: the same status and the headers the document
+// declares, validated as every other exchange is.
+func (c *oaConformance) headEveryGet() {
+	c.t.Helper()
+	for tmpl, item := range c.doc.Paths.PathItems.FromOldest() {
+		if item.Head == nil {
+			continue
+		}
+		get, ok := c.gets[tmpl]
+		if !ok {
+			c.t.Errorf("HEAD %s: no GET of it was answered 200 to send again as HEAD", tmpl)
+			continue
+		}
+		head := get
+		head.name, head.method = "HEAD of "+get.name, http.MethodHead
+		if _, body := c.do(head); len(body) != 0 {
+			c.t.Errorf("%s: a body of %d bytes", head.name, len(body))
+		}
 	}
 }
 
@@ -523,6 +552,7 @@ func TestResponsesMatchTheOpenAPIDocument(t *testing.T) {
 		t.Errorf("housing section = %v, want stale (expired and the upstream failing)", sec)
 	}
 
+	c.headEveryGet()
 	c.requireCoverage()
 	c.checkGeneratedClient("http://" + m.Addr())
 }
@@ -594,4 +624,55 @@ func oaShorten(b []byte, n int) string {
 		return string(b)
 	}
 	return string(b[:n]) + "..."
+}
+
+// TestAValidatingProxyPassesWhatTheServerServes: a gateway in front of
+// propertyd that validates requests against the document (JSON Schema's
+// own rules, as Prism and ajv apply them) passes every batch the server
+// answers item by item, malformed items included, and every HEAD of a
+// read operation the server serves: it never refuses a whole request the
+// server would partly serve.
+func TestAValidatingProxyPassesWhatTheServerServes(t *testing.T) {
+	doc, err := libopenapi.NewDocument(docs.Spec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, errs := validator.NewValidator(doc)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	send := func(method, target, body string) *http.Request {
+		req, _ := http.NewRequest(method, "http://propertyd"+target, strings.NewReader(body))
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		req.Header.Set("X-API-Key", demoKey)
+		return req
+	}
+	for _, body := range []string{
+		`{"addresses":[{"id":"a","street":"2200 W Broad St","state":"VA"}]}`,
+		`{"addresses":[{"id":"a","street":42,"state":"VA"}]}`,
+		`{"addresses":[{"id":"b","street":"2200 W Broad St","state":"VA","county":"Henrico"}]}`,
+		`{"addresses":["not an object",[1,2],null,7]}`,
+		`{"addresses":[{"id":"c","street":"` + strings.Repeat("A", 101) + `","state":"VA"},{"street":"2200 W Broad St","state":"VA"}]}`,
+	} {
+		if ok, errs := v.ValidateHttpRequest(send("POST", "/v1/properties/batch", body)); !ok {
+			t.Errorf("a validating proxy refuses the batch %s, which the server answers item by item: %v", body, oaAsErrors(errs))
+		}
+	}
+	for _, target := range []string{
+		"/v1/properties/lookup?street=2200+W+Broad+St&state=VA", "/v1/properties/reverse?lat=37.57&lng=-77.45",
+		"/v1/properties/search?state=VA", "/v1/properties/1", "/v1/properties/1?include=flood", "/v1/properties/1/flood",
+		"/v1/properties/1/amenities?radius=1500", "/healthz", "/readyz", "/openapi.json", "/docs",
+	} {
+		if ok, errs := v.ValidateHttpRequest(send("HEAD", target, "")); !ok {
+			t.Errorf("a validating proxy refuses HEAD %s, which the server serves as GET without a body: %v", target, oaAsErrors(errs))
+		}
+	}
+	// What the server refuses whole, the document refuses too.
+	for _, body := range []string{`{"addresses":[]}`, `{"addresses":[{"street":"1 Main St","state":"VA"}],"extra":1}`, `[]`} {
+		if ok, _ := v.ValidateHttpRequest(send("POST", "/v1/properties/batch", body)); ok {
+			t.Errorf("the document allows the batch %s, which the server refuses whole", body)
+		}
+	}
 }

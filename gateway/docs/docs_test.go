@@ -378,3 +378,60 @@ func TestTheCostTableIsOneTable(t *testing.T) {
 		t.Fatalf("the cost tables differ:\nREADME.md:\n%s\nopenapi.json:\n%s", strings.Join(inReadme, "\n"), strings.Join(inSpec, "\n"))
 	}
 }
+
+// TestEveryReadHasItsHead: the server answers HEAD wherever it answers GET
+// (the same status and headers, no body), so the document declares it
+// there too, with the same parameters and statuses and responses without
+// content, which a generated client would otherwise try to decode from an
+// empty body.
+func TestEveryReadHasItsHead(t *testing.T) {
+	var raw struct {
+		Paths      map[string]map[string]json.RawMessage
+		Components struct {
+			Responses map[string]map[string]json.RawMessage
+		}
+	}
+	if err := json.Unmarshal(docs.Spec(), &raw); err != nil {
+		t.Fatal(err)
+	}
+	type op struct {
+		Parameters []any // fmt prints their maps' keys sorted
+		Responses  map[string]map[string]json.RawMessage
+	}
+	reads := 0
+	for path, ops := range raw.Paths {
+		if ops["get"] == nil {
+			continue
+		}
+		reads++
+		if ops["head"] == nil {
+			t.Errorf("%s: GET without HEAD", path)
+			continue
+		}
+		var get, head op
+		if json.Unmarshal(ops["get"], &get) != nil || json.Unmarshal(ops["head"], &head) != nil {
+			t.Fatalf("%s: operations not objects", path)
+		}
+		if fmt.Sprint(get.Parameters) != fmt.Sprint(head.Parameters) {
+			t.Errorf("%s: HEAD's parameters differ from GET's", path)
+		}
+		for status := range get.Responses {
+			if head.Responses[status] == nil {
+				t.Errorf("%s: HEAD does not document %s, which GET does", path, status)
+			}
+		}
+		for status, r := range head.Responses {
+			if ref, ok := r["$ref"]; ok {
+				var name string
+				_ = json.Unmarshal(ref, &name)
+				r = raw.Components.Responses[strings.TrimPrefix(name, "#/components/responses/")]
+			}
+			if r["content"] != nil && status != "405" { // HEAD is never a 405: the shared response stands
+				t.Errorf("%s: HEAD's %s response has content; a HEAD answer has no body", path, status)
+			}
+		}
+	}
+	if reads < 10 {
+		t.Fatalf("found %d read operations", reads)
+	}
+}

@@ -52,7 +52,7 @@ func (b *Budgets) Reserve(key string, cost int, now time.Time) ratelimit.Decisio
 		b.c.failed(err)
 		return b.local.Reserve(key, cost, now)
 	}
-	d := ratelimit.Decision{Allowed: allowed, Limit: l.Burst}
+	d := ratelimit.Decision{Allowed: allowed, Limit: l.Burst, Window: l.Window()}
 	d.Remaining, d.Reset = l.State(backlogOf(backlog), time.Microsecond)
 	switch {
 	case cost > l.Burst:
