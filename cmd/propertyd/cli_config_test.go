@@ -95,6 +95,8 @@ func TestCheckConfigInvalidExits3NamingTheField(t *testing.T) {
 		{"unknown option", `year: "2022"`, `yeer: "2022"`, `providers.demographics: module census-acs: invalid_config: unknown option "yeer"`},
 		{"module option missing", `token: "hud-token-value"`, `year: "2023"`, "providers.fair_market_rent: module hud-fmr: invalid_config: option token is required"},
 		{"module option empty", `token: "hud-token-value"`, `token: ""`, "providers.fair_market_rent: module hud-fmr: invalid_config: option token is required"},
+		{"an impossible as_of", "database:", "facts: {datasets: [{name: cook, preset: cook-county, as_of: \"2025-02-30\"}]}\ndatabase:",
+			`facts.datasets[0]: dataset cook: as_of "2025-02-30" is not a date`},
 		{"option of the wrong type", `token: "hud-token-value"`, `token: "hud-token-value", year: abc`,
 			`providers.fair_market_rent: module hud-fmr: invalid_config: option year: "abc" is not a whole number`},
 	}

@@ -163,7 +163,9 @@ func TestDataLoadParcelsRefusesBadInvocations(t *testing.T) {
 		{"unknown preset", []string{"-config", path, "-preset", "atlantis", cookFiles[0]}, exitUsage, `unknown preset "atlantis"`},
 		{"one file of two", []string{"-config", path, "-dataset", "cook", cookFiles[0]}, exitUsage, "takes 2 file(s)"},
 		{"unknown column", []string{"-config", mapping, "-dataset", "mine", cookFiles[1]}, exitUsage, `unknown column "char_bedz"`},
-		{"bad as-of", []string{"-config", path, "-dataset", "cook", "-as-of", "yesterday", cookFiles[0], cookFiles[1]}, exitUsage, "as_of"},
+		{"bad as-of", []string{"-config", path, "-dataset", "cook", "-as-of", "yesterday", cookFiles[0], cookFiles[1]}, exitUsage, `-as-of "yesterday" is not a date`},
+		{"as-of month 13", []string{"-config", path, "-dataset", "cook", "-as-of", "2025-13-45", cookFiles[0], cookFiles[1]}, exitUsage, `-as-of "2025-13-45" is not a date`},
+		{"as-of February 30", []string{"-config", path, "-dataset", "cook", "-as-of", "2025-02-30", cookFiles[0], cookFiles[1]}, exitUsage, `-as-of "2025-02-30" is not a date`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
