@@ -102,7 +102,7 @@ func (c *dataCommand) loadParcels(args []string) int {
 		},
 	})
 	bar.finish()
-	if errors.Is(err, assessor.ErrUnknownColumn) || errors.Is(err, assessor.ErrFiles) {
+	if errors.Is(err, assessor.ErrMissingColumn) || errors.Is(err, assessor.ErrFiles) || errors.Is(err, assessor.ErrNotText) {
 		return fail(exitUsage, "%v", err)
 	}
 	if err != nil {

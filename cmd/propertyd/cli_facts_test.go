@@ -151,6 +151,9 @@ func TestDataLoadParcelsRefusesBadInvocations(t *testing.T) {
       address: {street: [prop_address_full], zip: prop_address_zipcode_1, default_state: IL}
       fields: {bedrooms: char_bedz}
 `)...), 0o644)
+	// An executable's first bytes, then text that could pass for a header.
+	binary := filepath.Join(t.TempDir(), "parcels.csv")
+	os.WriteFile(binary, append([]byte("\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x03\x00>\x00"), "PARID,ADDRESS\n"...), 0o644)
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -162,7 +165,8 @@ func TestDataLoadParcelsRefusesBadInvocations(t *testing.T) {
 		{"undeclared without preset", []string{"-config", path, "-dataset", "nope", cookFiles[0]}, exitUsage, `no dataset "nope"`},
 		{"unknown preset", []string{"-config", path, "-preset", "atlantis", cookFiles[0]}, exitUsage, `unknown preset "atlantis"`},
 		{"one file of two", []string{"-config", path, "-dataset", "cook", cookFiles[0]}, exitUsage, "takes 2 file(s)"},
-		{"unknown column", []string{"-config", mapping, "-dataset", "mine", cookFiles[1]}, exitUsage, `unknown column "char_bedz"`},
+		{"missing column", []string{"-config", mapping, "-dataset", "mine", cookFiles[1]}, exitUsage, "addresses.csv: the file has no column char_bedz (its columns: pin, "},
+		{"a binary file", []string{"-config", path, "-preset", "allegheny", binary}, exitUsage, "the file is not CSV text: it starts with bytes of a binary file"},
 		{"bad as-of", []string{"-config", path, "-dataset", "cook", "-as-of", "yesterday", cookFiles[0], cookFiles[1]}, exitUsage, `-as-of "yesterday" is not a date`},
 		{"as-of month 13", []string{"-config", path, "-dataset", "cook", "-as-of", "2025-13-45", cookFiles[0], cookFiles[1]}, exitUsage, `-as-of "2025-13-45" is not a date`},
 		{"as-of February 30", []string{"-config", path, "-dataset", "cook", "-as-of", "2025-02-30", cookFiles[0], cookFiles[1]}, exitUsage, `-as-of "2025-02-30" is not a date`},
@@ -173,6 +177,9 @@ func TestDataLoadParcelsRefusesBadInvocations(t *testing.T) {
 			code := c.run(append([]string{"load", "parcels"}, tc.args...))
 			if code != tc.code || !strings.Contains(errb.String(), tc.msg) {
 				t.Fatalf("exit %d, stderr %q; want exit %d with %q", code, errb.String(), tc.code, tc.msg)
+			}
+			if i := strings.IndexFunc(errb.String(), func(r rune) bool { return r < ' ' && r != '\n' && r != '\t' || r == 0x7f }); i >= 0 {
+				t.Fatalf("stderr shows a raw byte at %d: %q", i, errb.String())
 			}
 		})
 	}

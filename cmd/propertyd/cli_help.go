@@ -138,11 +138,13 @@ transaction: reads go on, writes wait for it; -in-place merges a few
 thousand records a transaction instead, slower. Rows that fail
 (no key, no usable address or point, no facts) and values dropped (out of
 bounds, unreadable, unknown codes) are written to the failures file with
-the reason and never stop the run. A column the mapping names that a
-file lacks stops the load before any row.
+the reason and never stop the run. Columns the mapping names that a file
+lacks stop the load before any row, each named, and so does a file that
+is neither CSV text nor GeoJSON.
 
 exit codes: 0 ok, 1 failure (database, unreadable file), 2 usage (unknown
-dataset or preset, unknown column, wrong number of files), 3 invalid config`},
+dataset or preset, missing columns, a file that is no CSV text, wrong
+number of files), 3 invalid config`},
 	"data load acs": {"data load acs [-states CA,TX|all] [-config PATH]", `Store the demographics and housing figures of every census tract of the
 listed states (default all: the 50 states, DC and Puerto Rico) in the
 database, one census ACS call per state and table set (about 104 for the
