@@ -43,6 +43,9 @@ func (c *dataCommand) loadParcels(args []string) int {
 	if len(files) == 0 {
 		return usageError(fs, c.stderr, "give the dataset's file(s): CSV or GeoJSON, either gzipped")
 	}
+	if err := checkInputs(files...); err != nil {
+		return usageError(fs, c.stderr, "%v", err)
+	}
 	if _, err := time.Parse(time.DateOnly, *asOf); *asOf != "" && (err != nil || len(*asOf) != len(time.DateOnly)) {
 		return usageError(fs, c.stderr, "-as-of %q is not a date (YYYY-MM-DD, a day the month has)", *asOf)
 	}

@@ -111,7 +111,8 @@ A file that is not a readable extract (not PBF, truncated, not sorted)
 stops the load and leaves the extract served before in place; a feature
 with a broken geometry is skipped and counted.
 
-exit codes: 0 ok, 1 failure (database, unreadable file), 2 usage, 3 invalid config`},
+exit codes: 0 ok, 1 failure (database, a file that is no extract), 2 usage
+(a file missing, empty or a directory), 3 invalid config`},
 	"data status": {"data status [-config PATH]", `List the assessor datasets loaded (their source, precedence, rows kept,
 rows matched to records when loaded, rows failed, as-of date and load time),
 the OpenStreetMap extracts loaded (their data date, places, buildings,
@@ -143,8 +144,8 @@ lacks stop the load before any row, each named, and so does a file that
 is neither CSV text nor GeoJSON.
 
 exit codes: 0 ok, 1 failure (database, unreadable file), 2 usage (unknown
-dataset or preset, missing columns, a file that is no CSV text, wrong
-number of files), 3 invalid config`},
+dataset or preset, a file missing, empty or a directory, missing columns,
+a file that is no CSV text, wrong number of files), 3 invalid config`},
 	"data load acs": {"data load acs [-states CA,TX|all] [-config PATH]", `Store the demographics and housing figures of every census tract of the
 listed states (default all: the 50 states, DC and Puerto Rico) in the
 database, one census ACS call per state and table set (about 104 for the

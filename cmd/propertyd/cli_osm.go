@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"syscall"
 	"time"
 
@@ -62,13 +63,12 @@ func (c *dataCommand) loadOSM(args []string) int {
 	if *poly != "" && len(files) > 1 {
 		return usageError(fs, c.stderr, "-poly is one extract's polygon; give one file with it, not %d", len(files))
 	}
-	for _, f := range files {
-		if st, err := os.Stat(f); err != nil || st.IsDir() {
-			return usageError(fs, c.stderr, "%s is no file", f)
-		}
+	inputs := files
+	if *poly != "" {
+		inputs = append(slices.Clone(files), *poly)
 	}
-	if st, err := os.Stat(*poly); *poly != "" && (err != nil || st.IsDir()) {
-		return usageError(fs, c.stderr, "%s is no file", *poly)
+	if err := checkInputs(inputs...); err != nil {
+		return usageError(fs, c.stderr, "%v", err)
 	}
 	fail := func(code int, format string, args ...any) int {
 		fmt.Fprintf(c.stderr, "propertyd data load osm: "+format+"\n", args...)

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestDataCommandsRefuseAMissingOrEmptyFileAlike gives every command that
+// reads a file (import, data load parcels, data load osm) one that is not
+// there, one that is empty and a directory: each is the same usage error
+// (exit 2, with the command's help), told before the configuration is
+// read, and none says to run the command again to resume, which would
+// fail the same way.
+func TestDataCommandsRefuseAMissingOrEmptyFileAlike(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.csv")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing.csv")
+	// A configuration file that is not there: the file is refused first.
+	config := filepath.Join(dir, "none.yaml")
+	commands := map[string][]string{
+		"import":            {"import", "-config", config},
+		"data load parcels": {"data", "load", "parcels", "-config", config, "-preset", "allegheny"},
+		"data load osm":     {"data", "load", "osm", "-config", config},
+	}
+	for name, args := range commands {
+		for _, tc := range []struct{ file, want string }{
+			{missing, missing + ": no such file"},
+			{empty, empty + ": the file is empty"},
+			{dir, dir + ": a directory, not a file"},
+		} {
+			t.Run(name+" "+filepath.Base(tc.file), func(t *testing.T) {
+				var out, errb bytes.Buffer
+				code := run(append(append([]string(nil), args...), tc.file), &out, &errb)
+				msg := errb.String()
+				if code != exitUsage || !strings.HasPrefix(msg, "propertyd "+name+": "+tc.want+"\n") ||
+					!strings.Contains(msg, "usage: propertyd "+name) {
+					t.Fatalf("exit %d, stderr:\n%s\nwant exit 2 saying %q with the help", code, msg, tc.want)
+				}
+				if first, _, _ := strings.Cut(msg, "\n"); strings.Contains(first, "resume") || strings.Contains(first, "again") {
+					t.Errorf("a file that cannot be read is told to be run again:\n%s", msg)
+				}
+			})
+		}
+	}
+}
