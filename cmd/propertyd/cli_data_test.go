@@ -49,3 +49,28 @@ func TestDataCommandsRefuseAMissingOrEmptyFileAlike(t *testing.T) {
 		}
 	}
 }
+
+// TestDataLoadParcelsExits4WhenRowsFail loads an assessor file none of
+// whose rows can be kept: the load finishes, publishes nothing of them and
+// exits 4, as an import whose rows failed does, so a script can tell it
+// from a clean load.
+func TestDataLoadParcelsExits4WhenRowsFail(t *testing.T) {
+	fixture, err := os.ReadFile(filepath.Join("..", "..", "providers", "assessor", "testdata", "allegheny", "assessments.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, _, _ := strings.Cut(string(fixture), "\n")
+	blank := strings.Repeat(",", strings.Count(header, ","))
+	dir := t.TempDir()
+	file := filepath.Join(dir, "assessments.csv")
+	if err := os.WriteFile(file, []byte(header+"\n"+blank+"\n"+blank+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := factsConfigFile(t, filepath.Join(dir, "p.db"))
+	var out, errb bytes.Buffer
+	c := &dataCommand{console{stdout: &out, stderr: &errb}}
+	code := c.run([]string{"load", "parcels", "-config", path, "-preset", "allegheny", "-failures", filepath.Join(dir, "f.csv"), file})
+	if code != exitRowsFailed || !strings.Contains(out.String(), "rows kept:      0\n") || !strings.Contains(out.String(), "rows failed:    2 ") {
+		t.Fatalf("every row failed: exit %d, stdout:\n%s\nstderr:\n%s\nwant exit 4 and the rows counted", code, out.String(), errb.String())
+	}
+}

@@ -124,6 +124,9 @@ func (c *dataCommand) loadParcels(args []string) int {
 	fmt.Fprintf(c.stdout, "dataset:        %s%s\nsource:         %s\nas of:          %s\nrows read:      %s\nrows kept:      %s\nrows matched:   %s\nrows failed:    %s (see %s)\ntook:           %s\n",
 		d.Name, resumed, res.Set.Source, res.Set.AsOf, service.Thousands(int(res.Read)), service.Thousands(int(res.Set.Rows)),
 		service.Thousands(int(res.Set.Matched)), service.Thousands(int(res.Failed)), *failuresPath, took.Round(time.Millisecond))
+	if res.Failed > 0 {
+		return exitRowsFailed
+	}
 	return exitOK
 }
 

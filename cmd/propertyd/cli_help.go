@@ -111,7 +111,9 @@ A file that is not a readable extract (not PBF, truncated, not sorted)
 stops the load and leaves the extract served before in place; a feature
 with a broken geometry is skipped and counted.
 
-exit codes: 0 ok, 1 failure (database, a file that is no extract), 2 usage
+exit codes: 0 ok (features skipped for a broken geometry are counted, not
+failed: there is no failures file), 1 failure (database, a file that is no
+extract), 2 usage
 (a file missing, empty or a directory), 3 invalid config`},
 	"data status": {"data status [-config PATH]", `List the assessor datasets loaded (their source, precedence, rows kept,
 rows matched to records when loaded, rows failed, as-of date and load time),
@@ -143,8 +145,9 @@ the reason and never stop the run. Columns the mapping names that a file
 lacks stop the load before any row, each named, and so does a file that
 is neither CSV text nor GeoJSON.
 
-exit codes: 0 ok, 1 failure (database, unreadable file), 2 usage (unknown
-dataset or preset, a file missing, empty or a directory, missing columns,
+exit codes: 0 ok (every row kept whole, or the files already loaded), 4 the
+load finished but some rows failed or lost a value (see the failures file),
+1 failure (database, unreadable file), 2 usage (unknown dataset or preset, a file missing, empty or a directory, missing columns,
 a file that is no CSV text, wrong number of files), 3 invalid config`},
 	"data load acs": {"data load acs [-states CA,TX|all] [-config PATH]", `Store the demographics and housing figures of every census tract of the
 listed states (default all: the 50 states, DC and Puerto Rico) in the

@@ -30,8 +30,10 @@ const (
 	exitError  = 1 // runtime failure
 	exitUsage  = 2 // bad command line
 	exitConfig = 3 // invalid configuration
-	// exitRowsFailed: import finished, but some rows failed (see the
-	// failures file).
+	// exitRowsFailed: import or data load parcels finished, and what
+	// it kept is published, but some rows failed (see the failures file).
+	// A load of extracts writes no failures file: a feature skipped for
+	// its broken geometry is counted, as osm2pgsql does, and exits 0.
 	exitRowsFailed = 4
 )
 
@@ -91,7 +93,7 @@ flags:
   -config PATH   configuration file (default $PROPERTYD_CONFIG or config.yaml)
 
 exit codes: 0 ok, 1 runtime failure, 2 usage, 3 invalid configuration,
-4 import finished but some rows failed
+4 import or data load parcels finished but some rows failed (see the failures file)
 `)
 }
 
