@@ -93,16 +93,9 @@ func (c *dataCommand) loadParcels(args []string) int {
 
 	bar := c.progress(0)
 	start := time.Now()
-	var startRows int64 = -1
 	res, err := assessor.Load(ctx, db, d, files, assessor.Options{
 		Priority: priority, Failures: *failuresPath, Force: *force, InPlace: *inPlace,
-		Progress: func(rows int64, phase string, force bool) {
-			if startRows < 0 {
-				startRows = rows
-			}
-			rate := float64(rows-startRows) / max(time.Since(start).Seconds(), 0.001)
-			bar.update(int(rows), fmt.Sprintf("%s  %s rows/s", phase, service.Thousands(int(rate))), force)
-		},
+		Progress: func(rows int64, phase string, force bool) { bar.update(int(rows), phase, force) },
 	})
 	bar.finish()
 	if errors.Is(err, assessor.ErrMissingColumn) || errors.Is(err, assessor.ErrFiles) || errors.Is(err, assessor.ErrNotText) {

@@ -113,15 +113,8 @@ func (c *dataCommand) loadOSM(args []string) int {
 			bar.unit = "elements"
 		}
 		start := time.Now()
-		phaseStart, lastPhase := time.Now(), ""
 		res, err := osmextract.Load(ctx, db, file, osmextract.Options{Name: *name, Boundary: boundaries[i],
-			Progress: func(n int64, phase string, force bool) {
-				if phase != lastPhase {
-					phaseStart, lastPhase = time.Now(), phase
-				}
-				rate := float64(n) / max(time.Since(phaseStart).Seconds(), 0.001)
-				bar.update(int(n), fmt.Sprintf("%s  %s elements/s", phase, service.Thousands(int(rate))), force)
-			}})
+			Progress: func(n int64, phase string, force bool) { bar.update(int(n), phase, force) }})
 		bar.finish()
 		if errors.Is(err, osmextract.ErrFormat) || errors.Is(err, osmextract.ErrPoly) {
 			return fail(exitError, "%v (the extract served before stays)", err)
@@ -139,11 +132,16 @@ func (c *dataCommand) loadOSM(args []string) int {
 			resumed = " (resumed)"
 		}
 		took := time.Since(start)
-		fmt.Fprintf(c.stdout, "extract:        %s%s\ndata of:        %s\ncoverage:       %s\nelements read:  %s\nplaces:         %s\nbuildings:      %s\naddresses:      %s\nskipped:        %s (broken geometry)\ntook:           %s (%s elements/s)\n",
+		// A resumed load read part of the elements in a run before this
+		// one: their count over this run's time would be no rate.
+		rate := ""
+		if !res.Resumed {
+			rate = " (" + service.Thousands(int(float64(res.Elements)/max(took.Seconds(), 0.001))) + " elements/s)"
+		}
+		fmt.Fprintf(c.stdout, "extract:        %s%s\ndata of:        %s\ncoverage:       %s\nelements read:  %s\nplaces:         %s\nbuildings:      %s\naddresses:      %s\nskipped:        %s (broken geometry)\ntook:           %s%s\n",
 			x.Name, resumed, x.Timestamp.UTC().Format(time.RFC3339), coverage(x, boundaries[i]),
 			service.Thousands(int(res.Elements)), service.Thousands(int(x.Places)), service.Thousands(int(x.Buildings)),
-			service.Thousands(int(x.Addresses)), service.Thousands(int(x.Skipped)), took.Round(time.Millisecond),
-			service.Thousands(int(float64(res.Elements)/max(took.Seconds(), 0.001))))
+			service.Thousands(int(x.Addresses)), service.Thousands(int(x.Skipped)), took.Round(time.Millisecond), rate)
 		if f := res.Facts; f != nil {
 			fmt.Fprintf(c.stdout, "facts:          %s buildings give facts, %s matched records (dataset %s)\n",
 				service.Thousands(int(f.Rows)), service.Thousands(int(f.Matched)), f.Dataset)
