@@ -182,3 +182,51 @@ func TestCheckConfigSaysWhichFieldAsTheFileWritesIt(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckConfigReportsEveryMistakeInOneRun writes six mistakes of the
+// three kinds (fields unknown or of the wrong kind, values out of range,
+// a module's options) in one file: one run of check-config names all six,
+// each with its line, where it once showed the first kind only and took
+// three runs.
+func TestCheckConfigReportsEveryMistakeInOneRun(t *testing.T) {
+	raw := `listen: "127.0.0.1:8080"
+lisen: "127.0.0.1:9090"
+batch_concurrency: many
+refresh_concurrency: 500
+keys:
+  - {name: ops, sha256: "` + opsHash + `", rate: 2, burst: 1}
+providers:
+  geocoder: {module: census}
+  reverse_geocoder: {module: census}
+  demographics:
+    module: census-acs
+    options: {yeer: "2022"}
+  flood:
+    module: fema-nfhl
+    retries: 99
+`
+	code, out, errs := runCLI("check-config", "-config", writeConfig(t, raw))
+	if code != exitConfig || out != "" {
+		t.Fatalf("exit %d, stdout %q; want exit 3", code, out)
+	}
+	for _, want := range []string{
+		`unknown field "lisen" (line 2); did you mean "listen"?`,
+		`batch_concurrency: "many" is not a whole number (line 3)`,
+		`refresh_concurrency: must be between 1 and 100 (line 4)`,
+		`keys[0].burst: must be at least `,
+		`providers.demographics: module census-acs: invalid_config: unknown option "yeer"`,
+		`providers.flood.retries: must be between 0 and 10 (line 15)`,
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("check-config does not say %q:\n%s", want, errs)
+		}
+	}
+	for _, line := range strings.Split(strings.TrimSpace(errs), "\n") {
+		if !strings.Contains(line, "(line ") {
+			t.Errorf("a mistake without its line: %q", line)
+		}
+	}
+	if !strings.Contains(errs, "(line 6)") || !strings.Contains(errs, "(line 10)") {
+		t.Errorf("the burst's and the module's mistakes are not at lines 6 and 10:\n%s", errs)
+	}
+}

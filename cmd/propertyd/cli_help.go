@@ -27,7 +27,8 @@ exit codes: 0 stopped cleanly, 1 runtime failure, 2 usage, 3 invalid config
 (anything check-config reports)`},
 	"check-config": {"check-config [-config PATH]", `Validate the configuration file (every field, every module name and option,
 without calling any upstream) and print the effective settings with the
-defaults applied. Secrets are masked: key hashes are shown truncated, module
+defaults applied. A file with mistakes gets every one in one run, each with
+the field's path and its line. Secrets are masked: key hashes are shown truncated, module
 options whose name contains key, token, secret or password are masked,
 passwords in URLs (base_url, redis.url) are masked, and keys given through
 key_env show the variable's name, never its value.
