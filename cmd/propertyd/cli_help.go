@@ -43,9 +43,11 @@ Run 'propertyd keys new --help' for its flags.`},
 entry that holds only its SHA-256, ready to paste under keys:. The key itself
 is never stored: keep it in a secret manager now.
 
-The burst must cover one lookup with every section: at least 1 + the number
-of sections the configuration serves when -config is given (or
-$PROPERTYD_CONFIG is set), else at least 6 (1 + all five sections).
+The configuration is read as every command reads it: -config, else
+$PROPERTYD_CONFIG, else config.yaml in the current folder when there is
+one; the name must not be taken there. The burst must cover one lookup
+with every section: at least 1 + the number of sections the configuration
+serves, else (no configuration file) at least 6 (1 + all five sections).
 
 exit codes: 0 ok, 2 usage (bad or duplicate name, bad rate or burst),
 3 invalid config`},
