@@ -74,3 +74,31 @@ func TestDataLoadParcelsExits4WhenRowsFail(t *testing.T) {
 		t.Fatalf("every row failed: exit %d, stdout:\n%s\nstderr:\n%s\nwant exit 4 and the rows counted", code, out.String(), errb.String())
 	}
 }
+
+// TestDataStatusCountsTheImportsRecords imports two addresses with facts
+// and one without: data status lists the import with the two records it
+// gave facts, where it once showed 0 rows.
+func TestDataStatusCountsTheImportsRecords(t *testing.T) {
+	eachEngine(t, func(t *testing.T, database string) {
+		e := newImportEnvOn(t, database)
+		file := e.file("homes.csv", "street,state,bedrooms\n4100 Cedar Springs Rd,TX,3\n2710 Commerce St,TX,2\n815 S Congress Ave,TX,\n")
+		if r := e.run(file); r.code != exitOK {
+			t.Fatalf("import: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+		var out, errb bytes.Buffer
+		c := &dataCommand{console{stdout: &out, stderr: &errb}}
+		if code := c.run([]string{"status", "-config", e.config}); code != exitOK {
+			t.Fatalf("status: exit %d\n%s", code, errb.String())
+		}
+		fields := []string{}
+		for _, line := range strings.Split(out.String(), "\n") {
+			if strings.HasPrefix(line, "import ") {
+				fields = strings.Fields(line)
+			}
+		}
+		// DATASET SOURCE PRECEDENCE ROWS MATCHED FAILED AS OF LOADED
+		if len(fields) < 6 || fields[3] != "2" || fields[4] != "2" || fields[5] != "0" {
+			t.Fatalf("data status after importing facts of 2 records:\n%s\nwant the import with 2 rows, 2 matched", out.String())
+		}
+	})
+}
