@@ -67,7 +67,10 @@ already in the destination (the same id, or the same address) and keys that
 already resolve are left alone, and a section value replaces only an older
 one, so running it again changes nothing and an interrupted copy can simply
 be run again. Run it before the instances start writing to the destination.
-A progress bar is drawn on a terminal. No configuration file is read.
+The assessor datasets' rows and the OpenStreetMap extracts are not copied
+(records keep their facts): the copy names each one to load again on the
+destination. A progress bar is drawn on a terminal. No configuration file
+is read.
 
 exit codes: 0 ok, 1 failure (a database cannot be opened or written), 2 usage`},
 	"data": {"data load acs|parcels|osm ... | data status [-config PATH]", `Manage the data propertyd keeps. Subcommands:
