@@ -230,3 +230,25 @@ providers:
 		t.Errorf("the burst's and the module's mistakes are not at lines 6 and 10:\n%s", errs)
 	}
 }
+
+// TestEnvironmentOverridesAnyFile gives a file that writes its own
+// database and listen address, with no ${...}: PROPERTYD_DATABASE and
+// PROPERTYD_LISTEN still win, as the README says, and the file's values
+// hold when they are unset or empty.
+func TestEnvironmentOverridesAnyFile(t *testing.T) {
+	t.Setenv("TEST_CI_KEY", "x")
+	raw := strings.Replace(secretConfig, `database: "${TEST_DB_PATH}"`, "database: from-file.db\nlisten: \"127.0.0.1:7000\"", 1)
+	path := writeConfig(t, raw)
+	t.Setenv("PROPERTYD_DATABASE", "from-env.db")
+	t.Setenv("PROPERTYD_LISTEN", "127.0.0.1:7001")
+	code, out, errs := runCLI("check-config", "-config", path)
+	if code != exitOK || !strings.Contains(out, "\ndatabase: from-env.db\n") || !strings.Contains(out, "\nlisten: 127.0.0.1:7001\n") {
+		t.Fatalf("exit %d, stderr %s; want the environment's database and listen:\n%s", code, errs, out)
+	}
+	t.Setenv("PROPERTYD_DATABASE", "")
+	t.Setenv("PROPERTYD_LISTEN", "")
+	code, out, errs = runCLI("check-config", "-config", path)
+	if code != exitOK || !strings.Contains(out, "\ndatabase: from-file.db\n") || !strings.Contains(out, "\nlisten: 127.0.0.1:7000\n") {
+		t.Fatalf("exit %d, stderr %s; want the file's database and listen:\n%s", code, errs, out)
+	}
+}

@@ -271,11 +271,31 @@ func parseConfig(raw []byte) (*Config, *yaml.Node, error) {
 	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) && fieldErr == nil {
 		return nil, nil, errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
 	}
+	cfg.applyEnv()
 	cfg.applyDefaults()
 	if err := errors.Join(fieldErr, withLines(&doc, cfg.Validate())); err != nil {
 		return &cfg, &doc, err
 	}
 	return &cfg, &doc, nil
+}
+
+// EnvOverrides maps the environment variables that override a field of
+// any configuration file, whatever it writes there (and whether it writes
+// ${VAR} or not), to the field: set and not empty, the variable wins over
+// the file, which wins over the default. They are what a container or a
+// second instance on one machine changes without its own file.
+var EnvOverrides = map[string]func(*Config) *string{
+	"PROPERTYD_DATABASE": func(c *Config) *string { return &c.Database },
+	"PROPERTYD_LISTEN":   func(c *Config) *string { return &c.Listen },
+}
+
+// applyEnv applies EnvOverrides.
+func (c *Config) applyEnv() {
+	for name, field := range EnvOverrides {
+		if v := os.Getenv(name); v != "" {
+			*field(c) = v
+		}
+	}
 }
 
 // applyDefaults fills what the file leaves out. The defaults of the
