@@ -14,7 +14,7 @@ test:
 # commands of README's "Command line") and bin/sandbox.
 build:
 	go build ./...
-	go build -o bin/ ./cmd/propertyd ./cmd/sandbox
+	go build -buildvcs=auto -o bin/ ./cmd/propertyd ./cmd/sandbox
 
 vet:
 	go vet ./...

@@ -51,6 +51,12 @@ serves, else (no configuration file) at least 6 (1 + all five sections).
 
 exit codes: 0 ok, 2 usage (bad or duplicate name, bad rate or burst),
 3 invalid config`},
+	"version": {"version", `Print the version of propertyd, the commit it was built from and that
+commit's date, and the Go release, as go build stamps them in a git
+checkout (make build does); "unknown" where the build has none (go run,
+a tree outside git). Same as propertyd --version.
+
+exit codes: 0 ok, 2 usage`},
 	"migrate": {"migrate [-config PATH] [-database FILE|URL]", `Open the database (a SQLite file, created with its folder when missing, or
 a postgres:// URL of an existing PostgreSQL database), apply the schema
 migrations it lacks, print its schema version and exit. Run it before
