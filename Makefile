@@ -14,7 +14,7 @@ test:
 # commands of README's "Command line") and bin/sandbox.
 build:
 	go build ./...
-	go build -o bin/ ./cmd/propertyd ./cmd/sandbox
+	go build -buildvcs=auto -o bin/ ./cmd/propertyd ./cmd/sandbox
 
 vet:
 	go vet ./...
@@ -28,10 +28,17 @@ demo:
 	bash cmd/sandbox/demo.sh
 
 # A fleet without the internet: the sandbox and three instances on ports
-# 8081-8083 sharing the local PostgreSQL and Redis (FLEET_POSTGRES,
-# FLEET_REDIS); prints curl commands; Ctrl-C stops them all.
+# FLEET_PORTS sharing the schema FLEET_SCHEMA of the local PostgreSQL
+# (FLEET_POSTGRES) and the database FLEET_REDIS_DB of the local Redis (or
+# FLEET_REDIS), with the sample facts loaded as make demo loads them;
+# prints curl commands; Ctrl-C stops them all. Another fleet or user of the
+# same servers: make fleet FLEET_PORTS="8091 8092 8093" FLEET_SCHEMA=mine
+# FLEET_REDIS_DB=5 SANDBOX_LISTEN=127.0.0.1:9091.
+FLEET_PORTS ?= 8081 8082 8083
+FLEET_SCHEMA ?= propertyd_fleet
+FLEET_REDIS_DB ?= 0
 fleet:
-	bash cmd/sandbox/fleet.sh
+	FLEET_PORTS="$(FLEET_PORTS)" FLEET_SCHEMA="$(FLEET_SCHEMA)" FLEET_REDIS_DB="$(FLEET_REDIS_DB)" bash cmd/sandbox/fleet.sh
 
 # The benchmark suite (about 9 minutes on 2 cores, more with the PostgreSQL
 # rows, which seed a million records there too): prints the table and

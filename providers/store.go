@@ -255,8 +255,8 @@ type FactSet struct {
 	Generation  int64
 	AsOf        string // YYYY-MM-DD
 	Fingerprint string
-	Rows        int64 // rows kept (valid rows, one a Key)
-	Matched     int64 // rows that joined at least one record when published
+	Rows        int64 // rows kept (valid rows, one a Key); for the import, the records it gave facts
+	Matched     int64 // rows that joined at least one record when published; for the import, Rows
 	Failed      int64 // rows written to the failures file
 	LoadedAt    time.Time
 }

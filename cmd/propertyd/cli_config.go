@@ -27,11 +27,16 @@ func checkConfig(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		return usageError(fs, stderr, "unexpected argument %q (the file is given with -config)", fs.Arg(0))
 	}
-	cfg, err := LoadConfig(*path)
-	if err == nil {
-		err = checkModules(cfg, providers.Default)
-		if err != nil {
-			err = fmt.Errorf("config %s: %w", *path, err)
+	// Every mistake in one run: the fields, the values and the modules'
+	// options, the modules built from what could be read.
+	cfg, doc, err := readConfig(*path)
+	if cfg != nil {
+		if merr := withLines(doc, checkModules(cfg, providers.Default)); merr != nil {
+			if err == nil {
+				err = fmt.Errorf("config %s: %w", *path, merr)
+			} else {
+				err = errors.Join(err, merr)
+			}
 		}
 	}
 	if err != nil {

@@ -95,6 +95,8 @@ func TestCheckConfigInvalidExits3NamingTheField(t *testing.T) {
 		{"unknown option", `year: "2022"`, `yeer: "2022"`, `providers.demographics: module census-acs: invalid_config: unknown option "yeer"`},
 		{"module option missing", `token: "hud-token-value"`, `year: "2023"`, "providers.fair_market_rent: module hud-fmr: invalid_config: option token is required"},
 		{"module option empty", `token: "hud-token-value"`, `token: ""`, "providers.fair_market_rent: module hud-fmr: invalid_config: option token is required"},
+		{"an impossible as_of", "database:", "facts: {datasets: [{name: cook, preset: cook-county, as_of: \"2025-02-30\"}]}\ndatabase:",
+			`facts.datasets[0]: dataset cook: as_of "2025-02-30" is not a date`},
 		{"option of the wrong type", `token: "hud-token-value"`, `token: "hud-token-value", year: abc`,
 			`providers.fair_market_rent: module hud-fmr: invalid_config: option year: "abc" is not a whole number`},
 	}
@@ -178,5 +180,75 @@ func TestCheckConfigSaysWhichFieldAsTheFileWritesIt(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCheckConfigReportsEveryMistakeInOneRun writes six mistakes of the
+// three kinds (fields unknown or of the wrong kind, values out of range,
+// a module's options) in one file: one run of check-config names all six,
+// each with its line, where it once showed the first kind only and took
+// three runs.
+func TestCheckConfigReportsEveryMistakeInOneRun(t *testing.T) {
+	raw := `listen: "127.0.0.1:8080"
+lisen: "127.0.0.1:9090"
+batch_concurrency: many
+refresh_concurrency: 500
+keys:
+  - {name: ops, sha256: "` + opsHash + `", rate: 2, burst: 1}
+providers:
+  geocoder: {module: census}
+  reverse_geocoder: {module: census}
+  demographics:
+    module: census-acs
+    options: {yeer: "2022"}
+  flood:
+    module: fema-nfhl
+    retries: 99
+`
+	code, out, errs := runCLI("check-config", "-config", writeConfig(t, raw))
+	if code != exitConfig || out != "" {
+		t.Fatalf("exit %d, stdout %q; want exit 3", code, out)
+	}
+	for _, want := range []string{
+		`unknown field "lisen" (line 2); did you mean "listen"?`,
+		`batch_concurrency: "many" is not a whole number (line 3)`,
+		`refresh_concurrency: must be between 1 and 100 (line 4)`,
+		`keys[0].burst: must be at least `,
+		`providers.demographics: module census-acs: invalid_config: unknown option "yeer"`,
+		`providers.flood.retries: must be between 0 and 10 (line 15)`,
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("check-config does not say %q:\n%s", want, errs)
+		}
+	}
+	for _, line := range strings.Split(strings.TrimSpace(errs), "\n") {
+		if !strings.Contains(line, "(line ") {
+			t.Errorf("a mistake without its line: %q", line)
+		}
+	}
+	if !strings.Contains(errs, "(line 6)") || !strings.Contains(errs, "(line 10)") {
+		t.Errorf("the burst's and the module's mistakes are not at lines 6 and 10:\n%s", errs)
+	}
+}
+
+// TestEnvironmentOverridesAnyFile gives a file that writes its own
+// database and listen address, with no ${...}: PROPERTYD_DATABASE and
+// PROPERTYD_LISTEN still win, as the README says, and the file's values
+// hold when they are unset or empty.
+func TestEnvironmentOverridesAnyFile(t *testing.T) {
+	t.Setenv("TEST_CI_KEY", "x")
+	raw := strings.Replace(secretConfig, `database: "${TEST_DB_PATH}"`, "database: from-file.db\nlisten: \"127.0.0.1:7000\"", 1)
+	path := writeConfig(t, raw)
+	t.Setenv("PROPERTYD_DATABASE", "from-env.db")
+	t.Setenv("PROPERTYD_LISTEN", "127.0.0.1:7001")
+	code, out, errs := runCLI("check-config", "-config", path)
+	if code != exitOK || !strings.Contains(out, "\ndatabase: from-env.db\n") || !strings.Contains(out, "\nlisten: 127.0.0.1:7001\n") {
+		t.Fatalf("exit %d, stderr %s; want the environment's database and listen:\n%s", code, errs, out)
+	}
+	t.Setenv("PROPERTYD_DATABASE", "")
+	t.Setenv("PROPERTYD_LISTEN", "")
+	code, out, errs = runCLI("check-config", "-config", path)
+	if code != exitOK || !strings.Contains(out, "\ndatabase: from-file.db\n") || !strings.Contains(out, "\nlisten: 127.0.0.1:7000\n") {
+		t.Fatalf("exit %d, stderr %s; want the file's database and listen:\n%s", code, errs, out)
 	}
 }

@@ -6,8 +6,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
+	"github.com/propertyd/propertyd/providers/osmextract"
 	"github.com/propertyd/propertyd/providers/service"
 	"github.com/propertyd/propertyd/store/engine"
 )
@@ -79,6 +81,9 @@ func (c *copyCommand) run(args []string) int {
 	fmt.Fprintf(c.stdout, "records:   %s read, %s added\nkeys:      %s added\nsections:  %s read, %s written\n",
 		service.Thousands(sum.Records), service.Thousands(sum.RecordsAdded), service.Thousands(sum.KeysAdded),
 		service.Thousands(sum.Sections), service.Thousands(sum.SectionsWritten))
+	if runErr == nil {
+		runErr = c.notCopied(ctx, src)
+	}
 	if err := dst.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
@@ -131,4 +136,41 @@ func copyAll(ctx context.Context, src, dst engine.Store, progress func(done int,
 		progress(sum.Records+sum.Sections, "copying sections", false)
 	}
 	return sum, nil
+}
+
+// notCopied says which of src's assessor datasets and OpenStreetMap
+// extracts a copy leaves behind: their rows and features are not copied
+// (only the facts each record holds, and the import's rows, travel with
+// the records), so the destination does not list them in data status, a
+// later load there does not weigh them, and amenities are asked of
+// Overpass until they are loaded again there.
+func (c *copyCommand) notCopied(ctx context.Context, src engine.Store) error {
+	sets, err := src.FactSets(ctx)
+	if err != nil {
+		return fmt.Errorf("listing the datasets: %w", err)
+	}
+	extracts, err := src.OSMExtracts(ctx)
+	if err != nil {
+		return fmt.Errorf("listing the extracts: %w", err)
+	}
+	var datasets, names []string
+	for _, s := range sets {
+		// The import's rows travel with the records; an extract's
+		// facts are its buildings, told with the extract.
+		if s.Dataset != "import" && s.Source != osmextract.FactsSource {
+			datasets = append(datasets, s.Dataset)
+		}
+	}
+	for _, x := range extracts {
+		names = append(names, x.Name)
+	}
+	if len(datasets) > 0 {
+		fmt.Fprintf(c.stdout, "not copied: the assessor datasets %s (their rows; the records keep the facts they had): load them again on the destination with propertyd data load parcels\n",
+			strings.Join(datasets, ", "))
+	}
+	if len(names) > 0 {
+		fmt.Fprintf(c.stdout, "not copied: the OpenStreetMap extracts %s (their places, buildings and addresses): load them again on the destination with propertyd data load osm\n",
+			strings.Join(names, ", "))
+	}
+	return nil
 }

@@ -265,3 +265,33 @@ func TestCopyToADatabaseThatDoesNotExistSaysUnavailable(t *testing.T) {
 		t.Fatalf("copy to a missing database: exit %d, stderr %q; want exit 1, database_unavailable with the cause, no password", code, errs)
 	}
 }
+
+// TestCopySaysWhichLoadsItLeavesBehind copies a database with an assessor
+// dataset and an extract loaded: their rows and features are not copied,
+// and the copy says so, naming each and the command that loads it again,
+// where it once left data status empty on the destination without a word.
+func TestCopySaysWhichLoadsItLeavesBehind(t *testing.T) {
+	dir := t.TempDir()
+	src, dst := filepath.Join(dir, "src.db"), filepath.Join(dir, "dst.db")
+	path := factsConfigFile(t, src)
+	var out, errb bytes.Buffer
+	c := &dataCommand{console{stdout: &out, stderr: &errb}}
+	if code := c.run([]string{"load", "osm", "-config", path, franklinPBF}); code != exitOK {
+		t.Fatalf("load osm: exit %d\n%s", code, errb.String())
+	}
+	if code := c.run(append([]string{"load", "parcels", "-config", path, "-dataset", "cook", "-failures", filepath.Join(dir, "f.csv")}, cookFiles...)); code != exitRowsFailed {
+		t.Fatalf("load parcels: exit %d\n%s", code, errb.String())
+	}
+	code, stdout, stderr := runCopy(false, "-from", src, "-to", dst)
+	if code != exitOK {
+		t.Fatalf("copy: exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{
+		"not copied: the assessor datasets cook (their rows; the records keep the facts they had): load them again on the destination with propertyd data load parcels\n",
+		"not copied: the OpenStreetMap extracts franklin (their places, buildings and addresses): load them again on the destination with propertyd data load osm\n",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the copy's output does not say %q:\n%s", want, stdout)
+		}
+	}
+}

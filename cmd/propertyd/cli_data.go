@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -33,6 +35,28 @@ func (c *dataCommand) run(args []string) int {
 // load serves "propertyd data load <dataset>".
 func (c *dataCommand) load(args []string) int {
 	return group{"data load", "dataset", []subcommand{{"acs", c.loadACS}, {"parcels", c.loadParcels}, {"osm", c.loadOSM}}}.dispatch(args, c.stdout, c.stderr)
+}
+
+// checkInputs refuses the files a data command (import, data load parcels,
+// data load osm) was given when one cannot be read at all: missing, a
+// directory, or empty. It is a mistake of the command line, told before
+// the configuration is read or anything is opened (exit 2), and running
+// the command again would not help.
+func checkInputs(files ...string) error {
+	for _, f := range files {
+		st, err := os.Stat(f)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return fmt.Errorf("%s: no such file", f)
+		case err != nil:
+			return err
+		case st.IsDir():
+			return fmt.Errorf("%s: a directory, not a file", f)
+		case st.Size() == 0:
+			return fmt.Errorf("%s: the file is empty", f)
+		}
+	}
+	return nil
 }
 
 // acsStates returns the USPS codes of the states whose tracts the ACS

@@ -43,6 +43,12 @@ func (c *dataCommand) loadParcels(args []string) int {
 	if len(files) == 0 {
 		return usageError(fs, c.stderr, "give the dataset's file(s): CSV or GeoJSON, either gzipped")
 	}
+	if err := checkInputs(files...); err != nil {
+		return usageError(fs, c.stderr, "%v", err)
+	}
+	if _, err := time.Parse(time.DateOnly, *asOf); *asOf != "" && (err != nil || len(*asOf) != len(time.DateOnly)) {
+		return usageError(fs, c.stderr, "-as-of %q is not a date (YYYY-MM-DD, a day the month has)", *asOf)
+	}
 	fail := func(code int, format string, args ...any) int {
 		fmt.Fprintf(c.stderr, "propertyd data load parcels: "+format+"\n", args...)
 		return code
@@ -87,19 +93,12 @@ func (c *dataCommand) loadParcels(args []string) int {
 
 	bar := c.progress(0)
 	start := time.Now()
-	var startRows int64 = -1
 	res, err := assessor.Load(ctx, db, d, files, assessor.Options{
 		Priority: priority, Failures: *failuresPath, Force: *force, InPlace: *inPlace,
-		Progress: func(rows int64, phase string, force bool) {
-			if startRows < 0 {
-				startRows = rows
-			}
-			rate := float64(rows-startRows) / max(time.Since(start).Seconds(), 0.001)
-			bar.update(int(rows), fmt.Sprintf("%s  %s rows/s", phase, service.Thousands(int(rate))), force)
-		},
+		Progress: func(rows int64, phase string, force bool) { bar.update(int(rows), phase, force) },
 	})
 	bar.finish()
-	if errors.Is(err, assessor.ErrUnknownColumn) || errors.Is(err, assessor.ErrFiles) {
+	if errors.Is(err, assessor.ErrMissingColumn) || errors.Is(err, assessor.ErrFiles) || errors.Is(err, assessor.ErrNotText) {
 		return fail(exitUsage, "%v", err)
 	}
 	if err != nil {
@@ -118,6 +117,9 @@ func (c *dataCommand) loadParcels(args []string) int {
 	fmt.Fprintf(c.stdout, "dataset:        %s%s\nsource:         %s\nas of:          %s\nrows read:      %s\nrows kept:      %s\nrows matched:   %s\nrows failed:    %s (see %s)\ntook:           %s\n",
 		d.Name, resumed, res.Set.Source, res.Set.AsOf, service.Thousands(int(res.Read)), service.Thousands(int(res.Set.Rows)),
 		service.Thousands(int(res.Set.Matched)), service.Thousands(int(res.Failed)), *failuresPath, took.Round(time.Millisecond))
+	if res.Failed > 0 {
+		return exitRowsFailed
+	}
 	return exitOK
 }
 

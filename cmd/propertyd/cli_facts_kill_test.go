@@ -57,7 +57,7 @@ func TestKill9MidParcelLoadResumesWithoutDuplicates(t *testing.T) {
 	out2 := killMidLoad(t, bin, args, func() bool {
 		raw, _ := os.ReadFile(fails)
 		return strings.Count(string(raw), "\n") > 20
-	}, "rows kept")
+	}, "rows kept", exitRowsFailed) // 300 rows fail: exit 4
 	for _, want := range []string{"(resumed)", "rows read:      150,000", "rows kept:      150,000", "rows failed:    300"} {
 		if !strings.Contains(out2, want) {
 			t.Errorf("the second run does not say %q:\n%s", want, out2)

@@ -90,7 +90,8 @@ func testDataLoadParcelsServesFactsOnEveryInstance(t *testing.T, database string
 	var out, errb bytes.Buffer
 	c := &dataCommand{console{stdout: &out, stderr: &errb}}
 	code := c.run([]string{"load", "parcels", "-config", path, "-dataset", "cook", "-failures", fails, cookFiles[0], cookFiles[1]})
-	if code != exitOK || !strings.Contains(out.String(), "rows kept:      228") || !strings.Contains(out.String(), "source:         cook-county-assessor") {
+	// Six rows of the fixture fail: the load exits 4, as an import does.
+	if code != exitRowsFailed || !strings.Contains(out.String(), "rows kept:      228") || !strings.Contains(out.String(), "source:         cook-county-assessor") {
 		t.Fatalf("load: exit %d\n%s\n%s", code, out.String(), errb.String())
 	}
 
@@ -151,6 +152,9 @@ func TestDataLoadParcelsRefusesBadInvocations(t *testing.T) {
       address: {street: [prop_address_full], zip: prop_address_zipcode_1, default_state: IL}
       fields: {bedrooms: char_bedz}
 `)...), 0o644)
+	// An executable's first bytes, then text that could pass for a header.
+	binary := filepath.Join(t.TempDir(), "parcels.csv")
+	os.WriteFile(binary, append([]byte("\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x03\x00>\x00"), "PARID,ADDRESS\n"...), 0o644)
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -162,8 +166,11 @@ func TestDataLoadParcelsRefusesBadInvocations(t *testing.T) {
 		{"undeclared without preset", []string{"-config", path, "-dataset", "nope", cookFiles[0]}, exitUsage, `no dataset "nope"`},
 		{"unknown preset", []string{"-config", path, "-preset", "atlantis", cookFiles[0]}, exitUsage, `unknown preset "atlantis"`},
 		{"one file of two", []string{"-config", path, "-dataset", "cook", cookFiles[0]}, exitUsage, "takes 2 file(s)"},
-		{"unknown column", []string{"-config", mapping, "-dataset", "mine", cookFiles[1]}, exitUsage, `unknown column "char_bedz"`},
-		{"bad as-of", []string{"-config", path, "-dataset", "cook", "-as-of", "yesterday", cookFiles[0], cookFiles[1]}, exitUsage, "as_of"},
+		{"missing column", []string{"-config", mapping, "-dataset", "mine", cookFiles[1]}, exitUsage, "addresses.csv: the file has no column char_bedz (its columns: pin, "},
+		{"a binary file", []string{"-config", path, "-preset", "allegheny", binary}, exitUsage, "the file is not CSV text: it starts with bytes of a binary file"},
+		{"bad as-of", []string{"-config", path, "-dataset", "cook", "-as-of", "yesterday", cookFiles[0], cookFiles[1]}, exitUsage, `-as-of "yesterday" is not a date`},
+		{"as-of month 13", []string{"-config", path, "-dataset", "cook", "-as-of", "2025-13-45", cookFiles[0], cookFiles[1]}, exitUsage, `-as-of "2025-13-45" is not a date`},
+		{"as-of February 30", []string{"-config", path, "-dataset", "cook", "-as-of", "2025-02-30", cookFiles[0], cookFiles[1]}, exitUsage, `-as-of "2025-02-30" is not a date`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
@@ -171,6 +178,9 @@ func TestDataLoadParcelsRefusesBadInvocations(t *testing.T) {
 			code := c.run(append([]string{"load", "parcels"}, tc.args...))
 			if code != tc.code || !strings.Contains(errb.String(), tc.msg) {
 				t.Fatalf("exit %d, stderr %q; want exit %d with %q", code, errb.String(), tc.code, tc.msg)
+			}
+			if i := strings.IndexFunc(errb.String(), func(r rune) bool { return r < ' ' && r != '\n' && r != '\t' || r == 0x7f }); i >= 0 {
+				t.Fatalf("stderr shows a raw byte at %d: %q", i, errb.String())
 			}
 		})
 	}

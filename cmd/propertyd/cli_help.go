@@ -27,7 +27,8 @@ exit codes: 0 stopped cleanly, 1 runtime failure, 2 usage, 3 invalid config
 (anything check-config reports)`},
 	"check-config": {"check-config [-config PATH]", `Validate the configuration file (every field, every module name and option,
 without calling any upstream) and print the effective settings with the
-defaults applied. Secrets are masked: key hashes are shown truncated, module
+defaults applied. A file with mistakes gets every one in one run, each with
+the field's path and its line. Secrets are masked: key hashes are shown truncated, module
 options whose name contains key, token, secret or password are masked,
 passwords in URLs (base_url, redis.url) are masked, and keys given through
 key_env show the variable's name, never its value.
@@ -42,12 +43,20 @@ Run 'propertyd keys new --help' for its flags.`},
 entry that holds only its SHA-256, ready to paste under keys:. The key itself
 is never stored: keep it in a secret manager now.
 
-The burst must cover one lookup with every section: at least 1 + the number
-of sections the configuration serves when -config is given (or
-$PROPERTYD_CONFIG is set), else at least 6 (1 + all five sections).
+The configuration is read as every command reads it: -config, else
+$PROPERTYD_CONFIG, else config.yaml in the current folder when there is
+one; the name must not be taken there. The burst must cover one lookup
+with every section: at least 1 + the number of sections the configuration
+serves, else (no configuration file) at least 6 (1 + all five sections).
 
 exit codes: 0 ok, 2 usage (bad or duplicate name, bad rate or burst),
 3 invalid config`},
+	"version": {"version", `Print the version of propertyd, the commit it was built from and that
+commit's date, and the Go release, as go build stamps them in a git
+checkout (make build does); "unknown" where the build has none (go run,
+a tree outside git). Same as propertyd --version.
+
+exit codes: 0 ok, 2 usage`},
 	"migrate": {"migrate [-config PATH] [-database FILE|URL]", `Open the database (a SQLite file, created with its folder when missing, or
 a postgres:// URL of an existing PostgreSQL database), apply the schema
 migrations it lacks, print its schema version and exit. Run it before
@@ -64,7 +73,10 @@ already in the destination (the same id, or the same address) and keys that
 already resolve are left alone, and a section value replaces only an older
 one, so running it again changes nothing and an interrupted copy can simply
 be run again. Run it before the instances start writing to the destination.
-A progress bar is drawn on a terminal. No configuration file is read.
+The assessor datasets' rows and the OpenStreetMap extracts are not copied
+(records keep their facts): the copy names each one to load again on the
+destination. A progress bar is drawn on a terminal. No configuration file
+is read.
 
 exit codes: 0 ok, 1 failure (a database cannot be opened or written), 2 usage`},
 	"data": {"data load acs|parcels|osm ... | data status [-config PATH]", `Manage the data propertyd keeps. Subcommands:
@@ -111,7 +123,10 @@ A file that is not a readable extract (not PBF, truncated, not sorted)
 stops the load and leaves the extract served before in place; a feature
 with a broken geometry is skipped and counted.
 
-exit codes: 0 ok, 1 failure (database, unreadable file), 2 usage, 3 invalid config`},
+exit codes: 0 ok (features skipped for a broken geometry are counted, not
+failed: there is no failures file), 1 failure (database, a file that is no
+extract), 2 usage
+(a file missing, empty or a directory), 3 invalid config`},
 	"data status": {"data status [-config PATH]", `List the assessor datasets loaded (their source, precedence, rows kept,
 rows matched to records when loaded, rows failed, as-of date and load time),
 the OpenStreetMap extracts loaded (their data date, places, buildings,
@@ -138,11 +153,14 @@ transaction: reads go on, writes wait for it; -in-place merges a few
 thousand records a transaction instead, slower. Rows that fail
 (no key, no usable address or point, no facts) and values dropped (out of
 bounds, unreadable, unknown codes) are written to the failures file with
-the reason and never stop the run. A column the mapping names that a
-file lacks stops the load before any row.
+the reason and never stop the run. Columns the mapping names that a file
+lacks stop the load before any row, each named, and so does a file that
+is neither CSV text nor GeoJSON.
 
-exit codes: 0 ok, 1 failure (database, unreadable file), 2 usage (unknown
-dataset or preset, unknown column, wrong number of files), 3 invalid config`},
+exit codes: 0 ok (every row kept whole, or the files already loaded), 4 the
+load finished but some rows failed or lost a value (see the failures file),
+1 failure (database, unreadable file), 2 usage (unknown dataset or preset, a file missing, empty or a directory, missing columns,
+a file that is no CSV text, wrong number of files), 3 invalid config`},
 	"data load acs": {"data load acs [-states CA,TX|all] [-config PATH]", `Store the demographics and housing figures of every census tract of the
 listed states (default all: the 50 states, DC and Puerto Rico) in the
 database, one census ACS call per state and table set (about 104 for the

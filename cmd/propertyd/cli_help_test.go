@@ -29,7 +29,7 @@ func TestOverviewAndUsageErrors(t *testing.T) {
 		if code != exitOK {
 			t.Fatalf("%v: exit %d", args, code)
 		}
-		for _, cmd := range []string{"serve", "check-config", "keys new", "migrate", "import FILE.csv", "copy", "help [command]", "4 import finished"} {
+		for _, cmd := range []string{"serve", "check-config", "keys new", "migrate", "import FILE.csv", "copy", "help [command]", "4 import or data load parcels finished"} {
 			if !strings.Contains(out, cmd) {
 				t.Errorf("%v: the overview does not mention %q:\n%s", args, cmd, out)
 			}
@@ -119,8 +119,9 @@ func TestFlagsAndSubcommandsInAnyOrder(t *testing.T) {
 		{"data", "load", "-config", missing, "acs"},
 		{"data", "-config", missing, "load", "acs", "-states", "CA"},
 		{"data", "load", "acs", "-states", "CA", "-config", missing},
-		{"import", "-config", missing, "homes.csv"},
-		{"import", "homes.csv", "-config", missing},
+		// The file exists: a missing one is refused before the config.
+		{"import", "-config", missing, filepath.Join("testdata", "homes.csv")},
+		{"import", filepath.Join("testdata", "homes.csv"), "-config", missing},
 		{"check-config", "-config", missing},
 		{"migrate", "-config", missing},
 	} {

@@ -51,6 +51,9 @@ func (c *importCommand) run(args []string) int {
 	if *failuresPath == "" {
 		*failuresPath = strings.TrimSuffix(file, filepath.Ext(file)) + ".failures.csv"
 	}
+	if err := checkInputs(file); err != nil {
+		return usageError(fs, c.stderr, "%v", err)
+	}
 	if sameFile(file, *failuresPath) {
 		return usageError(fs, c.stderr, "the failures file would overwrite %s", file)
 	}

@@ -457,7 +457,7 @@ func TestImportRefusesBadInputBeforeTouchingAnything(t *testing.T) {
 		{"two files", "", []string{"a.csv", "b.csv"}, exitUsage, []string{"one file at a time"}},
 		{"missing file", "", []string{"nope.csv"}, exitUsage, []string{"nope.csv"}},
 		{"unknown flag", "", []string{"-fast", "x.csv"}, exitUsage, []string{"flag provided but not defined: -fast", "usage: propertyd import"}},
-		{"invalid config", "", []string{"-config", "testdata/homes.csv", "x.csv"}, exitConfig, []string{"config testdata/homes.csv"}},
+		{"invalid config", "", []string{"-config", "testdata/homes.csv", "testdata/homes.csv"}, exitConfig, []string{"config testdata/homes.csv"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

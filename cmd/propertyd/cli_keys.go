@@ -61,7 +61,7 @@ func keysNew(args []string, stdout, stderr io.Writer) int {
 		return usageError(fs, stderr, "-rate must be a positive number of tokens per second")
 	}
 	minBurst, from := allSectionsCost(), "every section"
-	if configGiven(fs) {
+	if configGiven(fs) || fileExists(*path) {
 		cfg, err := LoadConfig(*path)
 		if err != nil {
 			fmt.Fprintf(stderr, "propertyd keys new: %v\n", err)
@@ -94,7 +94,7 @@ func keysNew(args []string, stdout, stderr io.Writer) int {
 }
 
 // configGiven reports whether the user named a configuration file, with
-// -config or $PROPERTYD_CONFIG.
+// -config or $PROPERTYD_CONFIG: then it must exist.
 func configGiven(fs *flag.FlagSet) bool {
 	given := os.Getenv("PROPERTYD_CONFIG") != ""
 	fs.Visit(func(f *flag.Flag) {
@@ -103,6 +103,14 @@ func configGiven(fs *flag.FlagSet) bool {
 		}
 	})
 	return given
+}
+
+// fileExists reports whether path names a file: keys new reads the
+// default config.yaml when there is one, and does without it when there
+// is none.
+func fileExists(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && !st.IsDir()
 }
 
 // newAPIKey returns a new key: 256 bits from crypto/rand, URL-safe base64,

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -119,6 +120,25 @@ providers:
 		t.Setenv("PROPERTYD_CONFIG", oneSection)
 		if code, out, errs := runCLI("keys", "new", "-name", "a", "-burst", "2"); code != exitOK {
 			t.Fatalf("exit %d: %s%s", code, out, errs)
+		}
+	})
+	// The default config.yaml, which --help names, is read as -config
+	// would read it: its names are taken, its sections set the burst.
+	t.Run("config.yaml of the current folder", func(t *testing.T) {
+		raw, err := os.ReadFile(oneSection)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "config.yaml"), raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Chdir(dir)
+		if code, out, errs := runCLI("keys", "new", "-name", "ops"); code != exitUsage || !strings.Contains(errs, `config.yaml already has a key named "ops"`) {
+			t.Fatalf("a name config.yaml has: exit %d: %s%s", code, out, errs)
+		}
+		if code, out, errs := runCLI("keys", "new", "-name", "a", "-burst", "2"); code != exitOK || !strings.Contains(out, "burst: 2") {
+			t.Fatalf("the burst config.yaml's sections need: exit %d: %s%s", code, out, errs)
 		}
 	})
 	for _, args := range [][]string{{"keys"}, {"keys", "rotate"}} {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"syscall"
 	"time"
 
@@ -62,13 +63,12 @@ func (c *dataCommand) loadOSM(args []string) int {
 	if *poly != "" && len(files) > 1 {
 		return usageError(fs, c.stderr, "-poly is one extract's polygon; give one file with it, not %d", len(files))
 	}
-	for _, f := range files {
-		if st, err := os.Stat(f); err != nil || st.IsDir() {
-			return usageError(fs, c.stderr, "%s is no file", f)
-		}
+	inputs := files
+	if *poly != "" {
+		inputs = append(slices.Clone(files), *poly)
 	}
-	if st, err := os.Stat(*poly); *poly != "" && (err != nil || st.IsDir()) {
-		return usageError(fs, c.stderr, "%s is no file", *poly)
+	if err := checkInputs(inputs...); err != nil {
+		return usageError(fs, c.stderr, "%v", err)
 	}
 	fail := func(code int, format string, args ...any) int {
 		fmt.Fprintf(c.stderr, "propertyd data load osm: "+format+"\n", args...)
@@ -113,15 +113,8 @@ func (c *dataCommand) loadOSM(args []string) int {
 			bar.unit = "elements"
 		}
 		start := time.Now()
-		phaseStart, lastPhase := time.Now(), ""
 		res, err := osmextract.Load(ctx, db, file, osmextract.Options{Name: *name, Boundary: boundaries[i],
-			Progress: func(n int64, phase string, force bool) {
-				if phase != lastPhase {
-					phaseStart, lastPhase = time.Now(), phase
-				}
-				rate := float64(n) / max(time.Since(phaseStart).Seconds(), 0.001)
-				bar.update(int(n), fmt.Sprintf("%s  %s elements/s", phase, service.Thousands(int(rate))), force)
-			}})
+			Progress: func(n int64, phase string, force bool) { bar.update(int(n), phase, force) }})
 		bar.finish()
 		if errors.Is(err, osmextract.ErrFormat) || errors.Is(err, osmextract.ErrPoly) {
 			return fail(exitError, "%v (the extract served before stays)", err)
@@ -139,11 +132,16 @@ func (c *dataCommand) loadOSM(args []string) int {
 			resumed = " (resumed)"
 		}
 		took := time.Since(start)
-		fmt.Fprintf(c.stdout, "extract:        %s%s\ndata of:        %s\ncoverage:       %s\nelements read:  %s\nplaces:         %s\nbuildings:      %s\naddresses:      %s\nskipped:        %s (broken geometry)\ntook:           %s (%s elements/s)\n",
+		// A resumed load read part of the elements in a run before this
+		// one: their count over this run's time would be no rate.
+		rate := ""
+		if !res.Resumed {
+			rate = " (" + service.Thousands(int(float64(res.Elements)/max(took.Seconds(), 0.001))) + " elements/s)"
+		}
+		fmt.Fprintf(c.stdout, "extract:        %s%s\ndata of:        %s\ncoverage:       %s\nelements read:  %s\nplaces:         %s\nbuildings:      %s\naddresses:      %s\nskipped:        %s (broken geometry)\ntook:           %s%s\n",
 			x.Name, resumed, x.Timestamp.UTC().Format(time.RFC3339), coverage(x, boundaries[i]),
 			service.Thousands(int(res.Elements)), service.Thousands(int(x.Places)), service.Thousands(int(x.Buildings)),
-			service.Thousands(int(x.Addresses)), service.Thousands(int(x.Skipped)), took.Round(time.Millisecond),
-			service.Thousands(int(float64(res.Elements)/max(took.Seconds(), 0.001))))
+			service.Thousands(int(x.Addresses)), service.Thousands(int(x.Skipped)), took.Round(time.Millisecond), rate)
 		if f := res.Facts; f != nil {
 			fmt.Fprintf(c.stdout, "facts:          %s buildings give facts, %s matched records (dataset %s)\n",
 				service.Thousands(int(f.Rows)), service.Thousands(int(f.Matched)), f.Dataset)

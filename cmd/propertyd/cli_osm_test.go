@@ -71,7 +71,7 @@ func TestDataLoadOSMRefusesWhatIsNoExtract(t *testing.T) {
 		want string
 	}{
 		{[]string{"-config", path}, exitUsage, "give the extract file(s)"},
-		{[]string{"-config", path, filepath.Join(dir, "missing.osm.pbf")}, exitUsage, "is no file"},
+		{[]string{"-config", path, filepath.Join(dir, "missing.osm.pbf")}, exitUsage, "missing.osm.pbf: no such file"},
 		{[]string{"-config", path, "-name", "x", franklinPBF, franklinPBF}, exitUsage, "give one file with it"},
 		{[]string{"-config", path, bad}, exitError, "not a readable OpenStreetMap extract"},
 	} {
@@ -433,7 +433,7 @@ func TestDataLoadOSMRefusesABadPolygonBeforeLoading(t *testing.T) {
 		{[]string{"-poly", swapped, franklinPBF}, exitError, swapped + ": not a readable polygon file: line 4: \"38.87 -176.99\" is out of range"},
 		{[]string{"-poly", elsewhere, franklinPBF}, exitError, "the polygon of " + elsewhere + " lies outside the extract's bounding box"},
 		{[]string{beside}, exitError, besidePoly + ": not a readable polygon file: line 2: section \"1\" has fewer than three distinct points"},
-		{[]string{"-poly", filepath.Join(dir, "missing.poly"), franklinPBF}, exitUsage, "missing.poly is no file"},
+		{[]string{"-poly", filepath.Join(dir, "missing.poly"), franklinPBF}, exitUsage, "missing.poly: no such file"},
 		{[]string{"-poly", noEnd, franklinPBF, beside}, exitUsage, "give one file with it"},
 	} {
 		var out, errb bytes.Buffer

@@ -220,38 +220,82 @@ func expandEnv(b []byte) []byte {
 // LoadConfig reads, expands, strictly decodes, defaults and validates the
 // file at path. Every error names the file and the bad field.
 func LoadConfig(path string) (*Config, error) {
-	raw, err := os.ReadFile(path)
+	cfg, _, err := readConfig(path)
 	if err != nil {
-		return nil, fmt.Errorf("config: %w", err)
-	}
-	cfg, err := ParseConfig(raw)
-	if err != nil {
-		return nil, fmt.Errorf("config %s: %w", path, err)
+		return nil, err
 	}
 	return cfg, nil
 }
 
+// readConfig is LoadConfig that also returns the configuration as far as
+// it could be read when it has mistakes (nil only when the file cannot be
+// read or is no YAML), with the parsed file, so that check-config can
+// build its modules too and report every mistake in one run.
+func readConfig(path string) (*Config, *yaml.Node, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("config: %w", err)
+	}
+	cfg, doc, err := parseConfig(raw)
+	if err != nil {
+		return cfg, doc, fmt.Errorf("config %s: %w", path, err)
+	}
+	return cfg, doc, nil
+}
+
 // ParseConfig is LoadConfig on bytes.
 func ParseConfig(raw []byte) (*Config, error) {
+	cfg, _, err := parseConfig(raw)
+	if err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// parseConfig reads raw into a Config and returns every mistake of it at
+// once: the fields checkFields finds (unknown, of the wrong kind), then
+// the values Validate refuses, each with the line of the field in the file
+// (or of the nearest mapping holding it, for a field left out). A field of
+// the wrong kind keeps its default while the rest is validated. cfg is nil
+// only when raw is no YAML.
+func parseConfig(raw []byte) (*Config, *yaml.Node, error) {
 	raw = expandEnv(raw)
 	var doc yaml.Node
 	if err := yaml.NewDecoder(bytes.NewReader(raw)).Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
-		return nil, errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
+		return nil, nil, errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
 	}
-	if err := checkFields(&doc); err != nil {
-		return nil, err
-	}
+	fieldErr := checkFields(&doc)
 	dec := yaml.NewDecoder(bytes.NewReader(raw))
-	dec.KnownFields(true)
+	dec.KnownFields(fieldErr == nil)
 	var cfg Config
-	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
-		return nil, errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
+	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) && fieldErr == nil {
+		return nil, nil, errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
 	}
+	cfg.applyEnv()
 	cfg.applyDefaults()
-	if err := cfg.Validate(); err != nil {
-		return nil, err
+	if err := errors.Join(fieldErr, withLines(&doc, cfg.Validate())); err != nil {
+		return &cfg, &doc, err
 	}
-	return &cfg, nil
+	return &cfg, &doc, nil
+}
+
+// EnvOverrides maps the environment variables that override a field of
+// any configuration file, whatever it writes there (and whether it writes
+// ${VAR} or not), to the field: set and not empty, the variable wins over
+// the file, which wins over the default. They are what a container or a
+// second instance on one machine changes without its own file.
+var EnvOverrides = map[string]func(*Config) *string{
+	"PROPERTYD_DATABASE": func(c *Config) *string { return &c.Database },
+	"PROPERTYD_LISTEN":   func(c *Config) *string { return &c.Listen },
+}
+
+// applyEnv applies EnvOverrides.
+func (c *Config) applyEnv() {
+	for name, field := range EnvOverrides {
+		if v := os.Getenv(name); v != "" {
+			*field(c) = v
+		}
+	}
 }
 
 // applyDefaults fills what the file leaves out. The defaults of the

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -168,4 +169,76 @@ func shownValue(n *yaml.Node) string {
 		return "a list"
 	}
 	return fmt.Sprintf("%q", n.Value)
+}
+
+// withLines adds to each of err's mistakes that names a field ("keys[0].burst:
+// must be ...", as Validate and the module builder word them) and has no
+// line yet the line of that field in doc, or of the nearest mapping holding
+// it where the file leaves it out. err is nil or an errors.Join.
+func withLines(doc *yaml.Node, err error) error {
+	if err == nil {
+		return nil
+	}
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	out := make([]error, 0, len(errs))
+	for _, e := range errs {
+		msg := e.Error()
+		path, _, found := strings.Cut(msg, ": ")
+		if line := lineOf(doc, path); found && line > 0 && !strings.Contains(msg, "(line ") {
+			e = lineError{e, line}
+		}
+		out = append(out, e)
+	}
+	return errors.Join(out...)
+}
+
+// lineError is a mistake with the line of the field it names.
+type lineError struct {
+	err  error
+	line int
+}
+
+func (e lineError) Error() string { return fmt.Sprintf("%s (line %d)", e.err, e.line) }
+func (e lineError) Unwrap() error { return e.err }
+
+// lineOf returns the line of the field at path (providers.geocoder.module,
+// keys[1].burst) in doc, or of the deepest mapping or list on the way to it
+// that the file has; 0 when the file has nothing of it.
+func lineOf(doc *yaml.Node, path string) int {
+	n := doc
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	if n.Kind != yaml.MappingNode || path == "" {
+		return 0
+	}
+	line := 0
+	for _, part := range strings.Split(path, ".") {
+		name, index, _ := strings.Cut(part, "[")
+		var next *yaml.Node
+		if n.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == name {
+					line, next = n.Content[i].Line, n.Content[i+1]
+					break
+				}
+			}
+		}
+		if next == nil {
+			return line
+		}
+		n = next
+		if index != "" {
+			i, err := strconv.Atoi(strings.TrimSuffix(index, "]"))
+			if err != nil || n.Kind != yaml.SequenceNode || i < 0 || i >= len(n.Content) {
+				return line
+			}
+			n = n.Content[i]
+			line = n.Line
+		}
+	}
+	return line
 }

@@ -10,10 +10,11 @@ import (
 
 // killMidLoad runs bin with args, kills it with SIGKILL once committed
 // reports that part of the load is committed, then runs the same command
-// again to its end and returns what that second run printed. It skips the
+// again to its end and returns what that second run printed, failing the
+// test unless it exits with code. It skips the
 // test when the first run printed finished (the load ended before the
 // kill), and fails it when nothing was committed within a minute.
-func killMidLoad(t *testing.T, bin string, args []string, committed func() bool, finished string) string {
+func killMidLoad(t *testing.T, bin string, args []string, committed func() bool, finished string, code int) string {
 	t.Helper()
 	first := exec.Command(bin, args...)
 	var out1 strings.Builder
@@ -36,9 +37,10 @@ func killMidLoad(t *testing.T, bin string, args []string, committed func() bool,
 	if strings.Contains(out1.String(), finished) {
 		t.Skipf("the load finished before the kill:\n%s", out1.String())
 	}
-	out2, err := exec.Command(bin, args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("the second run: %v\n%s", err, out2)
+	second := exec.Command(bin, args...)
+	out2, err := second.CombinedOutput()
+	if got := second.ProcessState.ExitCode(); (err != nil && got < 0) || got != code {
+		t.Fatalf("the second run: %v, want exit %d\n%s", err, code, out2)
 	}
 	return string(out2)
 }

@@ -5,7 +5,7 @@
 // Usage:
 //
 //	propertyd [serve] [-config config.yaml]
-//	propertyd check-config | keys new | migrate | import FILE.csv | copy | data load acs | help [command]
+//	propertyd check-config | keys new | migrate | import FILE.csv | copy | data load acs | help [command] | version
 //
 // The config file is also taken from $PROPERTYD_CONFIG.
 package main
@@ -30,8 +30,10 @@ const (
 	exitError  = 1 // runtime failure
 	exitUsage  = 2 // bad command line
 	exitConfig = 3 // invalid configuration
-	// exitRowsFailed: import finished, but some rows failed (see the
-	// failures file).
+	// exitRowsFailed: import or data load parcels finished, and what
+	// it kept is published, but some rows failed (see the failures file).
+	// A load of extracts writes no failures file: a feature skipped for
+	// its broken geometry is counted, as osm2pgsql does, and exits 0.
 	exitRowsFailed = 4
 )
 
@@ -43,6 +45,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cmd := "serve"
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
 		cmd, args = "help", nil
+	}
+	if len(args) > 0 && (args[0] == "-version" || args[0] == "--version") {
+		cmd, args = "version", args[1:]
 	}
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
@@ -64,6 +69,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return dataCmd(args, stdout, stderr)
 	case "help":
 		return help(args, stdout, stderr)
+	case "version":
+		return version(args, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "propertyd: unknown command %q\n", cmd)
 		usage(stderr)
@@ -86,12 +93,13 @@ commands:
   data load osm      load OpenStreetMap extracts (.osm.pbf): amenities, buildings, addresses
   data status        list the datasets, extracts and ACS states loaded
   help [command]     show this help, or a command's (same as: propertyd <command> --help)
+  version            print the version, the commit built and its date (same as: propertyd --version)
 
 flags:
   -config PATH   configuration file (default $PROPERTYD_CONFIG or config.yaml)
 
 exit codes: 0 ok, 1 runtime failure, 2 usage, 3 invalid configuration,
-4 import finished but some rows failed
+4 import or data load parcels finished but some rows failed (see the failures file)
 `)
 }
 

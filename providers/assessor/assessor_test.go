@@ -211,18 +211,23 @@ func TestCookCountyPreset(t *testing.T) {
 	}
 }
 
-func TestUnknownColumnStopsBeforeAnyRow(t *testing.T) {
+func TestMissingColumnsStopBeforeAnyRow(t *testing.T) {
 	db := openStore(t)
 	d := assessor.Dataset{Name: "mine", Mapping: assessor.Mapping{
 		Key: []string{"bbl"}, Address: &assessor.AddressColumns{Street: []string{"address"}, Zip: "zipcode", DefaultState: "NY"},
-		Fields: map[string]assessor.Field{"bedrooms": {Column: "bedroomz"}},
+		Fields: map[string]assessor.Field{"bedrooms": {Column: "bedroomz"}, "year_built": {Column: "yearbuilt"}, "stories": {Column: "floorz"}},
 	}}
 	if err := d.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	_, err := assessor.Load(context.Background(), db, d, []string{"testdata/nyc-pluto/pluto.csv"}, assessor.Options{})
-	if !errors.Is(err, assessor.ErrUnknownColumn) || !strings.Contains(err.Error(), `"bedroomz"`) {
-		t.Fatalf("err = %v, want unknown column naming bedroomz", err)
+	if !errors.Is(err, assessor.ErrMissingColumn) {
+		t.Fatalf("err = %v, want a missing column", err)
+	}
+	// Every column missing is named, in the mapping's order, and then the
+	// file's own columns.
+	if want := "pluto.csv: the file has no column bedroomz, floorz (its columns: borough, block, lot, "; !strings.Contains(err.Error(), want) {
+		t.Fatalf("the message %q does not say %q", err, want)
 	}
 	if sets, _ := db.FactSets(context.Background()); len(sets) != 0 {
 		t.Fatalf("a refused load left %+v", sets)

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,12 +24,15 @@ import (
 // a resumed load starts from.
 const BatchRows = 5000
 
-// ErrUnknownColumn is the cause of the error Load returns, before reading
-// any row, when the mapping names a column a file lacks; ErrFiles when it
-// is given the wrong number of files. Both are the caller's mistake.
+// ErrMissingColumn is the cause of the error Load returns, before reading
+// any row, when the mapping names columns a file lacks (the error names
+// every one, and the file's own); ErrFiles when it is given the wrong
+// number of files; ErrNotText when a file is neither CSV text nor GeoJSON
+// (its bytes are never shown). All are the caller's mistake.
 var (
-	ErrUnknownColumn = errors.New("unknown column")
+	ErrMissingColumn = errors.New("the file has no column")
 	ErrFiles         = errors.New("wrong files")
+	ErrNotText       = errors.New("the file is not CSV text")
 )
 
 // Options tune a Load.
@@ -167,8 +171,9 @@ func (d *Dataset) order(files []string) ([]string, error) {
 	return nil, checkColumns(files[0], joinCols)
 }
 
-// checkColumns reports the first of cols that path lacks (a GeoJSON file
-// is checked against its first feature's properties).
+// checkColumns reports every one of cols that path lacks, with the
+// columns it has (a GeoJSON file is checked against its first feature's
+// properties).
 func checkColumns(path string, cols []string) error {
 	r, err := openRows(path)
 	if err != nil {
@@ -183,10 +188,15 @@ func checkColumns(path string, cols []string) error {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 	}
+	var missing []string
 	for _, c := range cols {
-		if !r.has(c) {
-			return fmt.Errorf("%s: %w %q: the file has %s", filepath.Base(path), ErrUnknownColumn, c, strings.Join(r.names(), ", "))
+		if !r.has(c) && !slices.Contains(missing, c) {
+			missing = append(missing, c)
 		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%s: %w %s (its columns: %s)", filepath.Base(path), ErrMissingColumn,
+			strings.Join(missing, ", "), strings.Join(r.names(), ", "))
 	}
 	return nil
 }
@@ -199,6 +209,7 @@ func (r *rowReader) names() []string {
 	for k := range r.props {
 		out = append(out, k)
 	}
+	slices.Sort(out)
 	return out
 }
 

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -180,7 +181,7 @@ func (d *Dataset) Validate() error {
 		return fmt.Errorf("a dataset needs a name")
 	}
 	if d.AsOf != "" && !isDate(d.AsOf) {
-		return fmt.Errorf("dataset %s: as_of %q is not a date (YYYY-MM-DD)", d.Name, d.AsOf)
+		return fmt.Errorf("dataset %s: as_of %q is not a date (YYYY-MM-DD, a day the month has)", d.Name, d.AsOf)
 	}
 	if len(d.Key) == 0 {
 		return fmt.Errorf("dataset %s: key names no column", d.Name)
@@ -215,16 +216,15 @@ func (d *Dataset) Validate() error {
 	return nil
 }
 
+// isDate reports whether s is a calendar date written YYYY-MM-DD: the
+// digits in place and a day the month has (2025-02-30 and 2025-13-45 are
+// not dates).
 func isDate(s string) bool {
-	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+	if len(s) != 10 {
 		return false
 	}
-	for i, c := range s {
-		if i != 4 && i != 7 && (c < '0' || c > '9') {
-			return false
-		}
-	}
-	return true
+	_, err := time.Parse(time.DateOnly, s)
+	return err == nil
 }
 
 // value reads f from a row; ok is false for a blank cell (unknown), err

@@ -73,6 +73,10 @@ func openRows(path string) (*rowReader, error) {
 		first = b[0]
 		break
 	}
+	if head, _ := bin.Peek(512); isBinary(head) {
+		r.Close()
+		return nil, fmt.Errorf("%s: %w: it starts with bytes of a binary file", path, ErrNotText)
+	}
 	if first == '{' {
 		err = r.openGeoJSON(bin)
 	} else {
@@ -83,6 +87,19 @@ func openRows(path string) (*rowReader, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return r, nil
+}
+
+// isBinary reports whether a file starting with head is no text: it holds
+// a NUL byte, or a control character no text file has (an executable, a
+// PBF extract, a zip or an image all do within their first bytes). Text in
+// any ASCII-compatible encoding passes, Latin-1 included.
+func isBinary(head []byte) bool {
+	for _, b := range head {
+		if b == 0 || (b < ' ' && b != '\t' && b != '\n' && b != '\r' && b != '\f') || b == 0x7f {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *rowReader) openCSV(in io.Reader) error {

@@ -472,8 +472,16 @@ func Build(d *Dialect) *Statements {
 				row_count = excluded.row_count, matched = excluded.matched, failed = excluded.failed,
 				loaded_at = excluded.loaded_at, point_rows = excluded.point_rows`),
 		endLoad: b(`DELETE FROM fact_loads WHERE dataset = ? AND generation = ?`),
-		sets: `SELECT dataset, source, priority, generation, as_of, fingerprint, row_count, matched, failed, loaded_at
-			FROM fact_sets ORDER BY priority, dataset`,
+		// The import keeps no counts of its own (each record it gives
+		// facts is one row, written one at a time): its rows are counted
+		// here, each naming its record, so each is matched.
+		sets: `SELECT s.dataset, s.source, s.priority, s.generation, s.as_of, s.fingerprint,
+				CASE WHEN s.dataset = 'import' THEN (SELECT COUNT(*) FROM fact_rows r
+					WHERE r.dataset = s.dataset AND r.generation = s.generation) ELSE s.row_count END,
+				CASE WHEN s.dataset = 'import' THEN (SELECT COUNT(*) FROM fact_rows r
+					WHERE r.dataset = s.dataset AND r.generation = s.generation) ELSE s.matched END,
+				s.failed, s.loaded_at
+			FROM fact_sets s ORDER BY s.priority, s.dataset`,
 		version:      `SELECT COUNT(*), COALESCE(MAX(loaded_at), '') FROM fact_sets`,
 		pendingLoads: `SELECT dataset, generation FROM fact_loads ORDER BY dataset`,
 		putImportSet: b(`INSERT INTO fact_sets (dataset, source, priority, generation, as_of, loaded_at)
