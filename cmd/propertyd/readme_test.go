@@ -1,11 +1,17 @@
 package main
 
 import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/propertyd/propertyd/store/engine"
 )
 
 // TestREADMEQuotesTheRedisLogLinesAsLogged holds the README's quotes of
@@ -63,5 +69,75 @@ func TestREADMELayoutListsEachPartOnce(t *testing.T) {
 			t.Errorf("the Layout section repeats a bullet: %s", line)
 		}
 		seen[line] = true
+	}
+}
+
+// TestREADMEFirstHourCurlsWork runs each curl line of the README's "The
+// first hour" against the demo, in order, with the demo key: each must be
+// answered 200, so a newcomer's first commands work as written.
+func TestREADMEFirstHourCurlsWork(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	start := strings.Index(text, "\n## The first hour\n")
+	if start < 0 {
+		t.Fatal(`the README has no "## The first hour" section`)
+	}
+	section := text[start+1:]
+	if end := strings.Index(section[3:], "\n## "); end >= 0 {
+		section = section[:end+3]
+	}
+	const prefix = `curl -H "$K" "$B`
+	var paths []string
+	for _, line := range strings.Split(section, "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), prefix); ok {
+			path, _, ok := strings.Cut(rest, `"`)
+			if !ok {
+				t.Fatalf("a curl line of the first hour does not close its URL: %s", line)
+			}
+			paths = append(paths, path)
+		}
+	}
+	if len(paths) < 5 {
+		t.Fatalf("the first hour has %d curl lines of the form %s...: %q", len(paths), prefix, paths)
+	}
+	m, _, _ := startDemo(t)
+	for _, path := range paths {
+		req, _ := http.NewRequest(http.MethodGet, "http://"+m.Addr()+path, nil)
+		req.Header.Set("X-API-Key", demoKey)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("the README's first hour: GET %s answered %d: %s", path, resp.StatusCode, body)
+		}
+	}
+}
+
+// TestREADMEShowsTheNewestSchemaVersion: the migrate command's example
+// output in the README names the schema version a new database gets.
+func TestREADMEShowsTheNewestSchemaVersion(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "p.db")
+	db, err := engine.Open(context.Background(), path, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	v, _ := engine.Version(context.Background(), path)
+	want := fmt.Sprintf("`created data/propertyd.db: schema version %d`", v)
+	if !strings.Contains(string(readme), want) {
+		t.Errorf("the README's migrate example does not say %s", want)
+	}
+	if !strings.Contains(string(readme), fmt.Sprintf("schema version %d -> %d", v-1, v)) {
+		t.Errorf("the README's migrate example does not show the step to schema version %d", v)
 	}
 }
