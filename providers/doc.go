@@ -23,6 +23,9 @@
 //	                         address points
 //	providers/amenity        the amenity categories' tag rules and how an answer is built: the
 //	                         one definition the overpass module and the extracts share
+//	providers/floodmap       the NFHL's flood hazard area and FIRM panel attributes and how
+//	                         they become a flood section: the one definition the fema-nfhl
+//	                         module and the loaded flood maps share
 //	providers/decorators     what wraps a module from outside: guard (breaker, retry),
 //	                         metrics (Prometheus), extract (a loaded OpenStreetMap extract
 //	                         answering amenities before the module)
@@ -36,7 +39,8 @@
 //
 // The service imports only the vocabulary and address; a module the
 // vocabulary and upstream (overpass also amenity, the categories it shares
-// with the extracts); a decorator the vocabulary (guard also upstream, for
+// with the extracts; femanfhl also floodmap, the flood section it shares
+// with the loaded flood maps); a decorator the vocabulary (guard also upstream, for
 // how a transport fails, and ratelimit, for outbound pacing; extract also
 // amenity); the kits
 // their wire formats and the service's catalogue. Nothing but tests and

@@ -29,7 +29,11 @@ const FEMANoBFE = fakeupstream.FEMANoBFE
 // (SFHA_TF, sent as "T" or "F"), StaticBFE (feet, FEMANoBFE for none) and
 // DFIRMID (of both the zone and the panel) describe its zone; Panel
 // (FIRM_PAN, "" for no panel), PanelType (PANEL_TYP) and PanelEffective
-// (EFF_DATE, sent as epoch milliseconds; zero is null) its panel.
+// (EFF_DATE, sent as epoch milliseconds; zero is null) its panel. Shape,
+// when set (an orb.Polygon or orb.MultiPolygon in longitude, latitude, as a
+// flood map file holds it), is the area instead of the rectangle: a point in
+// a hole is outside, one on any edge inside, as the service's intersects
+// query has it.
 type FloodArea = fakeupstream.FloodArea
 
 // RegisterFEMA makes mt answer NFHL point queries (GET

@@ -29,29 +29,27 @@
 //     ArcGIS code and message in an *ArcGISError cause. Real HTTP 429 and 5xx
 //     answers from the gateway in front of the service are surfaced with
 //     Retry-After; unreadable bodies are KindUpstream.
-//   - STATIC_BFE uses -9999 for "no static base flood elevation"; it becomes
-//     nil, never a number. Empty strings, which the service sometimes writes
-//     for missing text, are treated like null.
-//   - SFHA_TF is the string "T" or "F"; it becomes a *bool.
-//   - EFF_DATE is an Esri date, epoch milliseconds UTC; it becomes
-//     "YYYY-MM-DD".
-//   - A point on a zone boundary returns several features; the riskiest is
-//     reported, ties going to the one inside the Special Flood Hazard Area,
-//     then to the one with a base flood elevation. A point on a panel
-//     boundary returns several panels; the panel of the reported zone's
-//     DFIRM_ID is preferred, then the most recent one.
+//   - EFF_DATE is an Esri date, epoch milliseconds UTC (floodmap.Date
+//     decodes it).
 //   - An empty feature set means no mapped polygon, which is not zone X:
 //     large areas have no digital NFHL. The answer is then RiskUndetermined
 //     with a nil Zone, not an error.
 //
 // # What it reports
 //
-// Besides the zone, subtype, SFHA flag, static BFE and panel, each Flood
-// carries a risk level (RiskLevel) and a description of the zone in words
-// (Description), both pure functions of the zone and subtype, in risk.go.
-// Flood values stored by a version that named the panel firm_panel and had
-// no description are rewritten in the current shape when the service reads
-// them back (Upgrade, in stored.go).
+// The features' attributes decode into floodmap.HazardArea and
+// floodmap.Panel, and floodmap.Section turns them into the flood section,
+// the rules the flood maps loaded from FEMA's downloads share: -9999 and
+// empty text are null, SFHA_TF becomes a *bool, EFF_DATE "YYYY-MM-DD"; of
+// several features at a point (one on a zone boundary) the riskiest is
+// reported, ties going to the one inside the Special Flood Hazard Area,
+// then to the one with a base flood elevation; of several panels (one on a
+// county line) the one of the reported zone's DFIRM_ID, then the most
+// recent. Each Flood carries a risk level (RiskLevel) and a description of
+// the zone in words (Description). Its Source is Name. Flood values stored
+// by a version that named the panel firm_panel and had no description are
+// rewritten in the current shape when the service reads them back
+// (Upgrade, in stored.go).
 //
 // hazards.fema.gov accepts only TLS 1.2 with modern cipher suites, which Go's
 // default TLS configuration offers; a custom transport must not restrict them.

@@ -7,6 +7,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/floodmap"
 	"github.com/propertyd/propertyd/providers/modules/upstream"
 )
 
@@ -98,7 +99,8 @@ func (c *Client) Validate() error {
 // error; a point on no panel has a nil PanelNumber. RiskLevel is
 // RiskLevel(zone, subtype), raised to RiskHigh when SFHA_TF says the point is
 // in a Special Flood Hazard Area, the flag FEMA calls authoritative;
-// Description is Description(zone, subtype).
+// Description is Description(zone, subtype): the rules of floodmap.Section,
+// which the loaded flood maps share.
 //
 // Errors: KindInvalid (invalid_parameter) for a coordinate out of range;
 // KindUpstream (upstream_error, or upstream_rate_limited for HTTP 429, with
@@ -120,8 +122,8 @@ func (c *Client) Flood(ctx context.Context, p providers.Point) (_ *providers.Flo
 		return nil, providers.As(err)
 	}
 	var (
-		zones  []zoneAttrs
-		panels []panelAttrs
+		zones  []floodmap.HazardArea
+		panels []floodmap.Panel
 	)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
@@ -129,7 +131,7 @@ func (c *Client) Flood(ctx context.Context, p providers.Point) (_ *providers.Flo
 		if err != nil {
 			return err
 		}
-		zones, err = decodeFeatures[zoneAttrs](body, "flood hazard zones")
+		zones, err = decodeFeatures[floodmap.HazardArea](body, "flood hazard zones")
 		return err
 	})
 	g.Go(func() error {
@@ -137,7 +139,7 @@ func (c *Client) Flood(ctx context.Context, p providers.Point) (_ *providers.Flo
 		if err != nil {
 			return err
 		}
-		panels, err = decodeFeatures[panelAttrs](body, "FIRM panels")
+		panels, err = decodeFeatures[floodmap.Panel](body, "FIRM panels")
 		return err
 	})
 	if err := g.Wait(); err != nil {
@@ -151,31 +153,10 @@ func (c *Client) Flood(ctx context.Context, p providers.Point) (_ *providers.Flo
 	return build(zones, panels), nil
 }
 
-// build turns the decoded features into the Flood section.
-func build(zones []zoneAttrs, panels []panelAttrs) *providers.Flood {
-	f := &providers.Flood{RiskLevel: providers.RiskUndetermined, Source: Name}
-	dfirm := ""
-	if z, ok := pickZone(zones); ok {
-		f.Zone = z.Zone
-		f.ZoneSubtype = z.Subtype
-		f.SpecialFloodHazard = z.sfha()
-		f.StaticBFE = z.bfe()
-		f.RiskLevel = z.risk()
-		dfirm = deref(z.DFIRMID)
-	}
-	f.Description = Description(deref(f.Zone), deref(f.ZoneSubtype))
-	if pn, ok := pickPanel(panels, dfirm); ok {
-		f.PanelNumber = pn.Panel
-		if d, ok := pn.effective(); ok {
-			f.PanelEffectiveDate = &d
-		}
-	}
+// build turns the decoded features into the Flood section, by the rules
+// the loaded flood maps share (floodmap.Section).
+func build(zones []floodmap.HazardArea, panels []floodmap.Panel) *providers.Flood {
+	f := floodmap.Section(zones, panels)
+	f.Source = Name
 	return f
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }

@@ -54,3 +54,10 @@ func Upgrade(data []byte) []byte {
 	}
 	return out
 }
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/paulmach/orb"
+	"github.com/paulmach/orb/planar"
 )
 
 // FEMAZonesLayer and FEMAPanelsLayer are the layer ids of the real NFHL
@@ -25,8 +29,15 @@ const FEMANoBFE = -9999.0
 // panel query whose point lies in it returns its features, so two areas that
 // share an edge model a point on a zone boundary. The zero value of each
 // text field is sent as null.
+//
+// Shape, when set, is the area instead of the rectangle: an orb.Polygon or
+// orb.MultiPolygon in longitude, latitude, as a flood map file holds its
+// polygons, so a point in a hole (the floodway cut out of its zone) is
+// outside it. Edges are included, those of holes too, as the service's
+// esriSpatialRelIntersects has them. Any other geometry holds no point.
 type FloodArea struct {
 	MinLat, MinLng, MaxLat, MaxLng float64
+	Shape                          orb.Geometry
 
 	Zone      string  // FLD_ZONE, e.g. "AE"; "" puts no zone polygon in the area (a panel only)
 	Subtype   string  // ZONE_SUBTY, e.g. "FLOODWAY"
@@ -40,7 +51,48 @@ type FloodArea struct {
 }
 
 func (a FloodArea) contains(lat, lng float64) bool {
-	return lat >= a.MinLat && lat <= a.MaxLat && lng >= a.MinLng && lng <= a.MaxLng
+	pt := orb.Point{lng, lat}
+	switch s := a.Shape.(type) {
+	case nil:
+		return lat >= a.MinLat && lat <= a.MaxLat && lng >= a.MinLng && lng <= a.MaxLng
+	case orb.Polygon:
+		return femaPolygonHolds(s, pt)
+	case orb.MultiPolygon:
+		for _, p := range s {
+			if femaPolygonHolds(p, pt) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// femaPolygonHolds reports whether pt is in p or on one of its edges, a
+// hole's edge included (planar.PolygonContains counts that one out).
+func femaPolygonHolds(p orb.Polygon, pt orb.Point) bool {
+	if len(p) == 0 || !planar.RingContains(p[0], pt) {
+		return false
+	}
+	for _, hole := range p[1:] {
+		if planar.RingContains(hole, pt) && !femaOnRing(hole, pt) {
+			return false
+		}
+	}
+	return true
+}
+
+// femaOnRing reports whether pt lies on an edge of r.
+func femaOnRing(r orb.Ring, pt orb.Point) bool {
+	for i := 0; i+1 < len(r); i++ {
+		a, b := r[i], r[i+1]
+		cross := (b[0]-a[0])*(pt[1]-a[1]) - (b[1]-a[1])*(pt[0]-a[0])
+		if cross == 0 &&
+			pt[0] >= math.Min(a[0], b[0]) && pt[0] <= math.Max(a[0], b[0]) &&
+			pt[1] >= math.Min(a[1], b[1]) && pt[1] <= math.Max(a[1], b[1]) {
+			return true
+		}
+	}
+	return false
 }
 
 // FEMALayerPath is the path, below the MapServer's base URL, of the point
