@@ -233,11 +233,12 @@ func ServerTimeouts(requestTimeout time.Duration) (io, idle time.Duration) {
 // App returns the Fiber app, for tests (app.Test) and for serving.
 func (g *Gateway) App() *fiber.App { return g.app }
 
-// Serve answers the connections ln accepts until Shutdown. It first
-// starts compressing the API reference's files in the background, once
-// per process (see reference).
+// Serve answers the connections ln accepts until Shutdown. The API
+// reference's files are compressed when first asked for in a coding (see
+// staticFile.in), not at start: compressing the docs page's script takes
+// about a CPU second, which at start would be taken from the first
+// requests (and from every measurement of them).
 func (g *Gateway) Serve(ln net.Listener) error {
-	go reference().compress()
 	return g.app.Listener(g.conns.listen(ln))
 }
 
