@@ -16,10 +16,11 @@
 --
 -- A shape of more than 1,024 points (banded = 1) is read by band:
 -- layer_polygon_bands keeps its edges again, split at latitudes into
--- bands of about 96 edges (each edge in every band its latitudes reach
--- into), as chains of points; a point is tested against the band its
--- latitude falls in, the last whose south is at or below it. A flood zone
--- of half a million points is an 8 MB shape.
+-- bands, one starting every 512 edges (each edge in every band its
+-- latitudes reach into), as chains of points; a point is tested against the band its
+-- latitude falls in, the last whose south is at or below it. A zone X of
+-- a county's flood layer, with its special flood hazard areas as holes,
+-- can be a 10 MB shape.
 --
 -- A generation is dropped a few thousand ids a transaction, each range
 -- sought in layer_polygons_generation (which holds the rowid after its
