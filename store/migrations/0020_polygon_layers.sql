@@ -24,8 +24,10 @@
 --
 -- A generation is dropped a few thousand ids a transaction, each range
 -- sought in layer_polygons_generation (which holds the rowid after its
--- columns, so a generation's ids are in order there). PostgreSQL's 0020 is
--- the same, with a GiST index of the boxes.
+-- columns, so a generation's ids are in order there); a point's read
+-- never goes through it (the R*Tree is read first). PostgreSQL's 0020
+-- keeps the same tables, the boxes in a GiST index, and no index of the
+-- generation (its 0020 says why).
 CREATE TABLE layer_polygons (
     id         INTEGER PRIMARY KEY,
     layer      TEXT    NOT NULL,
