@@ -19,6 +19,7 @@ import (
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store/internal/factsql"
 	"github.com/propertyd/propertyd/store/internal/osmsql"
+	"github.com/propertyd/propertyd/store/internal/polysql"
 	"github.com/propertyd/propertyd/store/internal/rules"
 )
 
@@ -57,6 +58,9 @@ type DB struct {
 	// Extracts are the OpenStreetMap extracts: providers.OSMStore,
 	// written once for both engines (store/internal/osmsql).
 	osmsql.Extracts
+	// Layers are the polygon layers: providers.PolygonStore, written
+	// once for both engines (store/internal/polysql).
+	polysql.Layers
 
 	closeOnce sync.Once
 	closeErr  error
@@ -65,6 +69,7 @@ type DB struct {
 var (
 	_ providers.Store        = (*DB)(nil)
 	_ providers.OSMFactStore = (*DB)(nil)
+	_ providers.PolygonStore = (*DB)(nil)
 )
 
 // Open opens the database at path, creating the file and its folder when
@@ -160,6 +165,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	db := &DB{writer: writer, readers: rdb, now: now, busy: busy, writerBusy: busy}
 	db.Store = factsql.Store{Facts: db.newFacts()}
 	db.Extracts = db.newExtracts()
+	db.Layers = db.newLayers()
 	if err := db.Ping(ctx); err != nil {
 		db.Close()
 		return nil, err

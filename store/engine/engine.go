@@ -30,6 +30,8 @@ type Store interface {
 	providers.FactStore
 	// The OpenStreetMap extracts.
 	providers.OSMStore
+	// The layers of polygons loaded from files.
+	providers.PolygonStore
 
 	// Counts returns how many records and section values the database
 	// holds.

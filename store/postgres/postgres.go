@@ -17,6 +17,7 @@ import (
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store/internal/factsql"
 	"github.com/propertyd/propertyd/store/internal/osmsql"
+	"github.com/propertyd/propertyd/store/internal/polysql"
 	"github.com/propertyd/propertyd/store/internal/rules"
 )
 
@@ -48,6 +49,9 @@ type DB struct {
 	// Extracts are the OpenStreetMap extracts: providers.OSMStore,
 	// written once for both engines (store/internal/osmsql).
 	osmsql.Extracts
+	// Layers are the polygon layers: providers.PolygonStore, written
+	// once for both engines (store/internal/polysql).
+	polysql.Layers
 
 	closeOnce sync.Once
 }
@@ -55,6 +59,7 @@ type DB struct {
 var (
 	_ providers.Store        = (*DB)(nil)
 	_ providers.OSMFactStore = (*DB)(nil)
+	_ providers.PolygonStore = (*DB)(nil)
 )
 
 // defaultConnectTimeout bounds connecting when the URL does not say, so a
@@ -110,6 +115,7 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	db := &DB{pool: pool, now: now}
 	db.Store = factsql.Store{Facts: db.newFacts()}
 	db.Extracts = db.newExtracts()
+	db.Layers = db.newLayers()
 	if err := migrate(ctx, pool, migrationFS); err != nil {
 		db.Close()
 		return nil, err

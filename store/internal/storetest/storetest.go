@@ -21,12 +21,14 @@ import (
 
 // Store is what the table exercises: the providers.Store every engine
 // implements, the bulk section writes a state's tracts are stored with,
-// and the bulk and attribute writes that import and the benchmarks use.
+// the bulk and attribute writes that import and the benchmarks use, and
+// the polygon layers.
 type Store interface {
 	providers.Store
 	providers.SectionCopier
 	SeedProperties(ctx context.Context, props []providers.Property) error
 	providers.OSMFactStore
+	providers.PolygonStore
 }
 
 // Opener opens a handle on one test database, with now as its clock (nil
