@@ -46,6 +46,27 @@ func RegisterCensusGeocoder(mt *httpmock.MockTransport, baseURL string, places .
 	register(mt, strings.TrimRight(baseURL, "/"), fakeupstream.CensusGeocoder(places...))
 }
 
+// CensusArea is one county or census tract polygon of the fake Census
+// geocoder's map (see RegisterCensusGeocoderAreas). Shape is an
+// orb.Polygon or orb.MultiPolygon in longitude, latitude, as a TIGER/Line
+// file holds it: a point in a hole is outside, one on any edge inside. An
+// area with a Tract (6 digits) is a tract; one without is a county named
+// CountyName as the geocoder names it ("Fairfax County"). StateFIPS (2
+// digits) and CountyFIPS (3) are its codes, State the USPS code sent on
+// the States layer with a county.
+type CensusArea = fakeupstream.CensusArea
+
+// RegisterCensusGeocoderAreas is RegisterCensusGeocoder answering
+// geographies from county and tract polygons, as the real service answers
+// from its TIGER map, instead of the places' own codes: a reverse lookup
+// answers with every county and tract holding the point (empty layers when
+// none does), an address match with those holding the place's point, and a
+// batch row with their codes. The places' StateFIPS, CountyFIPS,
+// CountyName, Tract and Block are then unused.
+func RegisterCensusGeocoderAreas(mt *httpmock.MockTransport, baseURL string, areas []CensusArea, places ...CensusPlace) {
+	register(mt, strings.TrimRight(baseURL, "/"), fakeupstream.CensusGeocoderAreas(areas, places...))
+}
+
 // CensusFailWith makes every Census geocoder route under baseURL answer with
 // status and body, replacing earlier responders; the Content-Type follows the
 // body (JSON, HTML or plain text). Use CensusRespondWith to add headers such

@@ -14,6 +14,7 @@ import (
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/modules/upstream"
+	"github.com/propertyd/propertyd/providers/tiger"
 )
 
 // MaxBatchRows is the most rows the upstream accepts in one batch file; the
@@ -227,13 +228,10 @@ func batchRecord(rec []string) (BatchResult, error) {
 	}
 	res.Location.Point = pt
 	if len(rec) >= 11 {
-		state, county, tract := strings.TrimSpace(rec[8]), strings.TrimSpace(rec[9]), strings.TrimSpace(rec[10])
-		if digits(state, 2) && digits(county, 3) {
-			res.Location.FIPSCode = state + county
-		}
-		if digits(tract, 6) {
-			res.Location.CensusTract = tract
-		}
+		// The codes of the county and tract, as tiger.Locate reads them
+		// (a batch answer names no county).
+		place, _ := tiger.Locate(&tiger.County{StateFP: rec[8], CountyFP: rec[9]}, &tiger.Tract{TractCE: rec[10]})
+		res.Location.FIPSCode, res.Location.CensusTract = place.FIPSCode, place.CensusTract
 	}
 	return res, nil
 }

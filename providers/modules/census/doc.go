@@ -46,6 +46,11 @@
 //     "Tribal Census Tracts".
 //   - A layer array may hold {"status":"Layer query encountered an error..."}
 //     objects instead of geographies, still with HTTP 200; they are skipped.
+//   - The county, FIPS code and tract are read from the Counties and Census
+//     Tracts layers by package tiger's Locate, the definition that loaded
+//     TIGER/Line boundaries share: the layers' NAME is TIGER/Line's NAMELSAD
+//     ("Fairfax County"), STATE, COUNTY and TRACT its STATEFP, COUNTYFP and
+//     TRACTCE.
 //   - Field types drift between vintages (POP100 is a number or ""), so only
 //     the few fields needed are decoded, each accepting a string or a number.
 //   - x is the longitude and y the latitude, in requests and responses.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/tiger"
 )
 
 // The wire types decode only what a Location needs; every other field of the
@@ -45,13 +46,14 @@ type geographies map[string]json.RawMessage
 // geography is the part of a layer entry used here. An error entry has only
 // Status.
 type geography struct {
-	GEOID  text `json:"GEOID"`
-	STATE  text `json:"STATE"`
-	COUNTY text `json:"COUNTY"`
-	TRACT  text `json:"TRACT"`
-	NAME   text `json:"NAME"`
-	STUSAB text `json:"STUSAB"` // USPS state code, on the States layer
-	Status text `json:"status"`
+	GEOID    text `json:"GEOID"`
+	STATE    text `json:"STATE"`
+	COUNTY   text `json:"COUNTY"`
+	TRACT    text `json:"TRACT"`
+	NAME     text `json:"NAME"`
+	BASENAME text `json:"BASENAME"`
+	STUSAB   text `json:"STUSAB"` // USPS state code, on the States layer
+	Status   text `json:"status"`
 }
 
 func (g geography) valid() bool {
@@ -147,69 +149,37 @@ func (g geographies) first(want string) (geography, bool) {
 	return geography{}, false
 }
 
-// fillGeographies sets County, FIPSCode and CensusTract of loc from g, and
-// State from the States layer when loc has none (a reverse lookup), and
-// reports whether a county was found. FIPSCode falls back to the tract's
-// GEOID when the county layer failed.
+// fillGeographies sets County, FIPSCode and CensusTract of loc from g
+// through tiger.Locate, the definition loaded TIGER/Line boundaries share,
+// and State from the States layer when loc has none (a reverse lookup), and
+// reports whether a county was found.
 func fillGeographies(loc *providers.Location, g geographies) bool {
 	if st, ok := g.first(statesLayer); ok && loc.State == "" && len(st.STUSAB) == 2 {
 		loc.State = strings.ToUpper(string(st.STUSAB))
 	}
-	county, hasCounty := g.first(countiesLayer)
-	if hasCounty {
-		loc.County = string(county.NAME)
-		loc.FIPSCode = countyFIPS(county)
+	var county *tiger.County
+	if c, ok := g.first(countiesLayer); ok {
+		county = c.county()
 	}
-	if tract, ok := g.first(tractsLayer); ok {
-		loc.CensusTract = tractCode(tract)
-		if loc.FIPSCode == "" {
-			loc.FIPSCode = tractCountyFIPS(tract)
-		}
+	var tract *tiger.Tract
+	if t, ok := g.first(tractsLayer); ok {
+		tract = t.tract()
 	}
-	return hasCounty
+	place, found := tiger.Locate(county, tract)
+	loc.County, loc.FIPSCode, loc.CensusTract = place.County, place.FIPSCode, place.CensusTract
+	return found
 }
 
-// countyFIPS returns the five-digit county FIPS code of a county entry:
-// its GEOID, else STATE+COUNTY, else "".
-func countyFIPS(g geography) string {
-	if id := string(g.GEOID); digits(id, 5) {
-		return id
-	}
-	if id := string(g.STATE) + string(g.COUNTY); digits(string(g.STATE), 2) && digits(id, 5) {
-		return id
-	}
-	return ""
+// county and tract read an entry of the Counties or Census Tracts layer in
+// TIGER/Line's names: the layers are TIGERweb's, whose STATE, COUNTY and
+// TRACT are STATEFP, COUNTYFP and TRACTCE, whose BASENAME is TIGER/Line's
+// NAME and whose NAME is its NAMELSAD ("Fairfax County").
+func (g geography) county() *tiger.County {
+	return &tiger.County{StateFP: string(g.STATE), CountyFP: string(g.COUNTY), GEOID: string(g.GEOID),
+		Name: string(g.BASENAME), NameLSAD: string(g.NAME)}
 }
 
-// tractCode returns the six-digit tract code of a tract entry: its TRACT,
-// else the last six digits of its 11-digit GEOID, else "".
-func tractCode(g geography) string {
-	if t := string(g.TRACT); digits(t, 6) {
-		return t
-	}
-	if id := string(g.GEOID); digits(id, 11) {
-		return id[5:]
-	}
-	return ""
-}
-
-// tractCountyFIPS returns the county FIPS code a tract entry belongs to.
-func tractCountyFIPS(g geography) string {
-	if id := string(g.GEOID); digits(id, 11) {
-		return id[:5]
-	}
-	return countyFIPS(geography{STATE: g.STATE, COUNTY: g.COUNTY})
-}
-
-// digits reports whether s is exactly n ASCII digits.
-func digits(s string, n int) bool {
-	if len(s) != n {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
+func (g geography) tract() *tiger.Tract {
+	return &tiger.Tract{StateFP: string(g.STATE), CountyFP: string(g.COUNTY), TractCE: string(g.TRACT),
+		GEOID: string(g.GEOID), Name: string(g.BASENAME), NameLSAD: string(g.NAME)}
 }

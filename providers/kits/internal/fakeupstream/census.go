@@ -12,6 +12,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/paulmach/orb"
+
 	"github.com/propertyd/propertyd/providers"
 )
 
@@ -29,6 +31,40 @@ type CensusPlace struct {
 	CountyName               string
 	StateFIPS, CountyFIPS    string
 	Tract, Block             string
+}
+
+// CensusArea is one county or census tract of the fake Census geocoder's
+// map, for answering with the geographies of the polygons holding a point
+// as the real service does (see CensusGeocoderAreas). Shape is an
+// orb.Polygon or orb.MultiPolygon in longitude, latitude, as a boundary
+// file holds it: a point in a hole is outside, one on any edge inside. An
+// area with a Tract is a tract of the Census Tracts layer; one without is a
+// county of the Counties layer, named CountyName as the geocoder names it
+// ("Fairfax County", "District of Columbia"). State is the USPS code sent
+// on the States layer with a county.
+type CensusArea struct {
+	Shape                 orb.Geometry
+	State                 string
+	StateFIPS, CountyFIPS string
+	Tract                 string
+	CountyName            string
+}
+
+// contains reports whether the area's shape holds the point, edges
+// included.
+func (a CensusArea) contains(lat, lng float64) bool {
+	pt := orb.Point{lng, lat}
+	switch s := a.Shape.(type) {
+	case orb.Polygon:
+		return polygonHolds(s, pt)
+	case orb.MultiPolygon:
+		for _, p := range s {
+			if polygonHolds(p, pt) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // censusReverseRadius is how close a coordinate must be to a place for the
@@ -57,8 +93,17 @@ const censusReverseRadius = 5000.0
 // A request without format=json gets an HTML page, as from the real service;
 // one without benchmark (or, for geographies, vintage) or without an address
 // gets HTTP 400 with an {"errors":[...]} body.
-func CensusGeocoder(places ...CensusPlace) []Route {
-	f := &censusFake{places: append([]CensusPlace(nil), places...)}
+func CensusGeocoder(places ...CensusPlace) []Route { return CensusGeocoderAreas(nil, places...) }
+
+// CensusGeocoderAreas is CensusGeocoder answering geographies from a map of
+// county and tract polygons instead of the places' own codes: a reverse
+// lookup answers with the counties and tracts holding the point (one entry
+// each, in the order given; empty layers when none does), an address match
+// with those holding the place's point, and a batch row with their codes
+// (no block). A place's StateFIPS, CountyFIPS, CountyName, Tract and Block
+// are then unused. Without areas it is CensusGeocoder.
+func CensusGeocoderAreas(areas []CensusArea, places ...CensusPlace) []Route {
+	f := &censusFake{places: append([]CensusPlace(nil), places...), areas: append([]CensusArea(nil), areas...)}
 	return []Route{
 		{Method: http.MethodGet, Path: "/geographies/address", Serve: f.address},
 		{Method: http.MethodGet, Path: "/geographies/onelineaddress", Serve: f.oneLine},
@@ -86,6 +131,63 @@ func censusContentType(body string) string {
 
 type censusFake struct {
 	places []CensusPlace
+	areas  []CensusArea
+}
+
+// geographies returns the layers of a place: from the areas holding its
+// point when the fake has areas, else from its own codes.
+func (f *censusFake) geographies(p CensusPlace) map[string][]any {
+	if len(f.areas) == 0 {
+		return censusGeographies(p)
+	}
+	return f.geographiesAt(p.Lat, p.Lng)
+}
+
+// geographiesAt builds the layers of the areas holding a point: each
+// county's entry (the first also giving the States layer) and each tract's,
+// with the keys and formats censusGeographies gives them, centroids at the
+// middle of the area's bounds.
+func (f *censusFake) geographiesAt(lat, lng float64) map[string][]any {
+	g := censusEmptyGeographies()
+	for _, a := range f.areas {
+		if !a.contains(lat, lng) {
+			continue
+		}
+		c := a.Shape.Bound().Center()
+		p := CensusPlace{State: a.State, StateFIPS: a.StateFIPS, CountyFIPS: a.CountyFIPS,
+			CountyName: a.CountyName, Tract: a.Tract, Lat: c.Lat(), Lng: c.Lon()}
+		one := censusGeographies(p)
+		if a.Tract != "" {
+			g[censusTractsLayer] = append(g[censusTractsLayer], one[censusTractsLayer]...)
+			continue
+		}
+		g[censusCountiesLayer] = append(g[censusCountiesLayer], one[censusCountiesLayer]...)
+		if len(g[censusStatesLayer]) == 0 {
+			g[censusStatesLayer] = one[censusStatesLayer]
+		}
+	}
+	return g
+}
+
+// codes returns the state, county, tract and block codes of a batch row:
+// the place's own, or those of the first county and tract holding its
+// point when the fake has areas.
+func (f *censusFake) codes(p CensusPlace) (state, county, tract, block string) {
+	if len(f.areas) == 0 {
+		return p.StateFIPS, p.CountyFIPS, p.Tract, p.Block
+	}
+	for _, a := range f.areas {
+		if !a.contains(p.Lat, p.Lng) {
+			continue
+		}
+		switch {
+		case a.Tract != "" && tract == "":
+			tract = a.Tract
+		case a.Tract == "" && county == "":
+			state, county = a.StateFIPS, a.CountyFIPS
+		}
+	}
+	return state, county, tract, ""
 }
 
 // censusHTML is what the real service renders when format=json is missing.
@@ -132,7 +234,7 @@ func (f *censusFake) address(req *http.Request) Reply {
 		"vintage":   censusVintage(q.Get("vintage")),
 	}
 	matches := f.match(street, q.Get("state"))
-	return censusJSON(http.StatusOK, censusAddressResult(input, matches))
+	return censusJSON(http.StatusOK, f.addressResult(input, matches))
 }
 
 func (f *censusFake) oneLine(req *http.Request) Reply {
@@ -165,7 +267,7 @@ func (f *censusFake) oneLine(req *http.Request) Reply {
 			}
 		}
 	}
-	return censusJSON(http.StatusOK, censusAddressResult(input, matches))
+	return censusJSON(http.StatusOK, f.addressResult(input, matches))
 }
 
 func (f *censusFake) coordinates(req *http.Request) Reply {
@@ -178,18 +280,11 @@ func (f *censusFake) coordinates(req *http.Request) Reply {
 	if errX != nil || errY != nil {
 		return censusBadRequest("Invalid coordinates: x and y must be numbers")
 	}
-	at := providers.Point{Lat: y, Lng: x}
-	var nearest *CensusPlace
-	best := math.Inf(1)
-	for i := range f.places {
-		p := &f.places[i]
-		if d := at.DistanceMeters(providers.Point{Lat: p.Lat, Lng: p.Lng}); d <= censusReverseRadius && d < best {
-			nearest, best = p, d
-		}
-	}
 	geos := censusEmptyGeographies()
-	if nearest != nil {
-		geos = censusGeographies(*nearest)
+	if len(f.areas) > 0 {
+		geos = f.geographiesAt(y, x)
+	} else if p := f.nearest(y, x); p != nil {
+		geos = censusGeographies(*p)
 	}
 	return censusJSON(http.StatusOK, map[string]any{"result": map[string]any{
 		"input": map[string]any{
@@ -199,6 +294,21 @@ func (f *censusFake) coordinates(req *http.Request) Reply {
 		},
 		"geographies": geos,
 	}})
+}
+
+// nearest returns the place nearest the point within censusReverseRadius,
+// or nil.
+func (f *censusFake) nearest(y, x float64) *CensusPlace {
+	at := providers.Point{Lat: y, Lng: x}
+	var nearest *CensusPlace
+	best := math.Inf(1)
+	for i := range f.places {
+		p := &f.places[i]
+		if d := at.DistanceMeters(providers.Point{Lat: p.Lat, Lng: p.Lng}); d <= censusReverseRadius && d < best {
+			nearest, best = p, d
+		}
+	}
+	return nearest
 }
 
 func (f *censusFake) batch(req *http.Request) Reply {
@@ -245,9 +355,10 @@ func (f *censusFake) batch(req *http.Request) Reply {
 			if m[0].exact {
 				matchType = "Exact"
 			}
+			state, county, tract, block := f.codes(p)
 			fields = append(fields, "Match", matchType, p.matchedAddress(),
 				strconv.FormatFloat(p.Lng, 'f', -1, 64)+","+strconv.FormatFloat(p.Lat, 'f', -1, 64),
-				p.tigerLineID(), "L", p.StateFIPS, p.CountyFIPS, p.Tract, p.Block)
+				p.tigerLineID(), "L", state, county, tract, block)
 		default:
 			fields = append(fields, "Tie")
 		}
@@ -406,13 +517,13 @@ func censusAbbreviations(pairs ...string) map[string]string {
 	return m
 }
 
-func censusAddressResult(input map[string]any, matches []censusMatch) map[string]any {
+func (f *censusFake) addressResult(input map[string]any, matches []censusMatch) map[string]any {
 	am := make([]any, 0, len(matches))
 	for _, m := range matches {
 		p := m.place
 		am = append(am, map[string]any{
 			"tigerLine":         map[string]string{"tigerLineId": p.tigerLineID(), "side": "L"},
-			"geographies":       censusGeographies(p),
+			"geographies":       f.geographies(p),
 			"matchedAddress":    p.matchedAddress(),
 			"coordinates":       map[string]float64{"x": p.Lng, "y": p.Lat},
 			"addressComponents": censusComponents(p),

@@ -56,10 +56,10 @@ func (a FloodArea) contains(lat, lng float64) bool {
 	case nil:
 		return lat >= a.MinLat && lat <= a.MaxLat && lng >= a.MinLng && lng <= a.MaxLng
 	case orb.Polygon:
-		return femaPolygonHolds(s, pt)
+		return polygonHolds(s, pt)
 	case orb.MultiPolygon:
 		for _, p := range s {
-			if femaPolygonHolds(p, pt) {
+			if polygonHolds(p, pt) {
 				return true
 			}
 		}
@@ -67,22 +67,22 @@ func (a FloodArea) contains(lat, lng float64) bool {
 	return false
 }
 
-// femaPolygonHolds reports whether pt is in p or on one of its edges, a
+// polygonHolds reports whether pt is in p or on one of its edges, a
 // hole's edge included (planar.PolygonContains counts that one out).
-func femaPolygonHolds(p orb.Polygon, pt orb.Point) bool {
+func polygonHolds(p orb.Polygon, pt orb.Point) bool {
 	if len(p) == 0 || !planar.RingContains(p[0], pt) {
 		return false
 	}
 	for _, hole := range p[1:] {
-		if planar.RingContains(hole, pt) && !femaOnRing(hole, pt) {
+		if planar.RingContains(hole, pt) && !onRing(hole, pt) {
 			return false
 		}
 	}
 	return true
 }
 
-// femaOnRing reports whether pt lies on an edge of r.
-func femaOnRing(r orb.Ring, pt orb.Point) bool {
+// onRing reports whether pt lies on an edge of r.
+func onRing(r orb.Ring, pt orb.Point) bool {
 	for i := 0; i+1 < len(r); i++ {
 		a, b := r[i], r[i+1]
 		cross := (b[0]-a[0])*(pt[1]-a[1]) - (b[1]-a[1])*(pt[0]-a[0])
