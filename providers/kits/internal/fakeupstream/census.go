@@ -53,18 +53,7 @@ type CensusArea struct {
 // contains reports whether the area's shape holds the point, edges
 // included.
 func (a CensusArea) contains(lat, lng float64) bool {
-	pt := orb.Point{lng, lat}
-	switch s := a.Shape.(type) {
-	case orb.Polygon:
-		return polygonHolds(s, pt)
-	case orb.MultiPolygon:
-		for _, p := range s {
-			if polygonHolds(p, pt) {
-				return true
-			}
-		}
-	}
-	return false
+	return shapeHolds(a.Shape, orb.Point{lng, lat})
 }
 
 // censusReverseRadius is how close a coordinate must be to a place for the

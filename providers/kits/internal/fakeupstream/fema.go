@@ -52,9 +52,16 @@ type FloodArea struct {
 
 func (a FloodArea) contains(lat, lng float64) bool {
 	pt := orb.Point{lng, lat}
-	switch s := a.Shape.(type) {
-	case nil:
+	if a.Shape == nil {
 		return lat >= a.MinLat && lat <= a.MaxLat && lng >= a.MinLng && lng <= a.MaxLng
+	}
+	return shapeHolds(a.Shape, pt)
+}
+
+// shapeHolds reports whether the polygon or multipolygon g holds pt, edges
+// included (see polygonHolds); any other geometry holds nothing.
+func shapeHolds(g orb.Geometry, pt orb.Point) bool {
+	switch s := g.(type) {
 	case orb.Polygon:
 		return polygonHolds(s, pt)
 	case orb.MultiPolygon:
