@@ -404,9 +404,13 @@ func TestBreakerOpensFailsFastAndRecovers(t *testing.T) {
 			if got := r.sb.Calls(target.upstream); got != calls {
 				t.Fatalf("open breaker let %d calls through to %s", got-calls, target.upstream)
 			}
+			// The count above is what proves the upstream was not asked;
+			// the time only shows nothing waited on it (its timeout is 1 s).
+			// The bound leaves room for a suite sharing two cores: 5 ms
+			// failed there with medians of 5.0 and 5.4 ms.
 			slices.Sort(took)
-			if took[len(took)/2] > 5*time.Millisecond {
-				t.Fatalf("open breaker answers took %v (median %v), want under 5ms", took, took[len(took)/2])
+			if took[len(took)/2] > 100*time.Millisecond {
+				t.Fatalf("open breaker answers took %v (median %v), want under 100ms", took, took[len(took)/2])
 			}
 
 			// Half-open with the upstream still failing: one trial call,
