@@ -141,3 +141,58 @@ func TestREADMEShowsTheNewestSchemaVersion(t *testing.T) {
 		t.Errorf("the README's migrate example does not show the step to schema version %d", v)
 	}
 }
+
+// TestREADMEContentsListsEverySection: the contents list names every
+// section and subsection after it, in order, each by the anchor a
+// Markdown renderer makes of its title.
+func TestREADMEContentsListsEverySection(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	start := strings.Index(text, "\n## Contents\n")
+	if start < 0 {
+		t.Fatal(`the README has no "## Contents"`)
+	}
+	body := text[start+len("\n## Contents\n"):]
+	end := strings.Index(body, "\n## ")
+	list, rest := body[:end], body[end:]
+	entry := regexp.MustCompile(`(?m)^( *)- \[(.+)\]\(#([^)]+)\)$`)
+	var got []string
+	for _, m := range entry.FindAllStringSubmatch(list, -1) {
+		got = append(got, m[1]+m[3])
+	}
+	heading := regexp.MustCompile("(?m)^(##+) (.+)$")
+	inCode := false
+	var want []string
+	for _, line := range strings.Split(rest, "\n") {
+		if strings.HasPrefix(line, "```") {
+			inCode = !inCode
+		}
+		m := heading.FindStringSubmatch(line)
+		if inCode || m == nil || len(m[1]) > 3 {
+			continue
+		}
+		indent := strings.Repeat("  ", len(m[1])-2)
+		want = append(want, indent+anchorOf(m[2]))
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the contents list:\n%s\nthe sections, as anchors:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// anchorOf is the anchor GitHub makes of a heading: lower case, spaces as
+// hyphens, punctuation but hyphens and underscores dropped.
+func anchorOf(title string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(title) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || ('a' <= r && r <= 'z') || ('0' <= r && r <= '9'):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
