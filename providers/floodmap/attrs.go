@@ -2,9 +2,8 @@ package floodmap
 
 import (
 	"fmt"
-	"math"
-	"strconv"
-	"strings"
+
+	"github.com/propertyd/propertyd/providers/geofile"
 )
 
 // HazardAreaFields are the columns of S_FLD_HAZ_AR that HazardArea holds, as
@@ -53,26 +52,26 @@ func HazardAreaOf(attrs map[string]any) (HazardArea, error) {
 		a   HazardArea
 		err error
 	)
-	get := lookup(attrs)
-	if a.Zone, err = text(get, "FLD_ZONE"); err != nil {
+	cols := geofile.Columns{Props: attrs}
+	if a.Zone, err = cols.Text("FLD_ZONE"); err != nil {
 		return HazardArea{}, err
 	}
-	if a.Subtype, err = text(get, "ZONE_SUBTY"); err != nil {
+	if a.Subtype, err = cols.Text("ZONE_SUBTY"); err != nil {
 		return HazardArea{}, err
 	}
-	if b, ok := get("SFHA_TF").(bool); ok {
+	if b, ok := cols.Value("SFHA_TF").(bool); ok {
 		v := map[bool]string{true: "T", false: "F"}[b]
 		a.SFHA = &v
-	} else if a.SFHA, err = text(get, "SFHA_TF"); err != nil {
+	} else if a.SFHA, err = cols.Text("SFHA_TF"); err != nil {
 		return HazardArea{}, err
 	}
-	if a.StaticBFE, err = number(get, "STATIC_BFE"); err != nil {
+	if a.StaticBFE, err = cols.Number("STATIC_BFE"); err != nil {
 		return HazardArea{}, err
 	}
-	if a.Depth, err = number(get, "DEPTH"); err != nil {
+	if a.Depth, err = cols.Number("DEPTH"); err != nil {
 		return HazardArea{}, err
 	}
-	if a.DFIRMID, err = text(get, "DFIRM_ID"); err != nil {
+	if a.DFIRMID, err = cols.Text("DFIRM_ID"); err != nil {
 		return HazardArea{}, err
 	}
 	return a, nil
@@ -85,74 +84,18 @@ func PanelOf(attrs map[string]any) (Panel, error) {
 		pn  Panel
 		err error
 	)
-	get := lookup(attrs)
-	if pn.Panel, err = text(get, "FIRM_PAN"); err != nil {
+	cols := geofile.Columns{Props: attrs}
+	if pn.Panel, err = cols.Text("FIRM_PAN"); err != nil {
 		return Panel{}, err
 	}
-	if pn.Effective, err = DateOf(get("EFF_DATE")); err != nil {
+	if pn.Effective, err = DateOf(cols.Value("EFF_DATE")); err != nil {
 		return Panel{}, fmt.Errorf("column EFF_DATE: %w", err)
 	}
-	if pn.PanelType, err = text(get, "PANEL_TYP"); err != nil {
+	if pn.PanelType, err = cols.Text("PANEL_TYP"); err != nil {
 		return Panel{}, err
 	}
-	if pn.DFIRMID, err = text(get, "DFIRM_ID"); err != nil {
+	if pn.DFIRMID, err = cols.Text("DFIRM_ID"); err != nil {
 		return Panel{}, err
 	}
 	return pn, nil
-}
-
-// lookup returns a reader of attrs by column name: the exact name first,
-// then any name equal to it without regard to case.
-func lookup(attrs map[string]any) func(name string) any {
-	return func(name string) any {
-		if v, ok := attrs[name]; ok {
-			return v
-		}
-		for k, v := range attrs {
-			if strings.EqualFold(k, name) {
-				return v
-			}
-		}
-		return nil
-	}
-}
-
-// text reads a text column: nil, or a string as written.
-func text(get func(string) any, name string) (*string, error) {
-	switch v := get(name).(type) {
-	case nil:
-		return nil, nil
-	case string:
-		return &v, nil
-	default:
-		return nil, fmt.Errorf("column %s: %v (%T) is not text", name, v, v)
-	}
-}
-
-// number reads a number column: nil, an int64 or float64, or text holding a
-// number (blank is nil).
-func number(get func(string) any, name string) (*float64, error) {
-	var f float64
-	switch v := get(name).(type) {
-	case nil:
-		return nil, nil
-	case float64:
-		f = v
-	case int64:
-		f = float64(v)
-	case int:
-		f = float64(v)
-	case string:
-		s := strings.TrimSpace(v)
-		if s == "" {
-			return nil, nil
-		}
-		var err error
-		if f, err = strconv.ParseFloat(s, 64); err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, fmt.Errorf("column %s: %q is not a number", name, v)
-		}
-	default:
-		return nil, fmt.Errorf("column %s: %v (%T) is not a number", name, v, v)
-	}
-	return &f, nil
 }

@@ -3,8 +3,9 @@ package tiger
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
+
+	"github.com/propertyd/propertyd/providers/geofile"
 )
 
 // TractFields are the columns of a TIGER/Line census tract shapefile that
@@ -67,7 +68,7 @@ type County struct {
 // the loader to refuse the row with.
 func TractOf(attrs map[string]any) (Tract, error) {
 	var t Tract
-	r := reader{get: lookup(attrs)}
+	r := reader{cols: geofile.Columns{Props: attrs, Suffixes: editions}}
 	r.text(&t.StateFP, "STATEFP")
 	r.text(&t.CountyFP, "COUNTYFP")
 	r.text(&t.TractCE, "TRACTCE")
@@ -90,7 +91,7 @@ func TractOf(attrs map[string]any) (Tract, error) {
 // reads a tract.
 func CountyOf(attrs map[string]any) (County, error) {
 	var c County
-	r := reader{get: lookup(attrs)}
+	r := reader{cols: geofile.Columns{Props: attrs, Suffixes: editions}}
 	r.text(&c.StateFP, "STATEFP")
 	r.text(&c.CountyFP, "COUNTYFP")
 	r.text(&c.CountyNS, "COUNTYNS")
@@ -115,81 +116,30 @@ func CountyOf(attrs map[string]any) (County, error) {
 // after the plain name.
 var editions = []string{"20", "10"}
 
-// lookup returns a reader of attrs by column name: the exact name first,
-// then any name equal to it without regard to case, then the same with a
-// decennial edition's suffix.
-func lookup(attrs map[string]any) func(name string) any {
-	find := func(name string) (any, bool) {
-		if v, ok := attrs[name]; ok {
-			return v, true
-		}
-		for k, v := range attrs {
-			if strings.EqualFold(k, name) {
-				return v, true
-			}
-		}
-		return nil, false
-	}
-	return func(name string) any {
-		if v, ok := find(name); ok {
-			return v
-		}
-		for _, year := range editions {
-			if v, ok := find(name + year); ok {
-				return v
-			}
-		}
-		return nil
-	}
-}
-
 // reader reads columns into fields, keeping the first error.
 type reader struct {
-	get func(string) any
-	err error
+	cols geofile.Columns
+	err  error
 }
 
-// text reads a text column: nil is "", a string is kept trimmed.
+// text reads a text column: null is "", a string is kept trimmed.
 func (r *reader) text(dst *string, name string) {
-	switch v := r.get(name).(type) {
-	case nil:
-	case string:
-		*dst = strings.TrimSpace(v)
-	default:
-		r.fail(fmt.Errorf("column %s: %v (%T) is not text", name, v, v))
+	v, err := r.cols.Text(name)
+	if err != nil {
+		r.fail(err)
+	} else if v != nil {
+		*dst = strings.TrimSpace(*v)
 	}
 }
 
-// number reads a number column: nil, an int64 or float64, or text holding
-// a number ("+38.9001239"; blank is nil).
+// number reads a number column (see geofile.Columns.Number).
 func (r *reader) number(dst **float64, name string) {
-	var f float64
-	switch v := r.get(name).(type) {
-	case nil:
-		return
-	case float64:
-		f = v
-	case int64:
-		f = float64(v)
-	case string:
-		s := strings.TrimSpace(v)
-		if s == "" {
-			return
-		}
-		var err error
-		if f, err = strconv.ParseFloat(s, 64); err != nil {
-			r.fail(fmt.Errorf("column %s: %q is not a number", name, v))
-			return
-		}
-	default:
-		r.fail(fmt.Errorf("column %s: %v (%T) is not a number", name, v, v))
-		return
+	v, err := r.cols.Number(name)
+	if err != nil {
+		r.fail(err)
+	} else if v != nil {
+		*dst = v
 	}
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		r.fail(fmt.Errorf("column %s: %v is not a number", name, f))
-		return
-	}
-	*dst = &f
 }
 
 // integer reads a whole number column (an area in square meters) as number
