@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"sync/atomic"
 
 	"github.com/gofiber/fiber/v2/utils"
 	"github.com/valyala/fasthttp"
@@ -217,23 +218,43 @@ func setCodedBody(rctx *fasthttp.RequestCtx, body []byte, c coding) {
 	}
 }
 
-// codedBody is a body in one coding and the ETag of that representation.
+// codedBody is a body in one coding and that representation's ETag (see
+// appendCodedETag); a nil body when the coding did not make it smaller.
 type codedBody struct{ body, etag []byte }
 
-// in returns the ready body in coding c (not identity) and its ETag,
-// compressed the first time it is asked for and kept beside it. Safe for
-// concurrent use: two first requests may both compress it, and one of
-// the two is kept.
-func (rb *readyBody) in(c coding) (body, etag []byte) {
-	p := &rb.coded[c]
+// codedForms are a body's compressed forms, each made once, when first
+// asked for, and kept: a ready answer's (see readyBody) and a reference
+// file's (see staticFile). Safe for concurrent use; two requests asking
+// for a form at once may both compress it, and one result is kept.
+type codedForms [numCodings]atomic.Pointer[codedBody]
+
+// get returns body (whose ETag is etag) in coding c, compressed at the
+// levels given, making it the first time.
+func (f *codedForms) get(body, etag []byte, c coding, brotliLevel, gzipLevel int) *codedBody {
+	p := &f[c]
 	if cb := p.Load(); cb != nil {
-		return cb.body, cb.etag
+		return cb
 	}
-	cb := &codedBody{body: appendCoded(nil, rb.body, c, dynamicBrotli, dynamicGzip), etag: appendCodedETag(nil, rb.etag, c)}
+	cb := &codedBody{}
+	if z := appendCoded(nil, body, c, brotliLevel, gzipLevel); len(z) < len(body) {
+		cb.body, cb.etag = z, appendCodedETag(nil, etag, c)
+	}
 	if !p.CompareAndSwap(nil, cb) {
 		cb = p.Load()
 	}
-	return cb.body, cb.etag
+	return cb
+}
+
+// in returns the ready body in coding c, that representation's ETag and
+// its coding: identity, the body as it is, when c would not make it
+// smaller.
+func (rb *readyBody) in(c coding) (body, etag []byte, _ coding) {
+	if c != identity {
+		if cb := rb.coded.get(rb.body, rb.etag, c, dynamicBrotli, dynamicGzip); cb.body != nil {
+			return cb.body, cb.etag, c
+		}
+	}
+	return rb.body, rb.etag, identity
 }
 
 // codedCost is what a ready body of n bytes is charged in the cache for

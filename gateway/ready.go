@@ -33,7 +33,7 @@ type readyBody struct {
 	vintages []sectionVintage
 	// coded are its compressed forms, made on first demand (see in); the
 	// bytes sent in a coding never change either.
-	coded [numCodings]atomic.Pointer[codedBody]
+	coded codedForms
 }
 
 // sectionVintage is a section and the release of its value.

@@ -11,7 +11,8 @@ import (
 )
 
 // staticFile is an embedded response body with its validators, built once
-// per process (see reference), and its compressed forms, made once too.
+// per process (see reference), and its compressed forms, made once each
+// when first asked for (see codedForms).
 type staticFile struct {
 	body        []byte
 	contentType string
@@ -19,16 +20,7 @@ type staticFile struct {
 	// compressible: text of compressMin bytes or more, whose answers
 	// depend on Accept-Encoding.
 	compressible bool
-	once         sync.Once
-	coded        [numCodings]staticCoded
-}
-
-// staticCoded is a file in one coding and that representation's ETag; a
-// nil body when the coding did not make the file smaller, which is then
-// sent as it is.
-type staticCoded struct {
-	body []byte
-	etag string
+	coded        codedForms
 }
 
 func newStaticFile(body []byte, contentType string) *staticFile {
@@ -37,33 +29,16 @@ func newStaticFile(body []byte, contentType string) *staticFile {
 		compressible: text && len(body) >= compressMin}
 }
 
-// compress makes the file's compressed forms, once; concurrent callers
-// wait for them.
-func (f *staticFile) compress() {
-	if !f.compressible {
-		return
-	}
-	f.once.Do(func() {
-		for c := identity + 1; c < numCodings; c++ {
-			z := appendCoded(nil, f.body, c, staticBrotli, staticGzip)
-			if len(z) >= len(f.body) {
-				continue // an already compressed file: sent as it is
-			}
-			f.coded[c] = staticCoded{body: z, etag: string(appendCodedETag(nil, []byte(f.etag), c))}
-		}
-	})
-}
-
 // in returns the file's representation for a request whose
-// Accept-Encoding is ae: its body, ETag and coding.
+// Accept-Encoding is ae: its body, ETag and coding. A coding that would
+// not make the file smaller (an already compressed file) sends it as it is.
 func (f *staticFile) in(ae []byte) ([]byte, string, coding) {
 	if !f.compressible {
 		return f.body, f.etag, identity
 	}
 	if c := negotiate(ae); c != identity {
-		f.compress()
-		if z := f.coded[c]; z.body != nil {
-			return z.body, z.etag, c
+		if cb := f.coded.get(f.body, []byte(f.etag), c, staticBrotli, staticGzip); cb.body != nil {
+			return cb.body, string(cb.etag), c
 		}
 	}
 	return f.body, f.etag, identity
@@ -119,17 +94,6 @@ var reference = sync.OnceValue(func() *referenceFiles {
 	})
 	return r
 })
-
-// compress makes the compressed forms of every file (about a fifth of a
-// second of one core, once per process); Serve starts it, so that the
-// first request for the page's script does not wait for it.
-func (r *referenceFiles) compress() {
-	r.spec.compress()
-	r.page.compress()
-	for _, f := range r.assets {
-		f.compress()
-	}
-}
 
 // assetTypes are the content types of the page's assets, fixed here rather
 // than read from the system's MIME tables, which differ between machines.

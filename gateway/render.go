@@ -511,10 +511,7 @@ func sendTagged(rctx *fasthttp.RequestCtx, body, etag []byte) {
 // changes, nor do its compressed forms.
 func sendReady(rctx *fasthttp.RequestCtx, inm, ae []byte, rb *readyBody) {
 	cd, varies := chooseCoding(len(rb.body), ae)
-	body, etag := rb.body, rb.etag
-	if cd != identity {
-		body, etag = rb.in(cd)
-	}
+	body, etag, cd := rb.in(cd)
 	if !sendNotModified(rctx, inm, etag, varies) {
 		rctx.Response.SetBodyRaw(body)
 		if cd != identity {
