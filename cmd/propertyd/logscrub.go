@@ -11,15 +11,12 @@ import (
 	"github.com/propertyd/propertyd/providers/modules/upstream"
 )
 
-// credentialOption matches the names of the provider options that hold a
-// credential: api_key, token, client_secret, password and the like.
-var credentialOption = regexp.MustCompile(`(?i)(key|token|secret|password)`)
-
 // dsnPassword finds the password of a key=value connection string.
 var dsnPassword = regexp.MustCompile(`(?i)\bpassword\s*=\s*('(?:[^'\\]|\\.)*'|\S+)`)
 
 // configuredSecrets returns the values of the configuration that no log
-// line may show: every provider option whose name says it is a credential,
+// line may show: every provider option whose name says it is a credential
+// (isSecretOption, as check-config masks them),
 // and the passwords in the database and Redis URLs. Each module already
 // removes its own from the errors it returns (upstream.Scrub); this list
 // is the last guard, for a line that quotes one some other way.
@@ -30,7 +27,7 @@ func configuredSecrets(c *Config) []string {
 			continue
 		}
 		for name, v := range pc.Options {
-			if credentialOption.MatchString(name) && v != "" {
+			if isSecretOption(name) && v != "" {
 				out = append(out, v)
 			}
 		}
