@@ -44,6 +44,12 @@ type PolygonStore interface {
 	// with an empty key, Attrs that are no JSON object, or a shape that
 	// is no two-dimensional polygon or multipolygon of valid coordinates.
 	PutPolygons(ctx context.Context, layer string, generation int64, polys []LayerPolygon) error
+	// StagePolygons writes polys into layer as PutPolygons does, under
+	// load's generation, and load's checkpoint cp in the same transaction
+	// (DatasetStore): a load cut short resumes after the last batch
+	// written, none twice. It fails, writing nothing, when load is no
+	// longer its dataset's pending load.
+	StagePolygons(ctx context.Context, load *DatasetLoad, cp Checkpoint, layer string, polys []LayerPolygon) error
 	// PolygonsAt returns the polygons of layer and generation that hold
 	// p, by key (none is no error), without their shapes. It returns
 	// KindInvalid for coordinates out of range.

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"github.com/propertyd/propertyd/store/internal/loadsql"
 	"github.com/propertyd/propertyd/store/internal/polysql"
 )
 
@@ -22,5 +23,12 @@ var polyStatements = polysql.Build(polyDialect)
 
 // newLayers returns the polygon layers over db, built once by Open.
 func (db *DB) newLayers() polysql.Layers {
-	return polysql.Layers{DB: factDB{db}, S: polyStatements}
+	return polysql.Layers{DB: factDB{db}, S: polyStatements, Life: db.newLifecycle()}
+}
+
+var lifeStatements = loadsql.Build(polyDialect.Param)
+
+// newLifecycle returns the loading lifecycle over db, built once by Open.
+func (db *DB) newLifecycle() loadsql.Lifecycle {
+	return loadsql.Lifecycle{DB: factDB{db}, S: lifeStatements}
 }

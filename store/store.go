@@ -18,6 +18,7 @@ import (
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store/internal/factsql"
+	"github.com/propertyd/propertyd/store/internal/loadsql"
 	"github.com/propertyd/propertyd/store/internal/osmsql"
 	"github.com/propertyd/propertyd/store/internal/polysql"
 	"github.com/propertyd/propertyd/store/internal/rules"
@@ -61,6 +62,9 @@ type DB struct {
 	// Layers are the polygon layers: providers.PolygonStore, written
 	// once for both engines (store/internal/polysql).
 	polysql.Layers
+	// Lifecycle is the one loading lifecycle of datasets loaded from
+	// files: providers.DatasetStore (store/internal/loadsql).
+	loadsql.Lifecycle
 
 	closeOnce sync.Once
 	closeErr  error
@@ -70,6 +74,7 @@ var (
 	_ providers.Store        = (*DB)(nil)
 	_ providers.OSMFactStore = (*DB)(nil)
 	_ providers.PolygonStore = (*DB)(nil)
+	_ providers.DatasetStore = (*DB)(nil)
 )
 
 // Open opens the database at path, creating the file and its folder when
@@ -166,6 +171,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	db.Store = factsql.Store{Facts: db.newFacts()}
 	db.Extracts = db.newExtracts()
 	db.Layers = db.newLayers()
+	db.Lifecycle = db.newLifecycle()
 	if err := db.Ping(ctx); err != nil {
 		db.Close()
 		return nil, err

@@ -32,6 +32,8 @@ type Store interface {
 	providers.OSMStore
 	// The layers of polygons loaded from files.
 	providers.PolygonStore
+	// The one loading lifecycle of datasets loaded from files.
+	providers.DatasetStore
 
 	// Counts returns how many records and section values the database
 	// holds.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store/internal/factsql"
+	"github.com/propertyd/propertyd/store/internal/loadsql"
 	"github.com/propertyd/propertyd/store/internal/osmsql"
 	"github.com/propertyd/propertyd/store/internal/polysql"
 	"github.com/propertyd/propertyd/store/internal/rules"
@@ -52,6 +53,9 @@ type DB struct {
 	// Layers are the polygon layers: providers.PolygonStore, written
 	// once for both engines (store/internal/polysql).
 	polysql.Layers
+	// Lifecycle is the one loading lifecycle of datasets loaded from
+	// files: providers.DatasetStore (store/internal/loadsql).
+	loadsql.Lifecycle
 
 	closeOnce sync.Once
 }
@@ -60,6 +64,7 @@ var (
 	_ providers.Store        = (*DB)(nil)
 	_ providers.OSMFactStore = (*DB)(nil)
 	_ providers.PolygonStore = (*DB)(nil)
+	_ providers.DatasetStore = (*DB)(nil)
 )
 
 // defaultConnectTimeout bounds connecting when the URL does not say, so a
@@ -116,6 +121,7 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	db.Store = factsql.Store{Facts: db.newFacts()}
 	db.Extracts = db.newExtracts()
 	db.Layers = db.newLayers()
+	db.Lifecycle = db.newLifecycle()
 	if err := migrate(ctx, pool, migrationFS); err != nil {
 		db.Close()
 		return nil, err

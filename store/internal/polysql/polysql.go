@@ -14,12 +14,14 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store/internal/factsql"
+	"github.com/propertyd/propertyd/store/internal/loadsql"
 	"github.com/propertyd/propertyd/store/internal/rules"
 	"github.com/propertyd/propertyd/store/internal/sqlshared"
 )
@@ -93,6 +95,9 @@ func Build(d *Dialect) *Statements {
 type Layers struct {
 	DB factsql.DB
 	S  *Statements
+	// Life writes a load's checkpoint in the transaction of its batch
+	// (StagePolygons).
+	Life loadsql.Lifecycle
 }
 
 var _ providers.PolygonStore = Layers{}
@@ -100,10 +105,25 @@ var _ providers.PolygonStore = Layers{}
 // PutPolygons checks every polygon, then writes them all in one
 // transaction, their bands with them (see providers.PolygonStore).
 func (l Layers) PutPolygons(ctx context.Context, layer string, generation int64, polys []providers.LayerPolygon) error {
+	return l.put(ctx, layer, generation, polys, nil)
+}
+
+// StagePolygons writes polys as PutPolygons does, under load's generation,
+// and load's checkpoint cp in the same transaction (see
+// providers.PolygonStore).
+func (l Layers) StagePolygons(ctx context.Context, load *providers.DatasetLoad, cp providers.Checkpoint, layer string, polys []providers.LayerPolygon) error {
+	return l.put(ctx, layer, load.Generation, polys, func(c factsql.Conn) error {
+		return l.Life.Checkpoint(ctx, c, load, cp)
+	})
+}
+
+// put checks every polygon, then writes them and their bands in one
+// transaction, and then, in it, calls also when it is set.
+func (l Layers) put(ctx context.Context, layer string, generation int64, polys []providers.LayerPolygon, also func(factsql.Conn) error) error {
 	if err := checkLayer(layer, generation); err != nil {
 		return err
 	}
-	if len(polys) == 0 {
+	if len(polys) == 0 && also == nil {
 		return nil
 	}
 	type checked struct {
@@ -137,6 +157,14 @@ func (l Layers) PutPolygons(ctx context.Context, layer string, generation int64,
 		cs[i] = c
 	}
 	err := l.DB.Tx(ctx, func(c factsql.Conn) error {
+		if also != nil {
+			if err := also(c); err != nil {
+				return err
+			}
+		}
+		if len(cs) == 0 {
+			return nil
+		}
 		ids, err := l.newIDs(ctx, c, len(cs))
 		if err != nil {
 			return err
@@ -162,6 +190,9 @@ func (l Layers) PutPolygons(ctx context.Context, layer string, generation int64,
 		}
 		return l.S.put(ctx, c, "layer_polygon_bands", bandColumns, l.S.putBand, bandRows)
 	})
+	if errors.Is(err, loadsql.ErrSuperseded) {
+		return err
+	}
 	return l.DB.Err(ctx, err)
 }
 

@@ -29,6 +29,7 @@ type Store interface {
 	SeedProperties(ctx context.Context, props []providers.Property) error
 	providers.OSMFactStore
 	providers.PolygonStore
+	providers.DatasetStore
 }
 
 // Opener opens a handle on one test database, with now as its clock (nil
