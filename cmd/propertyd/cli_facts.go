@@ -6,13 +6,10 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
-	"github.com/propertyd/propertyd/providers/address"
 	"github.com/propertyd/propertyd/providers/assessor"
 	"github.com/propertyd/propertyd/providers/service"
 	"github.com/propertyd/propertyd/store/engine"
@@ -128,139 +125,4 @@ func describe(d assessor.Dataset) string {
 		return "preset " + d.Preset
 	}
 	return "its own mapping"
-}
-
-// status serves "propertyd data status": what the database holds of the
-// loaded datasets and of the ACS.
-func (c *dataCommand) status(args []string) int {
-	fs := newFlags("data status")
-	path := configFlag(fs)
-	if code, ok := parseFlags(fs, args, c.stdout, c.stderr); !ok {
-		return code
-	}
-	if fs.NArg() > 0 {
-		return usageError(fs, c.stderr, "unexpected argument %q", fs.Arg(0))
-	}
-	cfg, err := LoadConfig(*path)
-	if err != nil {
-		fmt.Fprintf(c.stderr, "propertyd data status: %v\n", err)
-		return exitConfig
-	}
-	ctx := context.Background()
-	db, err := engine.Open(ctx, cfg.Database, engine.Options{})
-	if err != nil {
-		fmt.Fprintf(c.stderr, "propertyd data status: opening database %s: %v\n", engine.Describe(cfg.Database), err)
-		return exitError
-	}
-	defer db.Close()
-	sets, err := db.FactSets(ctx)
-	if err != nil {
-		fmt.Fprintf(c.stderr, "propertyd data status: %v\n", err)
-		return exitError
-	}
-	tw := tabwriter.NewWriter(c.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "DATASET\tSOURCE\tPRECEDENCE\tROWS\tMATCHED\tFAILED\tAS OF\tLOADED")
-	for _, s := range sets {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", s.Dataset, s.Source, s.Priority, service.Thousands(int(s.Rows)),
-			service.Thousands(int(s.Matched)), service.Thousands(int(s.Failed)), s.AsOf, s.LoadedAt.Format(time.RFC3339))
-	}
-	if len(sets) == 0 {
-		fmt.Fprintln(tw, "(none loaded)")
-	}
-	tw.Flush()
-	fmt.Fprintln(c.stdout)
-	extracts, err := db.OSMExtracts(ctx)
-	if err != nil {
-		fmt.Fprintf(c.stderr, "propertyd data status: %v\n", err)
-		return exitError
-	}
-	if len(extracts) == 0 {
-		fmt.Fprintln(c.stdout, "OpenStreetMap extracts loaded: none (propertyd data load osm)")
-	} else {
-		tw = tabwriter.NewWriter(c.stdout, 2, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "EXTRACT\tDATA OF\tPLACES\tBUILDINGS\tADDRESSES\tSKIPPED\tLOADED\tCOVERAGE")
-		for _, x := range extracts {
-			// A polygon when the extract was loaded with its .poly,
-			// else its bounding box.
-			cov := "box"
-			if x.Boundary != nil {
-				cov = "polygon"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", x.Name, x.Date(), service.Thousands(int(x.Places)),
-				service.Thousands(int(x.Buildings)), service.Thousands(int(x.Addresses)), service.Thousands(int(x.Skipped)),
-				x.LoadedAt.Format(time.RFC3339), cov)
-		}
-		tw.Flush()
-	}
-	fmt.Fprintln(c.stdout)
-	states, err := acsStatus(ctx, db)
-	if err != nil {
-		fmt.Fprintf(c.stderr, "propertyd data status: %v\n", err)
-		return exitError
-	}
-	if len(states) == 0 {
-		fmt.Fprintln(c.stdout, "ACS states loaded: none (propertyd data load acs)")
-	} else {
-		fmt.Fprintf(c.stdout, "ACS states loaded:\n  %s\n", strings.Join(states, "\n  "))
-	}
-	return exitOK
-}
-
-// acsStatus lists, for each section loaded by state, the states loaded
-// (LoadRegion records each under the section "loaded:<section>"), with
-// the ACS vintage they hold: "demographics: CA, TX (2023)".
-func acsStatus(ctx context.Context, db engine.Store) ([]string, error) {
-	byFIPS := map[string]string{}
-	for _, code := range address.States() {
-		if f, ok := address.StateFIPS(code); ok {
-			byFIPS[f] = code
-		}
-	}
-	var out []string
-	afterSection, afterKey := "loaded:", ""
-	cur, states, vintages := "", []string{}, map[string]bool{}
-	flush := func() {
-		if cur == "" {
-			return
-		}
-		var vs []string
-		for v := range vintages {
-			if v != "" {
-				vs = append(vs, v)
-			}
-		}
-		slices.Sort(vs)
-		line := strings.TrimPrefix(cur, "loaded:") + ": " + strings.Join(states, " ")
-		if len(vs) > 0 {
-			line += " (" + strings.Join(vs, ", ") + ")"
-		}
-		out = append(out, line)
-	}
-	for {
-		recs, err := db.ListSections(ctx, afterSection, afterKey, 500)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range recs {
-			if !strings.HasPrefix(r.Section, "loaded:") {
-				flush()
-				return out, nil
-			}
-			if r.Section != cur {
-				flush()
-				cur, states, vintages = r.Section, nil, map[string]bool{}
-			}
-			code := byFIPS[r.Key]
-			if code == "" {
-				code = r.Key
-			}
-			states = append(states, code)
-			vintages[r.Vintage] = true
-		}
-		if len(recs) < 500 {
-			flush()
-			return out, nil
-		}
-		afterSection, afterKey = recs[len(recs)-1].Section, recs[len(recs)-1].Key
-	}
 }

@@ -91,7 +91,9 @@ commands:
   data load acs      preload the ACS figures of every tract of some states (-states CA,TX) or all
   data load parcels  load an assessor dataset's files as property facts
   data load osm      load OpenStreetMap extracts (.osm.pbf): amenities, buildings, addresses
-  data status        list the datasets, extracts and ACS states loaded
+  data load boundaries  load TIGER/Line census tracts and counties: a point's county and tract without the Census geocoder
+  data load flood    load FEMA NFHL flood maps: the flood section without FEMA's service
+  data status        list every dataset loaded (assessor files, extracts, ACS states, boundaries, flood maps)
   help [command]     show this help, or a command's (same as: propertyd <command> --help)
   version            print the version, the commit built and its date (same as: propertyd --version)
 

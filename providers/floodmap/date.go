@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -79,6 +80,16 @@ func (d *Date) UnmarshalJSON(b []byte) error {
 	}
 	*d = EsriDate(ms)
 	return nil
+}
+
+// MarshalJSON writes the date as the service does, epoch milliseconds,
+// or null: what UnmarshalJSON reads back, so a loaded map's panels keep
+// their dates in the service's own form.
+func (d Date) MarshalJSON() ([]byte, error) {
+	if !d.set {
+		return []byte("null"), nil
+	}
+	return []byte(strconv.FormatInt(d.t.UnixMilli(), 10)), nil
 }
 
 // Day returns the date as YYYY-MM-DD. ok is false for null and for the

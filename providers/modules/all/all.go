@@ -13,4 +13,9 @@ import (
 	_ "github.com/propertyd/propertyd/providers/modules/osmwalk"
 	_ "github.com/propertyd/propertyd/providers/modules/overpass"
 	_ "github.com/propertyd/propertyd/providers/modules/walkscore"
+
+	// Each import registers its kind(s) of dataset loaded from files in
+	// the catalogue of package dataload.
+	_ "github.com/propertyd/propertyd/providers/floodmap"
+	_ "github.com/propertyd/propertyd/providers/tiger"
 )

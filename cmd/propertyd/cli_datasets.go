@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/propertyd/propertyd/providers/dataload"
+	// GeoPackage files (a flood map made from FEMA's File Geodatabase) are
+	// read through SQLite: the reader registers itself with geofile.
+	"github.com/propertyd/propertyd/providers/service"
+	"github.com/propertyd/propertyd/store/engine"
+	_ "github.com/propertyd/propertyd/store/gpkg"
+)
+
+// init gives each kind of the catalogue its help, "data load KIND".
+func init() {
+	for _, k := range dataload.Kinds() {
+		helps["data load "+k.Name] = commandHelp{
+			usage: "data load " + k.Name + " [-name NAME] [-failures FILE] [-force] [-config PATH] FILE...",
+			about: "Load " + k.Summary + `.
+
+Each file is a dataset named after it (-name loads them all as one), loaded
+on the one lifecycle of every dataset: staged unseen, a batch a transaction
+with its checkpoint, then served in one step in place of the dataset's
+former load, which is dropped. Every instance sharing the database serves
+it within facts.refresh. A load cut short (kill -9) resumes where it
+stopped when the same command runs again; the same files again are nothing
+to do. A file that is not of this kind, projected, truncated, or a
+shapefile without its .dbf stops the command before its dataset is written:
+what is served stays. A feature that cannot be loaded (a broken geometry, a
+code of the wrong width) is skipped and written to the failures file.
+
+exit codes: 0 ok, 1 failure (a refused file, the database), 2 usage,
+3 configuration, 4 loaded but some features failed`,
+		}
+	}
+}
+
+// datasetLoads are the subcommands of "propertyd data load" for the kinds
+// of the catalogue (package dataload): one each, by the kind's name. A
+// new kind of dataset is a subcommand without a line here.
+func (c *dataCommand) datasetLoads() []subcommand {
+	var out []subcommand
+	for _, k := range dataload.Kinds() {
+		out = append(out, subcommand{k.Name, func(args []string) int { return c.loadKind(k, args) }})
+	}
+	return out
+}
+
+// loadKind serves "propertyd data load KIND FILE...": each dataset of the
+// files (dataload.Kind.Datasets) loaded on the one lifecycle, one after
+// the other, each resumable after a kill by running the same command
+// again. A file that is not of the kind, in a projected coordinate system,
+// truncated or missing a part stops the command before that dataset is
+// written (exit 1), leaving what is served as it was; a feature that
+// cannot be loaded is skipped and written to the failures file (exit 3).
+func (c *dataCommand) loadKind(k dataload.Kind, args []string) int {
+	fs := newFlags("data load " + k.Name)
+	path := configFlag(fs)
+	name := fs.String("name", "", "`name` to load all the files under, as one dataset (default each file's own name; a flood map's loose layers their folder's)")
+	failuresPath := fs.String("failures", "", "`file` the features that failed are written to, with the reason (default NAME.failures.csv)")
+	force := fs.Bool("force", false, "load the files even when the dataset is already loaded from them")
+	if code, ok := parseFlags(fs, args, c.stdout, c.stderr); !ok {
+		return code
+	}
+	files := fs.Args()
+	if len(files) == 0 {
+		return usageError(fs, c.stderr, "give the file(s): %s", k.Summary)
+	}
+	if err := checkInputs(files...); err != nil {
+		return usageError(fs, c.stderr, "%v", err)
+	}
+	fail := func(code int, format string, args ...any) int {
+		fmt.Fprintf(c.stderr, "propertyd data load "+k.Name+": "+format+"\n", args...)
+		return code
+	}
+	inputs, err := k.Datasets(files, *name)
+	if err != nil {
+		return fail(exitError, "%v", err)
+	}
+	if *failuresPath != "" && len(inputs) > 1 {
+		return usageError(fs, c.stderr, "-failures names one dataset's file; the files make %d datasets (give -name to load them as one)", len(inputs))
+	}
+	cfg, err := LoadConfig(*path)
+	if err != nil {
+		return fail(exitConfig, "%v", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	db, err := engine.Open(ctx, cfg.Database, engine.Options{})
+	if err != nil {
+		return fail(exitError, "opening database %s: %v", engine.Describe(cfg.Database), err)
+	}
+	defer db.Close()
+
+	code := exitOK
+	for i, in := range inputs {
+		if i > 0 {
+			fmt.Fprintln(c.stdout)
+		}
+		failures := *failuresPath
+		if failures == "" {
+			failures = in.Name + ".failures.csv"
+		}
+		bar := c.progress(0)
+		if bar != nil {
+			bar.unit = "features"
+		}
+		start := time.Now()
+		res, err := dataload.Run(ctx, db, k, in, dataload.Options{Failures: failures, Force: *force,
+			Progress: func(n int64, phase string, force bool) { bar.update(int(n), phase, force) }})
+		bar.finish()
+		for _, w := range res.Warnings {
+			fmt.Fprintf(c.stderr, "propertyd data load %s: warning: %s\n", k.Name, w)
+		}
+		if err != nil {
+			var refused *dataload.Refused
+			if errors.As(err, &refused) {
+				return fail(exitError, "%v (nothing of %s was written; what is served stays)", err, in.Name)
+			}
+			return fail(exitError, "%s: %v (what is served stays; what was written waits unserved, and the same command resumes it)", in.Name, err)
+		}
+		d := res.Dataset
+		if res.AlreadyLoaded {
+			fmt.Fprintf(c.stdout, "%s %s is already loaded from these files (%s features, vintage %s); -force loads them again\n",
+				k.Name, d.Name, service.Thousands(int(d.Rows)), orUnknown(d.Vintage))
+			continue
+		}
+		took := time.Since(start)
+		resumed, rate := "", ""
+		if res.Resumed {
+			resumed = " (resumed)"
+		} else {
+			rate = " (" + service.Thousands(int(float64(res.Vertices)/max(took.Seconds(), 0.001))) + " points/s)"
+		}
+		fmt.Fprintf(c.stdout, "%-16s%s%s\nfiles:          %s\nvintage:        %s\ncoverage:       %.4f,%.4f,%.4f,%.4f (west,south,east,north)\nfeatures read:  %s\nfeatures kept:  %s\nfailed:         %s (see %s)\ncontents:       %s\ntook:           %s%s\n",
+			k.Name+":", d.Name, resumed, strings.Join(in.Files, ", "), orUnknown(d.Vintage),
+			d.Coverage.West, d.Coverage.South, d.Coverage.East, d.Coverage.North,
+			service.Thousands(int(res.Read)), service.Thousands(int(d.Rows)), service.Thousands(int(d.Failed)), failures,
+			string(d.Meta), took.Round(time.Millisecond), rate)
+		if d.Failed > 0 {
+			code = exitRowsFailed
+		}
+	}
+	return code
+}
+
+// orUnknown is a vintage, or "unknown" for none.
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}

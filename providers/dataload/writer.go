@@ -1,0 +1,134 @@
+package dataload
+
+import (
+	"context"
+	"sync"
+
+	"github.com/propertyd/propertyd/providers"
+)
+
+// batch is what one transaction writes: polygons of one layer and the
+// checkpoint after them.
+type batch struct {
+	layer string
+	polys []providers.LayerPolygon
+	cp    providers.Checkpoint
+}
+
+// writer batches a load's features into the store. The features are read
+// on the caller's goroutine while the batch before them is written on
+// another, so reading the files and writing the database overlap; at most
+// one batch waits.
+type writer struct {
+	ctx  context.Context
+	st   Store
+	load *providers.DatasetLoad
+	fail *Failures
+
+	maxBytes, maxFeatures int
+
+	layer  string
+	polys  []providers.LayerPolygon
+	bytes  int
+	read   int64 // the checkpoint of the batch being filled
+	failed int64
+	sent   int64 // the checkpoint of the last batch sent
+
+	ch       chan batch
+	done     chan struct{}
+	once     sync.Once
+	err      error
+	vertices int64
+}
+
+func newWriter(ctx context.Context, st Store, load *providers.DatasetLoad, fail *Failures, opts Options) *writer {
+	w := &writer{ctx: ctx, st: st, load: load, fail: fail, maxBytes: opts.BatchBytes, maxFeatures: opts.BatchFeatures,
+		sent: load.Done, read: load.Done, failed: load.Failed, ch: make(chan batch, 1), done: make(chan struct{})}
+	if w.maxBytes <= 0 {
+		w.maxBytes = 4 << 20
+	}
+	if w.maxFeatures <= 0 {
+		w.maxFeatures = 2000
+	}
+	go w.run()
+	return w
+}
+
+func (w *writer) run() {
+	defer close(w.done)
+	for b := range w.ch {
+		if w.err != nil {
+			continue // drain
+		}
+		if err := w.st.StagePolygons(w.ctx, w.load, b.cp, b.layer, b.polys); err != nil {
+			w.err = err
+			continue
+		}
+		for _, p := range b.polys {
+			w.vertices += Vertices(p.Shape)
+		}
+	}
+}
+
+// counted moves the checkpoint past a feature that was refused.
+func (w *writer) counted(read, failed int64) { w.read, w.failed = read, failed }
+
+// add adds f, read as the read-th feature, to the batch, sending the batch
+// first when f is of another layer or the batch is full.
+func (w *writer) add(f Feature, read, failed int64) error {
+	if len(w.polys) > 0 && (f.Layer != w.layer || w.bytes+len(f.Polygon.Shape) > w.maxBytes || len(w.polys) >= w.maxFeatures) {
+		if err := w.send(); err != nil {
+			return err
+		}
+	}
+	w.layer = f.Layer
+	w.polys = append(w.polys, f.Polygon)
+	w.bytes += len(f.Polygon.Shape)
+	w.read, w.failed = read, failed
+	return nil
+}
+
+// send hands the batch being filled to the writing goroutine, with the
+// checkpoint after it: the failures file is synced first, so that its
+// length is that of the failures the checkpoint counts.
+func (w *writer) send() error {
+	size, err := w.fail.Sync()
+	if err != nil {
+		return err
+	}
+	b := batch{layer: w.layer, polys: w.polys, cp: providers.Checkpoint{Done: w.read, Failed: w.failed, FailuresSize: size}}
+	if b.layer == "" {
+		b.layer = "-" // a checkpoint alone: no polygon is written to it
+	}
+	select {
+	case w.ch <- b:
+	case <-w.done:
+		return w.err
+	case <-w.ctx.Done():
+		return w.ctx.Err()
+	}
+	w.sent = w.read
+	w.polys, w.bytes = nil, 0
+	return nil
+}
+
+// flush sends what is left, and a checkpoint alone when only refused
+// features are.
+func (w *writer) flush(read, failed int64) error {
+	w.read, w.failed = max(w.read, read), failed
+	if len(w.polys) == 0 && w.read == w.sent {
+		return nil
+	}
+	return w.send()
+}
+
+// wait waits for every batch sent to be written and returns the first
+// error.
+func (w *writer) wait() error {
+	w.once.Do(func() { close(w.ch) })
+	<-w.done
+	return w.err
+}
+
+// stop ends the writing goroutine after a failure of the caller's.
+func (w *writer) stop() { w.wait() }
