@@ -6,9 +6,10 @@ import (
 )
 
 // watchFacts asks the database every facts.refresh whether a load of
-// assessor data or an import was published, or a load began or ended,
-// since it last looked (from this instance or any other, through the
-// CLI); when one was, it drops every record and answer the instance holds
+// assessor data or an import was published, or a load began or ended, or
+// a dataset of the loading lifecycle (boundaries, a flood map) was
+// published, since it last looked (from this instance or any other,
+// through the CLI); when one was, it drops every record and answer the instance holds
 // in memory, so the new facts show within one refresh of a load's end on
 // every instance of a fleet: the records read while the load merged them
 // are dropped again when it ends. Records are otherwise kept until
@@ -18,7 +19,7 @@ func (m *Main) watchFacts(ctx context.Context, every time.Duration) {
 	if every <= 0 {
 		every = 10 * time.Second
 	}
-	last, err := m.db.FactsVersion(ctx)
+	last, err := m.dataVersion(ctx)
 	if err != nil {
 		last = ""
 	}
@@ -30,13 +31,27 @@ func (m *Main) watchFacts(ctx context.Context, every time.Duration) {
 			return
 		case <-t.C:
 		}
-		v, err := m.db.FactsVersion(ctx)
+		v, err := m.dataVersion(ctx)
 		if err != nil || v == last {
 			continue
 		}
 		last = v
 		m.cache.Clear()
 		m.gw.ForgetAnswers()
-		m.Logger.Info("property facts changed: records held in memory dropped", "version", v)
+		m.Logger.Info("loaded data changed: records held in memory dropped", "version", v)
 	}
+}
+
+// dataVersion is what changes when any loaded data does: the facts'
+// version and the datasets'.
+func (m *Main) dataVersion(ctx context.Context) (string, error) {
+	f, err := m.db.FactsVersion(ctx)
+	if err != nil {
+		return "", err
+	}
+	d, err := m.db.DatasetsVersion(ctx)
+	if err != nil {
+		return "", err
+	}
+	return f + "/" + d, nil
 }

@@ -2,14 +2,10 @@ package assessor
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/csv"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -18,6 +14,7 @@ import (
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/address"
+	"github.com/propertyd/propertyd/providers/dataload"
 )
 
 // BatchRows is how many rows one transaction writes, with the checkpoint
@@ -103,11 +100,11 @@ func Load(ctx context.Context, st providers.FactStore, d Dataset, files []string
 	}
 	res.Resumed = load.Resumed
 
-	fail, err := openFailures(opts.Failures, load.FailuresSize)
+	fail, err := dataload.OpenFailures(opts.Failures, load.FailuresSize)
 	if err != nil {
 		return res, err
 	}
-	defer fail.close()
+	defer fail.Close()
 
 	w := &writer{ctx: ctx, st: st, load: &load, fail: fail, skip: load.Done, failed: load.Failed, opts: opts}
 	w.start()
@@ -213,98 +210,12 @@ func (r *rowReader) names() []string {
 	return out
 }
 
-// fingerprint names the files and the mapping: their base names, sizes
-// and the SHA-256 of their first MiB, and the mapping as JSON. The same
-// files under the same mapping resume or skip; anything else is a new load.
+// fingerprint names the files and the mapping (dataload.Fingerprint):
+// the same files under the same mapping resume or skip; anything else is
+// a new load.
 func fingerprint(d Dataset, files []string) (string, error) {
-	h := sha256.New()
 	m, _ := json.Marshal(d.Mapping)
-	h.Write(m)
-	for _, p := range files {
-		f, err := os.Open(p)
-		if err != nil {
-			return "", err
-		}
-		st, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return "", err
-		}
-		fmt.Fprintf(h, "\x00%s\x00%d\x00", filepath.Base(p), st.Size())
-		_, err = io.CopyN(h, f, 1<<20)
-		f.Close()
-		if err != nil && err != io.EOF {
-			return "", err
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil))[:32], nil
-}
-
-// failures is the failures file.
-type failures struct {
-	f    *os.File
-	w    *csv.Writer
-	size int64
-}
-
-func openFailures(path string, size int64) (*failures, error) {
-	if path == "" {
-		return &failures{}, nil
-	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	// Cut back to the checkpoint: failures written after it are of rows
-	// the resumed load reads again.
-	if err := f.Truncate(size); err != nil {
-		f.Close()
-		return nil, err
-	}
-	if _, err := f.Seek(size, io.SeekStart); err != nil {
-		f.Close()
-		return nil, err
-	}
-	fl := &failures{f: f, w: csv.NewWriter(f), size: size}
-	if size == 0 {
-		fl.w.Write([]string{"file", "line", "key", "kept", "reason"})
-		fl.w.Flush()
-		fl.size, _ = f.Seek(0, io.SeekCurrent)
-	}
-	return fl, nil
-}
-
-func (fl *failures) write(file string, line int, key string, kept bool, reason string) {
-	if fl.w == nil {
-		return
-	}
-	k := "no"
-	if kept {
-		k = "yes"
-	}
-	fl.w.Write([]string{filepath.Base(file), strconv.Itoa(line), key, k, reason})
-}
-
-// sync flushes and returns the file's length: the checkpoint's.
-func (fl *failures) sync() (int64, error) {
-	if fl.w == nil {
-		return 0, nil
-	}
-	fl.w.Flush()
-	if err := fl.w.Error(); err != nil {
-		return 0, err
-	}
-	if err := fl.f.Sync(); err != nil {
-		return 0, err
-	}
-	return fl.f.Seek(0, io.SeekCurrent)
-}
-
-func (fl *failures) close() {
-	if fl.f != nil {
-		fl.w.Flush()
-		fl.f.Close()
-	}
+	return dataload.Fingerprint(files, m, false)
 }
 
 // writer batches rows into the store. The rows are read and checked on
@@ -314,7 +225,7 @@ type writer struct {
 	ctx    context.Context
 	st     providers.FactStore
 	load   *providers.FactLoad
-	fail   *failures
+	fail   *dataload.Failures
 	opts   Options
 	keys   []providers.FactKey
 	rows   []providers.FactRow
@@ -414,7 +325,7 @@ func (w *writer) batch() int {
 // file's length once synced (a resumed load cuts it back to that). It
 // returns the writer's error when it has stopped.
 func (w *writer) flush() error {
-	size, err := w.fail.sync()
+	size, err := w.fail.Sync()
 	if err != nil {
 		return fmt.Errorf("writing the failures file: %w", err)
 	}
@@ -439,7 +350,7 @@ func (w *writer) keyRow(j *Join, r *rowReader, path string) {
 	key := strings.TrimSpace(r.get(j.Key[0]))
 	if key == "" {
 		w.failed++
-		w.fail.write(path, r.line, "", false, j.Key[0]+": is blank")
+		w.fail.Write(path, r.line, "", false, j.Key[0]+": is blank")
 		return
 	}
 	k := providers.FactKey{JoinKey: key}
@@ -448,7 +359,7 @@ func (w *writer) keyRow(j *Join, r *rowReader, path string) {
 	k.Point = point(j.Point, r)
 	if k.FactsKey == "" && k.Point == nil {
 		w.failed++
-		w.fail.write(path, r.line, key, false, reason)
+		w.fail.Write(path, r.line, key, false, reason)
 		return
 	}
 	w.keys = append(w.keys, k)
@@ -458,7 +369,7 @@ func (w *writer) dataRow(d Dataset, r *rowReader, path string, now time.Time) {
 	key := joinCells(d.Key, r.get, "-")
 	if key == "" {
 		w.failed++
-		w.fail.write(path, r.line, "", false, strings.Join(d.Key, "-")+": is blank")
+		w.fail.Write(path, r.line, "", false, strings.Join(d.Key, "-")+": is blank")
 		return
 	}
 	row := providers.FactRow{Key: key, Rank: rank(d.Rank, r.get)}
@@ -497,13 +408,13 @@ func (w *writer) dataRow(d Dataset, r *rowReader, path string, now time.Time) {
 	default:
 		if len(reasons) > 0 {
 			w.failed++
-			w.fail.write(path, r.line, key, true, strings.Join(reasons, "; "))
+			w.fail.Write(path, r.line, key, true, strings.Join(reasons, "; "))
 		}
 		w.rows = append(w.rows, row)
 		return
 	}
 	w.failed++
-	w.fail.write(path, r.line, key, false, strings.Join(reasons, "; "))
+	w.fail.Write(path, r.line, key, false, strings.Join(reasons, "; "))
 }
 
 // factsKey normalizes a row's address as lookups do and returns its

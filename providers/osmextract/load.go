@@ -2,11 +2,8 @@ package osmextract
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -26,6 +23,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/dataload"
 )
 
 // DefaultBatch is how many features one transaction writes, with its
@@ -228,30 +226,11 @@ func bbox(b *osm.Bounds) providers.BBox {
 	return providers.BBox{West: b.MinLon, South: b.MinLat, East: b.MaxLon, North: b.MaxLat}
 }
 
-// fingerprint names a file: its base name, its size and the SHA-256 of its
-// first and last MiB (a newer extract differs in its header's timestamp
-// and its length).
+// fingerprint names a file (dataload.Fingerprint): its base name, its
+// size and the SHA-256 of its first and last MiB (a newer extract differs
+// in its header's timestamp and its length).
 func fingerprint(file string) (string, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return "", err
-	}
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%d\x00", filepath.Base(file), st.Size())
-	if _, err := io.CopyN(h, f, 1<<20); err != nil && err != io.EOF {
-		return "", err
-	}
-	if st.Size() > 2<<20 {
-		if _, err := io.Copy(h, io.NewSectionReader(f, st.Size()-1<<20, 1<<20)); err != nil {
-			return "", err
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil))[:32], nil
+	return dataload.Fingerprint([]string{file}, nil, true)
 }
 
 // source is the file, read once per pass.
