@@ -92,7 +92,7 @@ func TestKill9MidOSMLoadResumes(t *testing.T) {
 			committed = func() bool {
 				var done int64
 				// Fails until the load has made its tables.
-				err := conn.QueryRow(context.Background(), `SELECT COALESCE(MAX(done), 0) FROM osm_loads`).Scan(&done)
+				err := conn.QueryRow(context.Background(), `SELECT COALESCE(MAX(done), 0) FROM dataset_loads WHERE kind = 'osm'`).Scan(&done)
 				return err == nil && done > 0
 			}
 		}

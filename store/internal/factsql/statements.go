@@ -375,6 +375,12 @@ func StagedPut(table string) string {
 	ORDER BY row_key, rank DESC, seq DESC` + putConflict
 }
 
+// LoadKind is the kind the assessor datasets' loads are kept under in
+// the one table of loads in progress (dataset_loads, migration 0022,
+// package loadsql), with their checkpoint: the same rows, resumed and
+// abandoned the same way, as every dataset loaded from files.
+const LoadKind = "parcels"
+
 // Statements are the facts statements of one engine, bound once.
 type Statements struct {
 	d *Dialect
@@ -404,16 +410,16 @@ func Build(d *Dialect) *Statements {
 
 		servedSet: b(`SELECT dataset, source, priority, generation, as_of, fingerprint, row_count, matched, failed, loaded_at
 			FROM fact_sets WHERE dataset = ?`),
-		loadOf: b(`SELECT generation, fingerprint, done, failed, failures_size FROM fact_loads WHERE dataset = ?`),
+		loadOf: b(`SELECT generation, fingerprint, done, failed, failures_size FROM dataset_loads WHERE kind = '` + LoadKind + `' AND name = ?`),
 		newGeneration: b(`SELECT MAX(g) + 1 FROM (
 				SELECT COALESCE(MAX(generation), 0) AS g FROM fact_rows WHERE dataset = ?
 				UNION ALL SELECT COALESCE(MAX(generation), 0) FROM fact_sets WHERE dataset = ?) gens`),
-		startLoad: b(`INSERT INTO fact_loads (dataset, generation, fingerprint, done, failed, failures_size, started_at)
-			VALUES (?, ?, ?, 0, 0, 0, ?)`),
-		dropLoad:   b(`DELETE FROM fact_loads WHERE dataset = ?`),
+		startLoad: b(`INSERT INTO dataset_loads (kind, name, generation, fingerprint, done, failed, failures_size, started_at)
+			VALUES ('` + LoadKind + `', ?, ?, ?, 0, 0, 0, ?)`),
+		dropLoad:   b(`DELETE FROM dataset_loads WHERE kind = '` + LoadKind + `' AND name = ?`),
 		dropRows:   b(`DELETE FROM fact_rows WHERE id IN (SELECT id FROM fact_rows WHERE dataset = ? AND generation = ? LIMIT 5000)`),
 		dropKeys:   b(`DELETE FROM fact_keys WHERE dataset = ? AND generation = ?`),
-		checkpoint: b(`UPDATE fact_loads SET done = ?, failed = ?, failures_size = ? WHERE dataset = ? AND generation = ?`),
+		checkpoint: b(`UPDATE dataset_loads SET done = ?, failed = ?, failures_size = ? WHERE kind = '` + LoadKind + `' AND name = ? AND generation = ?`),
 		putRow: b(`INSERT INTO fact_rows (` + putColumns + `)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)` + putConflict),
 		putKey: b(`INSERT INTO fact_keys (dataset, generation, join_key, facts_key, latitude, longitude)
@@ -471,7 +477,7 @@ func Build(d *Dialect) *Statements {
 				generation = excluded.generation, as_of = excluded.as_of, fingerprint = excluded.fingerprint,
 				row_count = excluded.row_count, matched = excluded.matched, failed = excluded.failed,
 				loaded_at = excluded.loaded_at, point_rows = excluded.point_rows`),
-		endLoad: b(`DELETE FROM fact_loads WHERE dataset = ? AND generation = ?`),
+		endLoad: b(`DELETE FROM dataset_loads WHERE kind = '` + LoadKind + `' AND name = ? AND generation = ?`),
 		// The import keeps no counts of its own (each record it gives
 		// facts is one row, written one at a time): its rows are counted
 		// here, each naming its record, so each is matched.
@@ -483,7 +489,7 @@ func Build(d *Dialect) *Statements {
 				s.failed, s.loaded_at
 			FROM fact_sets s ORDER BY s.priority, s.dataset`,
 		version:      `SELECT COUNT(*), COALESCE(MAX(loaded_at), '') FROM fact_sets`,
-		pendingLoads: `SELECT dataset, generation FROM fact_loads ORDER BY dataset`,
+		pendingLoads: `SELECT name, generation FROM dataset_loads WHERE kind = '` + LoadKind + `' ORDER BY name`,
 		putImportSet: b(`INSERT INTO fact_sets (dataset, source, priority, generation, as_of, loaded_at)
 			VALUES ('import', 'import', 0, 1, ?, ?)
 			ON CONFLICT (dataset) DO UPDATE SET as_of = excluded.as_of, loaded_at = excluded.loaded_at`),

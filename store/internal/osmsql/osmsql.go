@@ -208,6 +208,11 @@ type Statements struct {
 	places, buildings, addresses                                      kind
 }
 
+// LoadKind is the kind an extract's loads are kept under in the one table
+// of loads in progress (dataset_loads, migration 0022, package loadsql),
+// with their checkpoint.
+const LoadKind = "osm"
+
 const extractColumns = `name, generation, min_lat, max_lat, min_lng, max_lng, timestamp, fingerprint,
 	places, buildings, addresses, skipped, loaded_at, boundary`
 
@@ -216,12 +221,12 @@ func Build(d *Dialect) *Statements {
 	b := func(s string) string { return sqlshared.Bind(s, d.Param) }
 	st := &Statements{
 		served:        b(`SELECT ` + extractColumns + ` FROM osm_extracts WHERE name = ?`),
-		loadOf:        b(`SELECT generation, fingerprint, done FROM osm_loads WHERE name = ?`),
+		loadOf:        b(`SELECT generation, fingerprint, done FROM dataset_loads WHERE kind = '` + LoadKind + `' AND name = ?`),
 		newGeneration: `SELECT COALESCE(MAX(generation), 0) + 1 FROM osm_generations`,
 		addGeneration: b(`INSERT INTO osm_generations (generation) VALUES (?)`),
-		startLoad:     b(`INSERT INTO osm_loads (name, generation, fingerprint, done, started_at) VALUES (?, ?, ?, 0, ?)`),
-		dropLoad:      b(`DELETE FROM osm_loads WHERE name = ?`),
-		checkpoint:    b(`UPDATE osm_loads SET done = ? WHERE name = ? AND generation = ?`),
+		startLoad:     b(`INSERT INTO dataset_loads (kind, name, generation, fingerprint, done, started_at) VALUES ('` + LoadKind + `', ?, ?, ?, 0, ?)`),
+		dropLoad:      b(`DELETE FROM dataset_loads WHERE kind = '` + LoadKind + `' AND name = ?`),
+		checkpoint:    b(`UPDATE dataset_loads SET done = ? WHERE kind = '` + LoadKind + `' AND name = ? AND generation = ?`),
 		places:        kindOf("places", placeColumns, b),
 		buildings:     kindOf("buildings", buildingColumns, b),
 		addresses:     kindOf("addresses", addressColumns, b),
@@ -232,11 +237,11 @@ func Build(d *Dialect) *Statements {
 				timestamp = excluded.timestamp, fingerprint = excluded.fingerprint, places = excluded.places,
 				buildings = excluded.buildings, addresses = excluded.addresses, skipped = excluded.skipped,
 				loaded_at = excluded.loaded_at, boundary = excluded.boundary`),
-		endLoad: b(`DELETE FROM osm_loads WHERE name = ? AND generation = ?`),
+		endLoad: b(`DELETE FROM dataset_loads WHERE kind = '` + LoadKind + `' AND name = ? AND generation = ?`),
 		// PutOSMFacts's: the facts load's rows, made from the buildings.
 		dropFacts:       b(`DELETE FROM fact_rows WHERE dataset = ? AND generation = ?`),
 		buildingFacts:   b(buildingFacts),
-		factsCheckpoint: b(`UPDATE fact_loads SET done = ? WHERE dataset = ? AND generation = ?`),
+		factsCheckpoint: b(`UPDATE dataset_loads SET done = ? WHERE kind = '` + factsql.LoadKind + `' AND name = ? AND generation = ?`),
 		nameBuildings: b(`INSERT INTO fact_buildings (dataset, generation, osm_generation) VALUES (?, ?, ?)
 			ON CONFLICT (dataset, generation) DO UPDATE SET osm_generation = excluded.osm_generation`),
 		countPlaces:    b(`SELECT COUNT(*) FROM osm_places WHERE generation = ?`),
@@ -264,7 +269,7 @@ func Build(d *Dialect) *Statements {
 				THEN 1 ELSE 0 END
 			FROM osm_generations g
 			WHERE NOT EXISTS (SELECT 1 FROM osm_extracts x WHERE x.generation = g.generation)
-			AND NOT EXISTS (SELECT 1 FROM osm_loads l WHERE l.generation = g.generation)`,
+			AND NOT EXISTS (SELECT 1 FROM dataset_loads l WHERE l.kind = '` + LoadKind + `' AND l.generation = g.generation)`,
 		placesIn:     d.PlacesIn,
 		placesOfKind: d.PlacesOfKind,
 		addressesIn:  d.AddressesIn,
