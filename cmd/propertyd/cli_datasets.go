@@ -18,8 +18,24 @@ import (
 	_ "github.com/propertyd/propertyd/store/gpkg"
 )
 
-// init gives each kind of the catalogue its help, "data load KIND".
+// init gives each kind of the catalogue its help, "data load KIND", and
+// its lines in the helps that list the datasets ("data", "data load").
 func init() {
+	var names []string
+	for _, k := range dataload.Kinds() {
+		names = append(names, k.Name)
+	}
+	list := strings.Join(names, "|")
+	for _, name := range []string{"data", "data load"} {
+		h := helps[name]
+		h.usage = fmt.Sprintf(h.usage, list)
+		lines := kindLines("  load ", 17)
+		if name == "data load" {
+			lines = kindLines("  ", 14)
+		}
+		h.about = fmt.Sprintf(h.about, lines, strings.Join(names, ", "))
+		helps[name] = h
+	}
 	for _, k := range dataload.Kinds() {
 		helps["data load "+k.Name] = commandHelp{
 			usage: "data load " + k.Name + " [-name NAME] [-failures FILE] [-force] [-config PATH] FILE...",
@@ -40,6 +56,16 @@ exit codes: 0 ok, 1 failure (a refused file, the database), 2 usage,
 3 configuration, 4 loaded but some features failed`,
 		}
 	}
+}
+
+// kindLines lists the kinds of the catalogue, one a line: prefix and the
+// name padded to width, then what loading it gives.
+func kindLines(prefix string, width int) string {
+	var b strings.Builder
+	for _, k := range dataload.Kinds() {
+		fmt.Fprintf(&b, "%s%-*s%s\n", prefix, max(width-len(prefix), len(k.Name)+1), k.Name, k.Short)
+	}
+	return b.String()
 }
 
 // datasetLoads are the subcommands of "propertyd data load" for the kinds

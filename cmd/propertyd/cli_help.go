@@ -79,31 +79,25 @@ destination. A progress bar is drawn on a terminal. No configuration file
 is read.
 
 exit codes: 0 ok, 1 failure (a database cannot be opened or written), 2 usage`},
-	"data": {"data load acs|parcels|osm|boundaries|flood ... | data status [-config PATH]", `Manage the data propertyd keeps. Subcommands:
+	"data": {"data load acs|parcels|osm|%s ... | data status [-config PATH]", `Manage the data propertyd keeps. Subcommands:
 
   load acs       store the ACS figures of every tract of some states ahead of
                  time, so that lookups there make no ACS call
   load parcels   load an assessor dataset's files as property facts
   load osm       load OpenStreetMap extracts: amenities without Overpass
-  load boundaries  load TIGER/Line census tracts and counties: geographies
-                 without the Census geocoder
-  load flood     load FEMA NFHL flood maps: the flood section without FEMA
-  status         list every dataset loaded, in one table, then each kind's
+%s  status         list every dataset loaded, in one table, then each kind's
                  details
 
-Run 'propertyd data load acs --help' (or parcels, osm, boundaries, flood,
-status) for its flags.`},
-	"data load": {"data load acs|parcels|osm|boundaries|flood ...", `Load a public dataset into the database ahead of the lookups that need it.
+Run 'propertyd data load acs --help' (or parcels, osm, %s, status) for
+its flags.`},
+	"data load": {"data load acs|parcels|osm|%s ...", `Load a public dataset into the database ahead of the lookups that need it.
 Datasets:
 
   acs         the ACS figures (demographics, housing) of every tract of some states
   parcels     an assessor dataset (CSV or GeoJSON files): property facts
   osm         OpenStreetMap extracts (.osm.pbf): amenities, buildings, addresses
-  boundaries  TIGER/Line census tracts and counties (shapefile .zip, GeoJSON, GeoPackage)
-  flood       FEMA NFHL flood hazard areas and FIRM panels (a county's .zip, a GeoPackage)
-
-Run 'propertyd data load acs --help' (or parcels, osm, boundaries, flood) for
-its flags.`},
+%s
+Run 'propertyd data load acs --help' (or parcels, osm, %s) for its flags.`},
 	"data load osm": {"data load osm [-name NAME] [-poly FILE.poly] [-config PATH] FILE.osm.pbf...", `Load OpenStreetMap extracts (.osm.pbf, such as Geofabrik's one per US
 state) into the database: the places of the seven amenity categories (by
 the same tag rules the overpass module queries), the buildings with their

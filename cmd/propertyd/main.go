@@ -79,7 +79,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func usage(w io.Writer) {
-	fmt.Fprint(w, `usage: propertyd [command] [flags]
+	fmt.Fprintf(w, `usage: propertyd [command] [flags]
 
 commands:
   serve              run the API server (default)
@@ -91,9 +91,7 @@ commands:
   data load acs      preload the ACS figures of every tract of some states (-states CA,TX) or all
   data load parcels  load an assessor dataset's files as property facts
   data load osm      load OpenStreetMap extracts (.osm.pbf): amenities, buildings, addresses
-  data load boundaries  load TIGER/Line census tracts and counties: a point's county and tract without the Census geocoder
-  data load flood    load FEMA NFHL flood maps: the flood section without FEMA's service
-  data status        list every dataset loaded (assessor files, extracts, ACS states, boundaries, flood maps)
+%s  data status        list every dataset loaded (assessor files, extracts, ACS states, boundaries, flood maps)
   help [command]     show this help, or a command's (same as: propertyd <command> --help)
   version            print the version, the commit built and its date (same as: propertyd --version)
 
@@ -102,7 +100,7 @@ flags:
 
 exit codes: 0 ok, 1 runtime failure, 2 usage, 3 invalid configuration,
 4 import or data load parcels finished but some rows failed (see the failures file)
-`)
+`, kindLines("  data load ", 21))
 }
 
 func configFlag(fs *flag.FlagSet) *string {

@@ -40,8 +40,9 @@ type Kind struct {
 	// Name is the kind, as "propertyd data load" and "data status" name
 	// it: providers.KindBoundaries, providers.KindFlood.
 	Name string
-	// Summary says in a line what the kind's files are, for help.
-	Summary string
+	// Short says in a few words what loading the kind gives, for the
+	// lists of commands; Summary says what its files are, for its help.
+	Short, Summary string
 	// Layers are the polygon layers the kind writes: a generation is
 	// dropped from each.
 	Layers []string

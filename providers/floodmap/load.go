@@ -31,7 +31,8 @@ const (
 
 func init() {
 	dataload.Register(dataload.Kind{
-		Name: providers.KindFlood,
+		Name:  providers.KindFlood,
+		Short: "FEMA NFHL flood maps: the flood section without FEMA's service",
 		Summary: "FEMA NFHL flood hazard areas (S_FLD_HAZ_AR) with their FIRM panels (S_FIRM_PAN): " +
 			"a county's .zip as the Map Service Center publishes it, a GeoPackage made from a state's File Geodatabase, or the two layers as .shp or GeoJSON",
 		Layers: []string{LayerHazard, LayerPanel},

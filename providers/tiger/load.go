@@ -28,6 +28,7 @@ const (
 func init() {
 	dataload.Register(dataload.Kind{
 		Name:    providers.KindBoundaries,
+		Short:   "TIGER/Line census tracts and counties: county and tract without the Census geocoder",
 		Summary: "TIGER/Line census tracts and counties (tl_YYYY_SS_tract, tl_YYYY_us_county): a .zip as published, a .shp, GeoJSON or a GeoPackage",
 		Layers:  []string{LayerTract, LayerCounty},
 		Open:    openBoundaries,
