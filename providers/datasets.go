@@ -52,8 +52,12 @@ type Dataset struct {
 	// for boundaries, the FIRM panels' for a flood map.
 	Coverage BBox
 	// Meta is what the kind keeps besides (a JSON object; {} for none).
-	Meta     json.RawMessage
-	LoadedAt time.Time
+	Meta json.RawMessage
+	// FailuresFile is the failures file the load wrote ("" for none),
+	// as its command was given it; Took is how long its last run took.
+	FailuresFile string
+	Took         time.Duration
+	LoadedAt     time.Time
 }
 
 // Covers reports whether p is in the dataset's coverage box.

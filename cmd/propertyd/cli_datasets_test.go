@@ -72,12 +72,12 @@ func TestDataLoadBoundariesAndFloodShowInStatus(t *testing.T) {
 		if r.code != exitOK || !strings.Contains(r.stdout, "vintage:        2010-09-27") || !strings.Contains(r.stdout, `"hazard_areas":4`) {
 			t.Fatalf("load flood: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 		}
-		// KIND NAME ROWS FAILED VINTAGE LOADED COVERAGE
-		if f := statusLine(t, config, "boundaries", "tl_2020_11_tract"); len(f) != 7 || f[2] != "4" || f[3] != "0" || f[4] != "2020" ||
-			f[6] != "-77.0700,38.8550,-76.9820,38.9100" {
+		// KIND NAME ROWS FAILED VINTAGE LOADED TOOK COVERAGE FAILURES FILE
+		if f := statusLine(t, config, "boundaries", "tl_2020_11_tract"); len(f) != 9 || f[2] != "4" || f[3] != "0" || f[4] != "2020" ||
+			!strings.HasSuffix(f[6], "ms") || f[7] != "-77.0700,38.8550,-76.9820,38.9100" || f[8] != filepath.Join(dir, "b.csv") {
 			t.Errorf("status of the tracts: %v", f)
 		}
-		if f := statusLine(t, config, "flood", "nfhl"); len(f) != 7 || f[2] != "5" || f[4] != "2010-09-27" {
+		if f := statusLine(t, config, "flood", "nfhl"); len(f) != 9 || f[2] != "5" || f[4] != "2010-09-27" {
 			t.Errorf("status of the flood map: %v", f)
 		}
 		r = dataRun("load", "boundaries", "-config", config, "-failures", filepath.Join(dir, "b.csv"), tl)

@@ -21,9 +21,10 @@ import (
 // statusRow is one dataset of any kind in the table "data status" opens
 // with.
 type statusRow struct {
-	kind, name, vintage, coverage string
-	rows, failed                  int64
-	loaded                        time.Time
+	kind, name, vintage, coverage, failures string
+	rows, failed                            int64
+	loaded                                  time.Time
+	took                                    time.Duration
 }
 
 // status serves "propertyd data status": one table of every dataset loaded,
@@ -90,17 +91,20 @@ func (c *dataCommand) status(args []string) int {
 	}
 	for _, d := range datasets {
 		rows = append(rows, statusRow{kind: d.Kind, name: d.Name, vintage: d.Vintage, rows: d.Rows, failed: d.Failed, loaded: d.LoadedAt,
-			coverage: boxText(d.Coverage)})
+			coverage: boxText(d.Coverage), took: d.Took, failures: d.FailuresFile})
 	}
 	tw := tabwriter.NewWriter(c.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "KIND\tNAME\tROWS\tFAILED\tVINTAGE\tLOADED\tCOVERAGE")
+	fmt.Fprintln(tw, "KIND\tNAME\tROWS\tFAILED\tVINTAGE\tLOADED\tTOOK\tCOVERAGE\tFAILURES FILE")
 	for _, r := range rows {
-		loaded := "-"
+		loaded, took := "-", "-"
 		if !r.loaded.IsZero() {
 			loaded = r.loaded.Format(time.RFC3339)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.kind, r.name, service.Thousands(int(r.rows)), service.Thousands(int(r.failed)),
-			orDash(r.vintage), loaded, r.coverage)
+		if r.took > 0 {
+			took = r.took.Round(time.Millisecond).String()
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.kind, r.name, service.Thousands(int(r.rows)), service.Thousands(int(r.failed)),
+			orDash(r.vintage), loaded, took, r.coverage, orDash(r.failures))
 	}
 	if len(rows) == 0 {
 		fmt.Fprintln(tw, "(none loaded: propertyd data load acs|parcels|osm|boundaries|flood)")

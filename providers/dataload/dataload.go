@@ -208,6 +208,7 @@ var ErrEmpty = errors.New("no feature could be loaded")
 // none is written twice, and the failures file is cut back to match.
 func Run(ctx context.Context, st Store, k Kind, in Input, opts Options) (Result, error) {
 	var res Result
+	start := time.Now()
 	src, err := k.Open(in)
 	if err != nil {
 		return res, &Refused{Err: err}
@@ -290,6 +291,10 @@ func Run(ctx context.Context, st Store, k Kind, in Input, opts Options) (Result,
 	}
 	res.Warnings = warnings
 	d.Rows, d.Failed = read-failed, failed
+	d.FailuresFile, d.Took = opts.Failures, time.Since(start)
+	if abs, err := filepath.Abs(opts.Failures); err == nil && opts.Failures != "" {
+		d.FailuresFile = abs
+	}
 	if d.Rows == 0 {
 		return res, fmt.Errorf("%s: %w (%d refused; see the failures file)", strings.Join(in.Files, ", "), ErrEmpty, failed)
 	}

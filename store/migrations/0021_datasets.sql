@@ -3,7 +3,8 @@
 -- maps now, each a kind of its own tables (layer_polygons, 0020).
 --
 -- datasets is one row a dataset served: the generation readers read, what
--- it holds and where (its coverage box), and the publisher's vintage.
+-- it holds and where (its coverage box), the publisher's vintage, and how
+-- its load went (the failures file it wrote, the time the last run took).
 -- dataset_loads is a load in progress, at most one a dataset, with its
 -- checkpoint: done input features committed, failed of them in the
 -- failures file, which was failures_size bytes long then. A generation
@@ -18,7 +19,7 @@ INSERT INTO dataset_generations (n) VALUES (0);
 CREATE TABLE datasets (
     kind        TEXT    NOT NULL,
     name        TEXT    NOT NULL,
-    generation  INTEGER NOT NULL UNIQUE,
+    generation  INTEGER NOT NULL,
     fingerprint TEXT    NOT NULL,
     row_count   INTEGER NOT NULL DEFAULT 0,
     failed      INTEGER NOT NULL DEFAULT 0,
@@ -28,6 +29,8 @@ CREATE TABLE datasets (
     min_lng     REAL    NOT NULL DEFAULT 0,
     max_lng     REAL    NOT NULL DEFAULT 0,
     meta        TEXT    NOT NULL DEFAULT '{}',
+    failures    TEXT    NOT NULL DEFAULT '',
+    took_ms     INTEGER NOT NULL DEFAULT 0,
     loaded_at   TEXT    NOT NULL,
     PRIMARY KEY (kind, name)
 );

@@ -28,7 +28,7 @@ type Statements struct {
 }
 
 const datasetColumns = `kind, name, generation, fingerprint, row_count, failed, vintage,
-	min_lat, max_lat, min_lng, max_lng, meta, loaded_at`
+	min_lat, max_lat, min_lng, max_lng, meta, failures, took_ms, loaded_at`
 
 // Build binds the statements with param, the engine's placeholder of the
 // n-th argument.
@@ -45,16 +45,16 @@ func Build(param func(n int) string) *Statements {
 		dropLoad:   b(`DELETE FROM dataset_loads WHERE kind = ? AND name = ? AND generation = ?`),
 		retire:     b(`INSERT INTO dataset_retired (kind, generation) VALUES (?, ?) ON CONFLICT DO NOTHING`),
 		checkpoint: b(`UPDATE dataset_loads SET done = ?, failed = ?, failures_size = ? WHERE kind = ? AND name = ? AND generation = ?`),
-		publish: b(`INSERT INTO datasets (` + datasetColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		publish: b(`INSERT INTO datasets (` + datasetColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (kind, name) DO UPDATE SET generation = excluded.generation, fingerprint = excluded.fingerprint,
 				row_count = excluded.row_count, failed = excluded.failed, vintage = excluded.vintage,
 				min_lat = excluded.min_lat, max_lat = excluded.max_lat, min_lng = excluded.min_lng, max_lng = excluded.max_lng,
-				meta = excluded.meta, loaded_at = excluded.loaded_at`),
+				meta = excluded.meta, failures = excluded.failures, took_ms = excluded.took_ms, loaded_at = excluded.loaded_at`),
 		list:     `SELECT ` + datasetColumns + ` FROM datasets ORDER BY kind, name`,
 		listKind: b(`SELECT ` + datasetColumns + ` FROM datasets WHERE kind = ? ORDER BY name`),
 		retired:  b(`SELECT generation FROM dataset_retired WHERE kind = ? ORDER BY generation`),
 		forget:   b(`DELETE FROM dataset_retired WHERE kind = ? AND generation = ?`),
-		version:  `SELECT COALESCE(MAX(generation), 0), COUNT(*) FROM datasets`,
+		version:  `SELECT COALESCE(SUM(generation), 0), COUNT(*) FROM datasets`,
 	}
 }
 
@@ -195,7 +195,7 @@ func (l Lifecycle) PublishDataset(ctx context.Context, load providers.DatasetLoa
 		}
 		cv := d.Coverage
 		_, err = c.Exec(ctx, l.S.publish, d.Kind, d.Name, d.Generation, d.Fingerprint, d.Rows, d.Failed, d.Vintage,
-			cv.South, cv.North, cv.West, cv.East, meta, stamp(d.LoadedAt))
+			cv.South, cv.North, cv.West, cv.East, meta, d.FailuresFile, d.Took.Milliseconds(), stamp(d.LoadedAt))
 		return err
 	})
 	if err != nil {
@@ -245,9 +245,10 @@ func (l Lifecycle) Datasets(ctx context.Context, kind string) ([]providers.Datas
 	return ds, l.DB.Err(ctx, err)
 }
 
-// DatasetsVersion is the newest generation served and the number of
-// datasets: a publication always serves a generation newer than any
-// before it.
+// DatasetsVersion is the sum of the generations served and the number of
+// datasets: a publication serves a generation newer than the dataset's
+// former one, so the sum grows with each, and a new dataset adds one to
+// the count.
 func (l Lifecycle) DatasetsVersion(ctx context.Context) (string, error) {
 	var gen, n int64
 	if _, err := factsql.QueryRow(ctx, l.DB, l.S.version, nil, &gen, &n); err != nil {
@@ -267,12 +268,14 @@ func (l Lifecycle) scan(ctx context.Context, c factsql.Conn, query string, args 
 		var (
 			d            providers.Dataset
 			meta, loaded string
+			took         int64
 		)
 		cv := &d.Coverage
 		if err := rows.Scan(&d.Kind, &d.Name, &d.Generation, &d.Fingerprint, &d.Rows, &d.Failed, &d.Vintage,
-			&cv.South, &cv.North, &cv.West, &cv.East, &meta, &loaded); err != nil {
+			&cv.South, &cv.North, &cv.West, &cv.East, &meta, &d.FailuresFile, &took, &loaded); err != nil {
 			return nil, err
 		}
+		d.Took = time.Duration(took) * time.Millisecond
 		d.Meta = json.RawMessage(meta)
 		d.LoadedAt, _ = time.Parse("2006-01-02T15:04:05.000Z", loaded)
 		out = append(out, d)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/paulmach/orb"
 
@@ -50,7 +51,8 @@ func testDatasetsPublish(t *testing.T, open Opener) {
 		t.Errorf("the version changed on a load (%s to %s): only a publication changes it", v0, v)
 	}
 	d, err := db.PublishDataset(ctx, load, providers.Dataset{Rows: 1, Failed: 1, Vintage: "2020",
-		Coverage: providers.BBox{West: 0, South: 0, East: 1, North: 1}, Meta: json.RawMessage(`{"layers":["tract"]}`)})
+		Coverage: providers.BBox{West: 0, South: 0, East: 1, North: 1}, Meta: json.RawMessage(`{"layers":["tract"]}`),
+		FailuresFile: "/srv/load/f.csv", Took: 1500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +65,8 @@ func testDatasetsPublish(t *testing.T, open Opener) {
 	}
 	got := ds[0]
 	if got.Name != "tl_2020_11_tract" || got.Rows != 1 || got.Failed != 1 || got.Vintage != "2020" ||
-		got.Coverage.East != 1 || string(got.Meta) != `{"layers":["tract"]}` || !got.LoadedAt.Equal(d.LoadedAt) {
+		got.Coverage.East != 1 || string(got.Meta) != `{"layers":["tract"]}` || !got.LoadedAt.Equal(d.LoadedAt) ||
+		got.FailuresFile != "/srv/load/f.csv" || got.Took != 1500*time.Millisecond {
 		t.Errorf("Datasets()[0] = %+v, want what was published", got)
 	}
 	if !got.Covers(providers.Point{Lat: 0.5, Lng: 0.5}) || got.Covers(providers.Point{Lat: 2, Lng: 0.5}) {

@@ -8,7 +8,7 @@ INSERT INTO dataset_generations (n) VALUES (0);
 CREATE TABLE datasets (
     kind        text             NOT NULL,
     name        text             NOT NULL,
-    generation  bigint           NOT NULL UNIQUE,
+    generation  bigint           NOT NULL,
     fingerprint text             NOT NULL,
     row_count   bigint           NOT NULL DEFAULT 0,
     failed      bigint           NOT NULL DEFAULT 0,
@@ -18,6 +18,8 @@ CREATE TABLE datasets (
     min_lng     double precision NOT NULL DEFAULT 0,
     max_lng     double precision NOT NULL DEFAULT 0,
     meta        text             NOT NULL DEFAULT '{}',
+    failures    text             NOT NULL DEFAULT '',
+    took_ms     bigint           NOT NULL DEFAULT 0,
     loaded_at   text             NOT NULL,
     PRIMARY KEY (kind, name)
 );
