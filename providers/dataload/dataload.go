@@ -25,6 +25,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/paulmach/orb"
+
 	"github.com/propertyd/propertyd/providers"
 )
 
@@ -334,3 +336,27 @@ func dropRetired(ctx context.Context, st Store, k Kind) error {
 // Vertices is the number of points of a two-dimensional WKB polygon or
 // multipolygon, from its length: what a load reports its rate in.
 func Vertices(wkb []byte) int64 { return int64(len(wkb)) / 16 }
+
+// Bounds is the box of the features a Source has seen, for its
+// dataset's Coverage. The zero value has seen none.
+type Bounds struct {
+	b   orb.Bound
+	set bool
+}
+
+// Add widens the box to hold b.
+func (x *Bounds) Add(b orb.Bound) {
+	if x.set {
+		x.b = x.b.Union(b)
+	} else {
+		x.b, x.set = b, true
+	}
+}
+
+// BBox is the box as a coverage; the zero BBox when none was added.
+func (x Bounds) BBox() providers.BBox {
+	if !x.set {
+		return providers.BBox{}
+	}
+	return providers.BBox{West: x.b.Min.Lon(), South: x.b.Min.Lat(), East: x.b.Max.Lon(), North: x.b.Max.Lat()}
+}

@@ -4,14 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/paulmach/orb"
-	"github.com/paulmach/orb/encoding/wkb"
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/dataload"
@@ -137,50 +133,33 @@ func openFlood(in dataload.Input) (dataload.Source, error) {
 	slices.SortStableFunc(parts, func(a, b part) int {
 		return strings.Compare(b.layer, a.layer) // nfhl-panel before nfhl-hazard
 	})
-	return &flood{parts: parts, dfirm: map[string]bool{}}, nil
+	chain := make([]geofile.Part, len(parts))
+	for i, p := range parts {
+		chain[i] = geofile.Part{File: p.file, Layer: p.table}
+	}
+	return &flood{parts: parts, chain: geofile.NewChain(chain), dfirm: map[string]bool{}}, nil
 }
 
 // flood reads the layers of a flood dataset one after the other.
 type flood struct {
 	parts   []part
-	i       int
-	r       *geofile.Reader
+	chain   *geofile.Chain
 	meta    FloodMeta
 	dfirm   map[string]bool
-	cover   orb.Bound
-	any     bool
+	cover   dataload.Bounds
 	vintage string
 }
 
 func (s *flood) Next() (dataload.Feature, error) {
-	for {
-		if s.i >= len(s.parts) {
-			return dataload.Feature{}, io.EOF
-		}
-		p := s.parts[s.i]
-		if s.r == nil {
-			r, err := geofile.Open(p.file, geofile.Options{Layer: p.table})
-			if err != nil {
-				return dataload.Feature{}, err
-			}
-			s.r = r
-		}
-		f, err := s.r.Next()
-		if err == io.EOF {
-			s.r.Close()
-			s.r = nil
-			s.i++
-			continue
-		}
-		var fe *geofile.FeatureError
-		if errors.As(err, &fe) {
-			return dataload.Feature{}, &dataload.Rejected{File: fe.File, Index: fe.Index, Reason: fe.Err.Error()}
-		}
-		if err != nil {
-			return dataload.Feature{}, err
-		}
-		return s.feature(p, f)
+	f, i, err := s.chain.Next()
+	var fe *geofile.FeatureError
+	switch {
+	case errors.As(err, &fe):
+		return dataload.Feature{}, &dataload.Rejected{File: fe.File, Index: fe.Index, Reason: fe.Err.Error()}
+	case err != nil:
+		return dataload.Feature{}, err
 	}
+	return s.feature(s.parts[i], f)
 }
 
 // feature makes the polygon of a hazard area or a panel, its attributes
@@ -225,14 +204,7 @@ func (s *flood) feature(p part, f geofile.Feature) (dataload.Feature, error) {
 	if key == "" {
 		key = "#" + strconv.Itoa(f.Index+1)
 	}
-	switch f.Geometry.(type) {
-	case orb.Polygon, orb.MultiPolygon:
-	case nil:
-		return reject(key, "no geometry")
-	default:
-		return reject(key, "a %s, not a polygon", f.Geometry.GeoJSONType())
-	}
-	shape, err := wkb.Marshal(f.Geometry)
+	shape, bound, err := geofile.PolygonWKB(f.Geometry)
 	if err != nil {
 		return reject(key, "%v", err)
 	}
@@ -244,12 +216,7 @@ func (s *flood) feature(p part, f geofile.Feature) (dataload.Feature, error) {
 		s.meta.HazardAreas++
 	} else {
 		s.meta.Panels++
-		b := f.Geometry.Bound()
-		if s.any {
-			s.cover = s.cover.Union(b)
-		} else {
-			s.cover, s.any = b, true
-		}
+		s.cover.Add(bound)
 	}
 	if dfirm != nil && strings.TrimSpace(*dfirm) != "" {
 		s.dfirm[strings.TrimSpace(*dfirm)] = true
@@ -271,15 +238,9 @@ func (s *flood) Finish() (providers.Dataset, []string, error) {
 	if s.vintage == "" {
 		warnings = append(warnings, "no FIRM panel has an effective date (EFF_DATE): the map's vintage is unknown")
 	}
-	d := providers.Dataset{Vintage: s.vintage,
-		Coverage: providers.BBox{West: s.cover.Min.Lon(), South: s.cover.Min.Lat(), East: s.cover.Max.Lon(), North: s.cover.Max.Lat()}}
+	d := providers.Dataset{Vintage: s.vintage, Coverage: s.cover.BBox()}
 	d.Meta, _ = json.Marshal(s.meta)
 	return d, warnings, nil
 }
 
-func (s *flood) Close() error {
-	if s.r != nil {
-		return s.r.Close()
-	}
-	return nil
-}
+func (s *flood) Close() error { return s.chain.Close() }

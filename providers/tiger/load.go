@@ -4,15 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/paulmach/orb"
-	"github.com/paulmach/orb/encoding/wkb"
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/dataload"
@@ -104,7 +100,9 @@ var ErrNotBoundaries = errors.New("not TIGER/Line census tracts or counties")
 // counties in a geographic coordinate system, before any is read.
 func openBoundaries(in dataload.Input) (dataload.Source, error) {
 	s := &boundaries{in: in, states: map[string]bool{}}
+	var parts []geofile.Part
 	for _, f := range in.Files {
+		parts = append(parts, geofile.Part{File: f})
 		r, err := geofile.Open(f, geofile.Options{})
 		if err != nil {
 			return nil, err
@@ -119,6 +117,7 @@ func openBoundaries(in dataload.Input) (dataload.Source, error) {
 		s.layers = append(s.layers, layer)
 		s.years = append(s.years, year)
 	}
+	s.chain = geofile.NewChain(parts)
 	return s, nil
 }
 
@@ -127,43 +126,22 @@ type boundaries struct {
 	in     dataload.Input
 	layers []string
 	years  []int
-	i      int
-	r      *geofile.Reader
+	chain  *geofile.Chain
 	meta   BoundariesMeta
 	states map[string]bool
-	cover  orb.Bound
-	any    bool
+	cover  dataload.Bounds
 }
 
 func (s *boundaries) Next() (dataload.Feature, error) {
-	for {
-		if s.r == nil {
-			if s.i >= len(s.in.Files) {
-				return dataload.Feature{}, io.EOF
-			}
-			r, err := geofile.Open(s.in.Files[s.i], geofile.Options{})
-			if err != nil {
-				return dataload.Feature{}, err
-			}
-			s.r = r
-		}
-		f, err := s.r.Next()
-		if err == io.EOF {
-			s.r.Close()
-			s.r = nil
-			s.i++
-			continue
-		}
-		file := s.in.Files[s.i]
-		var fe *geofile.FeatureError
-		if errors.As(err, &fe) {
-			return dataload.Feature{}, &dataload.Rejected{File: file, Index: fe.Index, Reason: fe.Err.Error()}
-		}
-		if err != nil {
-			return dataload.Feature{}, err
-		}
-		return s.feature(file, s.layers[s.i], f)
+	f, i, err := s.chain.Next()
+	var fe *geofile.FeatureError
+	switch {
+	case errors.As(err, &fe):
+		return dataload.Feature{}, &dataload.Rejected{File: s.in.Files[i], Index: fe.Index, Reason: fe.Err.Error()}
+	case err != nil:
+		return dataload.Feature{}, err
 	}
+	return s.feature(s.in.Files[i], s.layers[i], f)
 }
 
 // feature makes the polygon of a tract or county: its GEOID the key, the
@@ -201,14 +179,7 @@ func (s *boundaries) feature(file, layer string, f geofile.Feature) (dataload.Fe
 		}
 		attrs = map[string]string{"STATEFP": key[:2], "COUNTYFP": key[2:], "GEOID": key, "NAMELSAD": p.County}
 	}
-	switch f.Geometry.(type) {
-	case orb.Polygon, orb.MultiPolygon:
-	case nil:
-		return reject(key, "no geometry")
-	default:
-		return reject(key, "a %s, not a polygon", f.Geometry.GeoJSONType())
-	}
-	shape, err := wkb.Marshal(f.Geometry)
+	shape, bound, err := geofile.PolygonWKB(f.Geometry)
 	if err != nil {
 		return reject(key, "%v", err)
 	}
@@ -219,12 +190,7 @@ func (s *boundaries) feature(file, layer string, f geofile.Feature) (dataload.Fe
 	} else {
 		s.meta.Counties++
 	}
-	b := f.Geometry.Bound()
-	if s.any {
-		s.cover = s.cover.Union(b)
-	} else {
-		s.cover, s.any = b, true
-	}
+	s.cover.Add(bound)
 	return dataload.Feature{Layer: layer, Polygon: providers.LayerPolygon{Key: key, Attrs: raw, Shape: shape}}, nil
 }
 
@@ -252,7 +218,7 @@ func (s *boundaries) Finish() (providers.Dataset, []string, error) {
 		s.meta.States = append(s.meta.States, st)
 	}
 	slices.Sort(s.meta.States)
-	d := providers.Dataset{Coverage: providers.BBox{West: s.cover.Min.Lon(), South: s.cover.Min.Lat(), East: s.cover.Max.Lon(), North: s.cover.Max.Lat()}}
+	d := providers.Dataset{Coverage: s.cover.BBox()}
 	if year != 0 {
 		d.Vintage = strconv.Itoa(year)
 	}
@@ -260,12 +226,7 @@ func (s *boundaries) Finish() (providers.Dataset, []string, error) {
 	return d, warnings, nil
 }
 
-func (s *boundaries) Close() error {
-	if s.r != nil {
-		return s.r.Close()
-	}
-	return nil
-}
+func (s *boundaries) Close() error { return s.chain.Close() }
 
 // AttrsOf reads the attributes a boundaries load kept of a polygon (as
 // PolygonsAt returns them) as TractOf and CountyOf read a file's: the
