@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/dataload"
 	// GeoPackage files (a flood map made from FEMA's File Geodatabase) are
 	// read through SQLite: the reader registers itself with geofile.
@@ -126,6 +127,7 @@ func (c *dataCommand) loadKind(k dataload.Kind, args []string) int {
 	defer db.Close()
 
 	code := exitOK
+	var loaded []providers.Dataset
 	for i, in := range inputs {
 		if i > 0 {
 			fmt.Fprintln(c.stdout)
@@ -153,6 +155,7 @@ func (c *dataCommand) loadKind(k dataload.Kind, args []string) int {
 			return fail(exitError, "%s: %v (what is served stays; what was written waits unserved, and the same command resumes it)", in.Name, err)
 		}
 		d := res.Dataset
+		loaded = append(loaded, d)
 		if res.AlreadyLoaded {
 			fmt.Fprintf(c.stdout, "%s %s is already loaded from these files (%s features, vintage %s); -force loads them again\n",
 				k.Name, d.Name, service.Thousands(int(d.Rows)), orUnknown(d.Vintage))
@@ -172,6 +175,13 @@ func (c *dataCommand) loadKind(k dataload.Kind, args []string) int {
 			string(d.Meta), took.Round(time.Millisecond), rate)
 		if d.Failed > 0 {
 			code = exitRowsFailed
+		}
+	}
+	// Tracts of another decade than the ACS release's: said now, as data
+	// status says it.
+	if acs, err := acsStatus(ctx, db); err == nil {
+		for _, w := range vintageWarnings(loaded, acsYear(cfg, acs)) {
+			fmt.Fprintf(c.stderr, "propertyd data load %s: warning: %s\n", k.Name, w)
 		}
 	}
 	return code

@@ -89,6 +89,18 @@ func TestDataLoadBoundariesAndFloodShowInStatus(t *testing.T) {
 		if r := dataRun("status", "-config", config); strings.Contains(r.stdout, "warning:") {
 			t.Errorf("status warns of matching vintages:\n%s", r.stdout)
 		}
+		// 2019's are the 2010 tracts: the load and data status say so.
+		tl2019 := filepath.Join(dir, "tl_2019_11_tract.zip")
+		os.WriteFile(tl2019, raw, 0o644)
+		r = dataRun("load", "boundaries", "-config", config, "-failures", filepath.Join(dir, "b19.csv"), tl2019)
+		const want = "TIGER/Line 2019 has the 2010 census tracts; the ACS 5-year release ending 2022 uses the 2020 tracts"
+		if r.code != exitOK || !strings.Contains(r.stderr, "warning: boundaries tl_2019_11_tract: "+want) {
+			t.Errorf("load of 2019 tracts: exit %d, stderr %q; want the warning", r.code, r.stderr)
+		}
+		if r := dataRun("status", "-config", config); !strings.Contains(r.stdout, "warning: boundaries tl_2019_11_tract: "+want) ||
+			strings.Contains(r.stdout, "warning: boundaries tl_2020") {
+			t.Errorf("status of 2019 and 2020 tracts:\n%s", r.stdout)
+		}
 	})
 }
 
