@@ -36,13 +36,19 @@ func init() {
 }
 
 // BoundariesMeta is the meta of a boundaries dataset (providers.Dataset):
-// how many tracts and counties it holds, and the states of its tracts
-// (their STATEFP), against which the ACS vintage is checked.
+// how many tracts and counties it holds, the states of its tracts (their
+// STATEFP), against which the ACS vintage is checked, and the states of its
+// counties, by which the geocoder knows whether both are loaded for an
+// address's state before it asks for its match alone.
 type BoundariesMeta struct {
 	Tracts   int64    `json:"tracts"`
 	Counties int64    `json:"counties"`
 	States   []string `json:"states,omitempty"`
-	Year     int      `json:"year,omitempty"` // the TIGER/Line year; 0 unknown
+	// CountyStates are the STATEFP of its counties. A dataset loaded
+	// before they were kept has counties and none: its states are not
+	// known.
+	CountyStates []string `json:"county_states,omitempty"`
+	Year         int      `json:"year,omitempty"` // the TIGER/Line year; 0 unknown
 }
 
 // yearOfName reads the TIGER/Line year of a file named as the Census
@@ -103,7 +109,7 @@ var ErrNotBoundaries = errors.New("not TIGER/Line census tracts or counties")
 // openBoundaries opens every file of in, checking each is tracts or
 // counties in a geographic coordinate system, before any is read.
 func openBoundaries(in dataload.Input) (dataload.Source, error) {
-	s := &boundaries{in: in, states: map[string]bool{}}
+	s := &boundaries{in: in, states: map[string]bool{}, countyStates: map[string]bool{}}
 	for _, f := range in.Files {
 		r, err := geofile.Open(f, geofile.Options{})
 		if err != nil {
@@ -131,8 +137,10 @@ type boundaries struct {
 	r      *geofile.Reader
 	meta   BoundariesMeta
 	states map[string]bool
-	cover  orb.Bound
-	any    bool
+	// countyStates are the states of the counties read.
+	countyStates map[string]bool
+	cover        orb.Bound
+	any          bool
 }
 
 func (s *boundaries) Next() (dataload.Feature, error) {
@@ -218,6 +226,7 @@ func (s *boundaries) feature(file, layer string, f geofile.Feature) (dataload.Fe
 		s.states[state] = true
 	} else {
 		s.meta.Counties++
+		s.countyStates[key[:2]] = true
 	}
 	b := f.Geometry.Bound()
 	if s.any {
@@ -252,6 +261,10 @@ func (s *boundaries) Finish() (providers.Dataset, []string, error) {
 		s.meta.States = append(s.meta.States, st)
 	}
 	slices.Sort(s.meta.States)
+	for st := range s.countyStates {
+		s.meta.CountyStates = append(s.meta.CountyStates, st)
+	}
+	slices.Sort(s.meta.CountyStates)
 	d := providers.Dataset{Coverage: providers.BBox{West: s.cover.Min.Lon(), South: s.cover.Min.Lat(), East: s.cover.Max.Lon(), North: s.cover.Max.Lat()}}
 	if year != 0 {
 		d.Vintage = strconv.Itoa(year)
