@@ -160,8 +160,9 @@ func (b *Boundaries) Holds(ctx context.Context, fips string) (bool, error) {
 }
 
 // metaOf reads a boundaries dataset's meta. A meta it cannot read (none
-// is written so) is taken to hold both layers of every state, so that
-// At asks the store rather than missing what is loaded.
+// is written so) is taken to hold both layers, so that At asks the store
+// rather than missing what is loaded; it names no state, so Holds does not
+// count on it.
 func metaOf(d providers.Dataset) tiger.BoundariesMeta {
 	var m tiger.BoundariesMeta
 	if json.Unmarshal(d.Meta, &m) != nil {

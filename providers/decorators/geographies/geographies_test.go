@@ -200,3 +200,19 @@ func TestAStoreThatFailsIsAnError(t *testing.T) {
 		t.Errorf("%d upstream calls with the database down, want none", n)
 	}
 }
+
+// BenchmarkReverseInside times a reverse lookup answered from the loaded
+// boundaries: the datasets' version read twice and a county and a tract
+// looked up, on SQLite.
+func BenchmarkReverseInside(b *testing.B) {
+	db := loaded(b, filepath.Join(b.TempDir(), "g.db"))
+	rev := geographies.NewReverse(geographies.NewBoundaries(db), nil, nil)
+	ctx := context.Background()
+	p := providers.Point{Lat: 38.9, Lng: -77.018}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := rev.Reverse(ctx, p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -48,7 +48,7 @@ func eachEngine(t *testing.T, fn func(t *testing.T, database string)) {
 // loaded opens database and loads the fixtures into it as an operator
 // would, each file a boundaries dataset of its own: the state's tracts and
 // the national counties.
-func loaded(t *testing.T, database string) engine.Store {
+func loaded(t testing.TB, database string) engine.Store {
 	t.Helper()
 	ctx := context.Background()
 	db, err := engine.Open(ctx, database, engine.Options{})
