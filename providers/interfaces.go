@@ -15,6 +15,20 @@ type Geocoder interface {
 	Geocode(ctx context.Context, a Address) (Location, error)
 }
 
+// MatchGeocoder is implemented by a geocoder that can match an address
+// without finding its census geographies (the Census geocoder's locations
+// searches): where the county and tract boundaries are loaded, the service
+// finds them at the matched point itself, and the upstream is asked only
+// for what no file holds, the address's match.
+//
+// GeocodeMatch answers as Geocode does, with the same matches in the same
+// order, but every Location (Others too) has County, FIPSCode and
+// CensusTract empty. Errors as for Geocoder. Implementations are safe for
+// concurrent use.
+type MatchGeocoder interface {
+	GeocodeMatch(ctx context.Context, a Address) (Location, error)
+}
+
 // ReverseGeocoder finds the census geographies of a coordinate. The returned
 // Location has no address. Errors as for Geocoder; a point outside any county
 // is KindNotFound with code location_not_found.

@@ -19,6 +19,7 @@ import (
 	"github.com/propertyd/propertyd/gateway"
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/decorators/extract"
+	"github.com/propertyd/propertyd/providers/decorators/geographies"
 	"github.com/propertyd/propertyd/providers/decorators/guard"
 	"github.com/propertyd/propertyd/providers/decorators/metrics"
 	"github.com/propertyd/propertyd/providers/service"
@@ -139,6 +140,10 @@ func isConfigError(err error) bool { return errors.As(err, new(configError)) }
 func (m *Main) wireModules(svcCfg *service.Config) error {
 	// osm-walk reads amenities through the amenities section.
 	mods, err := m.buildModules(svcCfg.Amenities())
+	var bounds *geographies.Boundaries // one listing of the boundaries for both geocoders
+	if m.db != nil {
+		bounds = geographies.NewBoundaries(m.db)
+	}
 	for _, b := range mods {
 		mod := service.Module{Name: b.pc.Module, Value: b.value, Around: b.breaker.Around, TTL: b.pc.TTL.D(), Refresh: b.pc.Refresh}
 		if next, ok := b.value.(providers.AmenitiesProvider); ok && b.role == providers.RoleAmenities && m.db != nil {
@@ -146,6 +151,14 @@ func (m *Main) wireModules(svcCfg *service.Config) error {
 			// outside its breaker: only the module's own calls count
 			// for or against the upstream.
 			mod.Value, mod.Around = extract.New(m.db, next, b.breaker.Around), nil
+		}
+		// Loaded TIGER/Line boundaries give the county and tract of a
+		// point they hold, outside the geocoder's breaker likewise.
+		if next, ok := b.value.(providers.Geocoder); ok && b.role == providers.RoleGeocoder && bounds != nil {
+			mod.Value, mod.Around = geographies.NewGeocoder(bounds, next, b.breaker.Around), nil
+		}
+		if next, ok := b.value.(providers.ReverseGeocoder); ok && b.role == providers.RoleReverseGeocoder && bounds != nil {
+			mod.Value, mod.Around = geographies.NewReverse(bounds, next, b.breaker.Around), nil
 		}
 		if aerr := svcCfg.Add(b.role, mod); aerr != nil {
 			err = errors.Join(err, fmt.Errorf("providers.%s: %w", b.role, aerr))

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/decorators/geographies"
 	"github.com/propertyd/propertyd/providers/service"
 	"github.com/propertyd/propertyd/store/engine"
 )
@@ -104,6 +105,11 @@ func (c *importCommand) run(args []string) int {
 		return fail(exitError, "opening database %s: %v", engine.Describe(cfg.Database), err)
 	}
 	defer db.Close()
+	if counties != nil {
+		// A county inside loaded TIGER/Line boundaries is named from
+		// them, with no call.
+		counties = geographies.NewReverse(geographies.NewBoundaries(db), counties, nil)
+	}
 	out, err := os.Create(*failuresPath)
 	if err != nil {
 		return fail(exitError, "%v", err)

@@ -675,8 +675,17 @@ func TestStateFIPSCoversEveryState(t *testing.T) {
 		t.Errorf("States() lists %d places, want 56 (50 states, DC, 5 territories)", len(states))
 	}
 	for _, s := range states {
-		if _, ok := address.StateFIPS(s); !ok {
+		fips, ok := address.StateFIPS(s)
+		if !ok {
 			t.Errorf("States() lists %q, which has no FIPS code", s)
+		}
+		if back, ok := address.StateOfFIPS(fips); !ok || back != s {
+			t.Errorf("StateOfFIPS(%q) = %q, %v; want %q back", fips, back, ok, s)
+		}
+	}
+	for _, bad := range []string{"", "1", "011", "03", "DC", "99"} {
+		if got, ok := address.StateOfFIPS(bad); ok {
+			t.Errorf("StateOfFIPS(%q) = %q; want no state", bad, got)
 		}
 	}
 }

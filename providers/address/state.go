@@ -51,6 +51,25 @@ func StateFIPS(code string) (fips string, ok bool) {
 	return fips, ok
 }
 
+// stateOfFIPS is stateFIPS the other way round.
+var stateOfFIPS = func() map[string]string {
+	m := make(map[string]string, len(stateFIPS))
+	for code, fips := range stateFIPS {
+		m[fips] = code
+	}
+	return m
+}()
+
+// StateOfFIPS returns the USPS code of the state, DC or inhabited
+// territory whose two-digit FIPS code is fips ("11": "DC"), and ok=false
+// for any other string: a county or tract read from a TIGER/Line file
+// names its state by STATEFP alone, where the geocoder's answer names it
+// by its USPS code too.
+func StateOfFIPS(fips string) (code string, ok bool) {
+	code, ok = stateOfFIPS[fips]
+	return code, ok
+}
+
 // States returns the USPS code of every state, DC and inhabited territory
 // IsState accepts, in FIPS order.
 func States() []string {

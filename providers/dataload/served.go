@@ -65,6 +65,15 @@ func (s *Served) Read(ctx context.Context, p providers.Point, read func(ds []pro
 		"the %s datasets kept changing while they were read", s.Kind)
 }
 
+// List returns every dataset served of the kind, wherever it lies, as
+// Read lists them (again only when a publication changed them): for a
+// reader that asks what is loaded before it has a point, as the geocoder
+// asks whether a state's boundaries are before it matches an address.
+func (s *Served) List(ctx context.Context) ([]providers.Dataset, error) {
+	_, ds, err := s.datasets(ctx)
+	return ds, err
+}
+
 // datasets returns the version served and the datasets of the kind,
 // listed again when the version changed since the last listing.
 func (s *Served) datasets(ctx context.Context) (string, []providers.Dataset, error) {

@@ -65,3 +65,27 @@ func TestServedListsAgainOnlyWhenAPublicationChangedIt(t *testing.T) {
 		t.Errorf("reads always overtaken: %v, want unavailable", err)
 	}
 }
+
+// List gives every dataset, wherever it lies, listed again only when a
+// publication changed them.
+func TestServedListGivesEveryDatasetFromTheSameListing(t *testing.T) {
+	ctx := context.Background()
+	l := &lister{gen: 1}
+	s := &dataload.Served{Store: l, Kind: providers.KindBoundaries}
+	for range 2 {
+		ds, err := s.List(ctx)
+		if err != nil || len(ds) != 1 || ds[0].Generation != 1 {
+			t.Fatalf("List = %v, %v; want the one dataset", ds, err)
+		}
+	}
+	if _, err := s.Read(ctx, providers.Point{Lat: 38.5, Lng: -77.5}, func([]providers.Dataset) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if l.lists != 1 {
+		t.Errorf("two lists and a read listed the datasets %d times, want once", l.lists)
+	}
+	l.gen = 2
+	if ds, _ := s.List(ctx); len(ds) != 1 || ds[0].Generation != 2 || l.lists != 2 {
+		t.Errorf("after a publication List = %v (%d listings), want generation 2 listed again", ds, l.lists)
+	}
+}

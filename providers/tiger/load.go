@@ -32,13 +32,19 @@ func init() {
 }
 
 // BoundariesMeta is the meta of a boundaries dataset (providers.Dataset):
-// how many tracts and counties it holds, and the states of its tracts
-// (their STATEFP), against which the ACS vintage is checked.
+// how many tracts and counties it holds, the states of its tracts (their
+// STATEFP), against which the ACS vintage is checked, and the states of its
+// counties, by which the geocoder knows whether both are loaded for an
+// address's state before it asks for its match alone.
 type BoundariesMeta struct {
 	Tracts   int64    `json:"tracts"`
 	Counties int64    `json:"counties"`
 	States   []string `json:"states,omitempty"`
-	Year     int      `json:"year,omitempty"` // the TIGER/Line year; 0 unknown
+	// CountyStates are the STATEFP of its counties. A dataset loaded
+	// before they were kept has counties and none: its states are not
+	// known.
+	CountyStates []string `json:"county_states,omitempty"`
+	Year         int      `json:"year,omitempty"` // the TIGER/Line year; 0 unknown
 }
 
 // yearOfName reads the TIGER/Line year of a file named as the Census
@@ -99,7 +105,7 @@ var ErrNotBoundaries = errors.New("not TIGER/Line census tracts or counties")
 // openBoundaries opens every file of in, checking each is tracts or
 // counties in a geographic coordinate system, before any is read.
 func openBoundaries(in dataload.Input) (dataload.Source, error) {
-	s := &boundaries{in: in, states: map[string]bool{}}
+	s := &boundaries{in: in, states: map[string]bool{}, countyStates: map[string]bool{}}
 	var parts []geofile.Part
 	for _, f := range in.Files {
 		parts = append(parts, geofile.Part{File: f})
@@ -129,7 +135,9 @@ type boundaries struct {
 	chain  *geofile.Chain
 	meta   BoundariesMeta
 	states map[string]bool
-	cover  dataload.Bounds
+	// countyStates are the states of the counties read.
+	countyStates map[string]bool
+	cover        dataload.Bounds
 }
 
 func (s *boundaries) Next() (dataload.Feature, error) {
@@ -189,6 +197,7 @@ func (s *boundaries) feature(file, layer string, f geofile.Feature) (dataload.Fe
 		s.states[state] = true
 	} else {
 		s.meta.Counties++
+		s.countyStates[key[:2]] = true
 	}
 	s.cover.Add(bound)
 	return dataload.Feature{Layer: layer, Polygon: providers.LayerPolygon{Key: key, Attrs: raw, Shape: shape}}, nil
@@ -218,6 +227,10 @@ func (s *boundaries) Finish() (providers.Dataset, []string, error) {
 		s.meta.States = append(s.meta.States, st)
 	}
 	slices.Sort(s.meta.States)
+	for st := range s.countyStates {
+		s.meta.CountyStates = append(s.meta.CountyStates, st)
+	}
+	slices.Sort(s.meta.CountyStates)
 	d := providers.Dataset{Coverage: s.cover.BBox()}
 	if year != 0 {
 		d.Vintage = strconv.Itoa(year)

@@ -25,7 +25,10 @@ type CensusPlace = fakeupstream.CensusPlace
 // geographies/coordinates and geographies/addressbatch) the way the real
 // service does, in the shapes of the Current_Current vintage recordings
 // (layers "States", "Counties", "Census Tracts", "2010 Census Blocks"),
-// knowing only places.
+// knowing only places; and the locations searches (locations/address,
+// locations/onelineaddress), which match alike and answer the same matches
+// without geographies. Each route is its own responder, so
+// mt.GetCallCountInfo counts the matches asked apart from the geographies.
 //
 // A request street matches a place when it is the same street as the place's
 // Street or one of its Aliases in the sense of CensusSameStreet, and the state

@@ -134,6 +134,62 @@ func TestGeocodeSendsParameters(t *testing.T) {
 	}
 }
 
+// TestGeocodeMatchAsksTheLocationsSearches: GeocodeMatch sends the
+// address, in fields or in one line, to the locations searches with the
+// benchmark and no vintage, and answers the match without geographies;
+// the geographies searches are not asked.
+func TestGeocodeMatchAsksTheLocationsSearches(t *testing.T) {
+	c, mt := fakeClient(t, coloradoCapitol)
+	var asked []url.Values
+	for _, route := range []string{"/locations/address", "/locations/onelineaddress"} {
+		mt.RegisterResponder(http.MethodGet, census.DefaultBaseURL+route, func(req *http.Request) (*http.Response, error) {
+			asked = append(asked, req.URL.Query())
+			return httpmock.NewBytesResponse(http.StatusOK, []byte(`{"result":{"input":{},"addressMatches":[{"matchedAddress":"200 E COLFAX AVE, DENVER, CO, 80203",`+
+				`"coordinates":{"x":-104.98486,"y":39.73923},"tigerLine":{"tigerLineId":"1","side":"L"},"addressComponents":{"city":"DENVER","state":"CO","zip":"80203"}}]}}`)), nil
+		})
+	}
+	want := providers.Location{MatchedAddress: "200 E COLFAX AVE, DENVER, CO, 80203", Street: "200 E COLFAX AVE",
+		City: "DENVER", State: "CO", Zip: "80203", Point: providers.Point{Lat: 39.73923, Lng: -104.98486}}
+	for _, a := range []providers.Address{
+		{Street: "200 East Colfax Avenue", City: "Denver", State: "CO"},
+		{Line: "200 East Colfax Avenue, Denver, CO"},
+	} {
+		got, err := c.GeocodeMatch(context.Background(), a)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("GeocodeMatch(%+v) = %+v, %v; want %+v", a, got, err, want)
+		}
+	}
+	if len(asked) != 2 || asked[0].Get("street") != "200 East Colfax Avenue" || asked[1].Get("address") != "200 East Colfax Avenue, Denver, CO" {
+		t.Fatalf("asked %v, want the address once at each locations search", asked)
+	}
+	for _, q := range asked {
+		if q.Get("benchmark") != "Public_AR_Current" || q.Get("format") != "json" || q.Has("vintage") {
+			t.Errorf("query %v: want benchmark and format=json, and no vintage", q)
+		}
+	}
+	info := mt.GetCallCountInfo()
+	for route, n := range info {
+		if strings.Contains(route, "/geographies/") && n != 0 {
+			t.Errorf("%s called %d times, want 0", route, n)
+		}
+	}
+}
+
+// TestGeocodeMatchFromTheFake: the fake's locations searches match as its
+// geographies searches do; no match is address_not_found.
+func TestGeocodeMatchFromTheFake(t *testing.T) {
+	c, mt := fakeClient(t, coloradoCapitol, seattleLibrary)
+	got, err := c.GeocodeMatch(context.Background(), providers.Address{Line: "1000 4th Avenue, Seattle, WA"})
+	if err != nil || got.MatchedAddress != "1000 4TH AVE, SEATTLE, WA, 98104" || got.FIPSCode != "" || got.CensusTract != "" || got.County != "" {
+		t.Errorf("GeocodeMatch = %+v, %v; want the library's match without geographies", got, err)
+	}
+	_, err = c.GeocodeMatch(context.Background(), providers.Address{Street: "1 Nowhere Rd", State: "CO"})
+	wantError(t, err, providers.KindNotFound, "address_not_found")
+	if n := mt.GetCallCountInfo()["GET "+census.DefaultBaseURL+"/locations/onelineaddress"]; n != 1 {
+		t.Errorf("locations/onelineaddress called %d times, want 1 (%v)", n, mt.GetCallCountInfo())
+	}
+}
+
 // TestGeocodeSendsTheStreetIntact: the service sends the client's own text,
 // so every character a street or city may hold must reach the upstream as
 // typed, percent-encoded: an apostrophe TIGER matches on, '&' and '#' that

@@ -26,6 +26,7 @@ func TestConformanceJSON(t *testing.T) {
 	dir := recordings.Dir(t, "census-geocoder")
 	type outcome struct {
 		reverse bool               // decode through Reverse instead of Geocode
+		match   bool               // decode through GeocodeMatch as well as Geocode
 		loc     providers.Location // expected Location (Point checked to 1e-9)
 		kind    providers.Kind     // expected error kind when code is set
 		code    string
@@ -60,10 +61,10 @@ func TestConformanceJSON(t *testing.T) {
 			Point: providers.Point{Lat: 43, Lng: -74}, State: "NY",
 			County: "Saratoga County", FIPSCode: "36091", CensusTract: "061500"}},
 		// locations answers carry no geographies: address and point only.
-		"locations_address_whitehouse_dc.json": {loc: providers.Location{
+		"locations_address_whitehouse_dc.json": {match: true, loc: providers.Location{
 			MatchedAddress: "1600 PENNSYLVANIA AVE NW, WASHINGTON, DC, 20502", Street: "1600 PENNSYLVANIA AVE NW",
 			City: "WASHINGTON", State: "DC", Zip: "20502", Point: providers.Point{Lat: 38.898754, Lng: -77.03535}}},
-		"locations_onelineaddress_suitland_md.json": {loc: providers.Location{
+		"locations_onelineaddress_suitland_md.json": {match: true, loc: providers.Location{
 			MatchedAddress: "4600 SILVER HILL RD, WASHINGTON, DC, 20233", Street: "4600 SILVER HILL RD",
 			City: "WASHINGTON", State: "DC", Zip: "20233", Point: providers.Point{Lat: 38.84598652130676, Lng: -76.92743610939091}}},
 		"no_match.json": {kind: providers.KindNotFound, code: "address_not_found"},
@@ -124,9 +125,22 @@ func TestConformanceJSON(t *testing.T) {
 			if !samePoint(loc.Point, w.loc.Point) {
 				t.Errorf("Point = %+v, want %+v", loc.Point, w.loc.Point)
 			}
-			loc.Point, w.loc.Point = providers.Point{}, providers.Point{}
-			if !reflect.DeepEqual(loc, w.loc) {
-				t.Errorf("Location =\n%+v\nwant\n%+v", loc, w.loc)
+			want := w.loc
+			loc.Point, want.Point = providers.Point{}, providers.Point{}
+			if !reflect.DeepEqual(loc, want) {
+				t.Errorf("Location =\n%+v\nwant\n%+v", loc, want)
+			}
+			if !w.match {
+				return
+			}
+			// The search GeocodeMatch asks answers in this shape.
+			loc, err = c.GeocodeMatch(context.Background(), providers.Address{Street: "as recorded", State: "DC"})
+			if err != nil || !samePoint(loc.Point, w.loc.Point) {
+				t.Fatalf("GeocodeMatch: %+v, %v; want the point %+v", loc, err, w.loc.Point)
+			}
+			loc.Point = providers.Point{}
+			if !reflect.DeepEqual(loc, want) {
+				t.Errorf("GeocodeMatch's Location =\n%+v\nwant\n%+v", loc, want)
 			}
 		})
 	}

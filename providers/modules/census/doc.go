@@ -10,6 +10,10 @@
 //     for Geocode (empty city, state and zip are left out);
 //   - GET geographies/onelineaddress?address=&benchmark=&vintage=&format=json
 //     for Geocode of an address given in one line (Address.Line);
+//   - GET locations/address and GET locations/onelineaddress, with the same
+//     parameters but vintage, for GeocodeMatch: the same matches without
+//     their geographies, for a caller that finds the county and tract in
+//     boundaries of its own (providers.MatchGeocoder);
 //   - GET geographies/coordinates?x=<longitude>&y=<latitude>&benchmark=&vintage=&format=json
 //     for Reverse;
 //   - POST geographies/addressbatch (multipart/form-data: addressFile, benchmark,

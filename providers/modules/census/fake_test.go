@@ -134,6 +134,48 @@ func TestFakeAddressAnswerHasTheRecordedShape(t *testing.T) {
 	}
 }
 
+// TestFakeLocationsAnswersHaveTheRecordedShape: the locations searches
+// answer the geographies searches' matches without geographies, and their
+// input echoes no vintage, as the recordings of both show.
+func TestFakeLocationsAnswersHaveTheRecordedShape(t *testing.T) {
+	for _, tt := range []struct {
+		route     string
+		q         url.Values
+		recording string
+	}{
+		{"/locations/address", url.Values{"street": {"200 E Colfax Ave"}, "city": {"Denver"}, "state": {"CO"},
+			"zip": {"80203"}}, "locations_address_whitehouse_dc.json"},
+		{"/locations/onelineaddress", url.Values{"address": {"200 E Colfax Ave, Denver, CO 80203"}},
+			"locations_onelineaddress_suitland_md.json"},
+	} {
+		t.Run(tt.route, func(t *testing.T) {
+			tt.q.Set("benchmark", "Public_AR_Current")
+			tt.q.Set("format", "json")
+			status, ctype, body := fakeGet(t, tt.route, tt.q)
+			if status != 200 || !strings.HasPrefix(ctype, "application/json") {
+				t.Fatalf("status %d, Content-Type %q: %s", status, ctype, body)
+			}
+			got := shape(decodeAny(t, body))
+			want := shape(decodeAny(t, recording(t, tt.recording)))
+			if got != want {
+				t.Errorf("fake answer shape\n%s\ndiffers from the recording\n%s", got, want)
+			}
+			if !strings.Contains(string(body), `"matchedAddress":"200 E COLFAX AVE, DENVER, CO, 80203"`) {
+				t.Errorf("the place is not matched: %s", body)
+			}
+		})
+	}
+	// No vintage is asked for: a locations search needs none.
+	q := url.Values{"street": {"1 Nowhere Rd"}, "state": {"CO"}, "benchmark": {"4"}, "format": {"json"}}
+	if status, _, body := fakeGet(t, "/locations/address", q); status != 200 || !strings.Contains(string(body), `"addressMatches":[]`) {
+		t.Errorf("a locations search without vintage: %d %s, want the no-match answer", status, body)
+	}
+	q.Del("benchmark")
+	if status, _, _ := fakeGet(t, "/locations/address", q); status != 400 {
+		t.Errorf("a locations search without benchmark: %d, want 400", status)
+	}
+}
+
 func TestFakeReverseAnswerHasTheRecordedShape(t *testing.T) {
 	q := url.Values{"x": {"-104.985"}, "y": {"39.7393"}, "benchmark": {"Public_AR_Current"},
 		"vintage": {"Current_Current"}, "format": {"json"}}

@@ -28,15 +28,34 @@ import (
 // (KindNotFound, address_not_found) when the upstream matched nothing,
 // KindUpstream for an error answer or one it cannot read, KindTimeout when ctx
 // expired and KindCanceled when the caller went away.
-func (c *Client) Geocode(ctx context.Context, a providers.Address) (_ providers.Location, err error) {
+func (c *Client) Geocode(ctx context.Context, a providers.Address) (providers.Location, error) {
+	return c.geocode(ctx, "geographies", a)
+}
+
+var _ providers.MatchGeocoder = (*Client)(nil)
+
+// GeocodeMatch is Geocode without the census geographies: it asks the
+// locations searches (locations/address, locations/onelineaddress), which
+// take the same address and benchmark but no vintage and answer the same
+// matches without a geographies block, so every Location has County,
+// FIPSCode and CensusTract empty. A caller that holds the county and tract
+// boundaries itself (package geographies) finds them at the matched point
+// without the upstream's map. Errors as for Geocode.
+func (c *Client) GeocodeMatch(ctx context.Context, a providers.Address) (providers.Location, error) {
+	return c.geocode(ctx, "locations", a)
+}
+
+// geocode asks the address search of returntype (geographies or
+// locations) for a, as Geocode documents.
+func (c *Client) geocode(ctx context.Context, returntype string, a providers.Address) (_ providers.Location, err error) {
 	// The upstream echoes the address in every answer: no error of this
 	// call may carry it to a log.
 	defer func() { err = upstream.Scrub(err, a.Line, a.Street, a.City, a.Zip) }()
 	q := url.Values{}
-	route := "geographies/address"
+	route := returntype + "/address"
 	if line := strings.TrimSpace(a.Line); line != "" {
 		// The whole address in one line: the upstream's own parser reads it.
-		route = "geographies/onelineaddress"
+		route = returntype + "/onelineaddress"
 		q.Set("address", line)
 	} else {
 		if strings.TrimSpace(a.Street) == "" {
@@ -47,7 +66,11 @@ func (c *Client) Geocode(ctx context.Context, a providers.Address) (_ providers.
 		setNonEmpty(q, "state", a.State)
 		setNonEmpty(q, "zip", a.Zip)
 	}
-	c.setCommon(q)
+	if returntype == "locations" {
+		c.setMatchOnly(q)
+	} else {
+		c.setCommon(q)
+	}
 	body, err := c.get(ctx, route, q)
 	if err != nil {
 		return providers.Location{}, err
@@ -107,8 +130,14 @@ func (c *Client) Reverse(ctx context.Context, p providers.Point) (_ providers.Lo
 
 // setCommon adds the parameters every geographies request carries.
 func (c *Client) setCommon(q url.Values) {
-	q.Set("benchmark", c.Options.Benchmark)
+	c.setMatchOnly(q)
 	q.Set("vintage", c.Options.Vintage)
+}
+
+// setMatchOnly adds the parameters of a locations request: a vintage
+// there is no parameter of the search.
+func (c *Client) setMatchOnly(q url.Values) {
+	q.Set("benchmark", c.Options.Benchmark)
 	q.Set("format", "json")
 }
 

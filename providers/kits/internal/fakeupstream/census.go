@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,7 +66,11 @@ const censusReverseRadius = 5000.0
 // and geographies/addressbatch, below the base URL), answering the way the
 // real service does, in the shapes of the Current_Current vintage recordings
 // (layers "States", "Counties", "Census Tracts", "2010 Census Blocks"),
-// knowing only places.
+// knowing only places; and the locations searches (locations/address,
+// locations/onelineaddress), which match the same way and answer the same
+// matches without geographies, their input echoing no vintage, as the
+// locations recordings show. Each route is its own path, so a caller counts
+// the matches asked apart from the geographies.
 //
 // A request street matches a place when it is the same street as the place's
 // Street or one of its Aliases in the sense of CensusSameStreet, and the state
@@ -96,6 +101,8 @@ func CensusGeocoderAreas(areas []CensusArea, places ...CensusPlace) []Route {
 	return []Route{
 		{Method: http.MethodGet, Path: "/geographies/address", Serve: f.address},
 		{Method: http.MethodGet, Path: "/geographies/onelineaddress", Serve: f.oneLine},
+		{Method: http.MethodGet, Path: "/locations/address", Serve: f.locationsAddress},
+		{Method: http.MethodGet, Path: "/locations/onelineaddress", Serve: f.locationsOneLine},
 		{Method: http.MethodGet, Path: "/geographies/coordinates", Serve: f.coordinates},
 		{Method: http.MethodPost, Path: "/geographies/addressbatch", Serve: f.batch},
 	}
@@ -206,40 +213,54 @@ func censusCheckCommon(get func(string) string, needVintage bool) (Reply, bool) 
 	return Reply{}, true
 }
 
-func (f *censusFake) address(req *http.Request) Reply {
+func (f *censusFake) address(req *http.Request) Reply { return f.addressSearch(req, true) }
+
+func (f *censusFake) locationsAddress(req *http.Request) Reply { return f.addressSearch(req, false) }
+
+func (f *censusFake) oneLine(req *http.Request) Reply { return f.oneLineSearch(req, true) }
+
+func (f *censusFake) locationsOneLine(req *http.Request) Reply { return f.oneLineSearch(req, false) }
+
+// censusInput is the input block of an address search's answer: the
+// address as sent, the benchmark, and for geographies the vintage.
+func censusInput(q url.Values, address map[string]string, geographies bool) map[string]any {
+	input := map[string]any{"address": address, "benchmark": censusBenchmark(q.Get("benchmark"))}
+	if geographies {
+		input["vintage"] = censusVintage(q.Get("vintage"))
+	}
+	return input
+}
+
+// addressSearch answers geographies/address, or locations/address when
+// geographies is false.
+func (f *censusFake) addressSearch(req *http.Request, geographies bool) Reply {
 	q := req.URL.Query()
-	if r, ok := censusCheckCommon(q.Get, true); !ok {
+	if r, ok := censusCheckCommon(q.Get, geographies); !ok {
 		return r
 	}
 	street := q.Get("street")
 	if strings.TrimSpace(street) == "" {
 		return censusBadRequest("Street address cannot be empty and cannot exceed 100 characters")
 	}
-	input := map[string]any{
-		"address": map[string]string{
-			"street": street, "city": q.Get("city"), "state": q.Get("state"), "zip": q.Get("zip"),
-		},
-		"benchmark": censusBenchmark(q.Get("benchmark")),
-		"vintage":   censusVintage(q.Get("vintage")),
-	}
+	input := censusInput(q, map[string]string{
+		"street": street, "city": q.Get("city"), "state": q.Get("state"), "zip": q.Get("zip"),
+	}, geographies)
 	matches := f.match(street, q.Get("state"))
-	return censusJSON(http.StatusOK, f.addressResult(input, matches))
+	return censusJSON(http.StatusOK, f.addressResult(input, matches, geographies))
 }
 
-func (f *censusFake) oneLine(req *http.Request) Reply {
+// oneLineSearch answers geographies/onelineaddress, or
+// locations/onelineaddress when geographies is false.
+func (f *censusFake) oneLineSearch(req *http.Request, geographies bool) Reply {
 	q := req.URL.Query()
-	if r, ok := censusCheckCommon(q.Get, true); !ok {
+	if r, ok := censusCheckCommon(q.Get, geographies); !ok {
 		return r
 	}
 	address := q.Get("address")
 	if strings.TrimSpace(address) == "" {
 		return censusBadRequest("Address cannot be empty and cannot exceed 100 characters")
 	}
-	input := map[string]any{
-		"address":   map[string]string{"address": address},
-		"benchmark": censusBenchmark(q.Get("benchmark")),
-		"vintage":   censusVintage(q.Get("vintage")),
-	}
+	input := censusInput(q, map[string]string{"address": address}, geographies)
 	var matches []censusMatch
 	words := censusWords(address)
 	for _, p := range f.places {
@@ -256,7 +277,7 @@ func (f *censusFake) oneLine(req *http.Request) Reply {
 			}
 		}
 	}
-	return censusJSON(http.StatusOK, f.addressResult(input, matches))
+	return censusJSON(http.StatusOK, f.addressResult(input, matches, geographies))
 }
 
 func (f *censusFake) coordinates(req *http.Request) Reply {
@@ -506,17 +527,23 @@ func censusAbbreviations(pairs ...string) map[string]string {
 	return m
 }
 
-func (f *censusFake) addressResult(input map[string]any, matches []censusMatch) map[string]any {
+// addressResult is the answer of an address search with matches: each
+// with its geographies when geographies is set, without any (the
+// locations searches) when not.
+func (f *censusFake) addressResult(input map[string]any, matches []censusMatch, geographies bool) map[string]any {
 	am := make([]any, 0, len(matches))
 	for _, m := range matches {
 		p := m.place
-		am = append(am, map[string]any{
+		match := map[string]any{
 			"tigerLine":         map[string]string{"tigerLineId": p.tigerLineID(), "side": "L"},
-			"geographies":       f.geographies(p),
 			"matchedAddress":    p.matchedAddress(),
 			"coordinates":       map[string]float64{"x": p.Lng, "y": p.Lat},
 			"addressComponents": censusComponents(p),
-		})
+		}
+		if geographies {
+			match["geographies"] = f.geographies(p)
+		}
+		am = append(am, match)
 	}
 	return map[string]any{"result": map[string]any{"input": input, "addressMatches": am}}
 }

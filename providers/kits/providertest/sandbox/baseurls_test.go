@@ -103,7 +103,7 @@ func TestBaseURLsLayout(t *testing.T) {
 
 func TestUnknownPathsAre404(t *testing.T) {
 	srv, root := start(t, sandbox.Options{})
-	for _, path := range []string{"/", "/census", "/censusx/geocoder", "/census/geocoder/locations/address", "/fema/99/query"} {
+	for _, path := range []string{"/", "/census", "/censusx/geocoder", "/census/geocoder/locations/coordinates", "/fema/99/query"} {
 		resp, err := http.Get(root + path)
 		if err != nil {
 			t.Fatal(err)

@@ -32,7 +32,8 @@
 //	walkscore  http://HOST/walkscore             walkscore (walkscore-api)
 //	hud        http://HOST/hud/fmr               fair_market_rent (hud-fmr)
 //
-// so the geocoder is called at /census/geocoder/geographies/address, the
+// so the geocoder is called at /census/geocoder/geographies/address (its
+// match alone at /census/geocoder/locations/address, counted apart), the
 // NFHL at /fema/28/query, ACS at /acs/data/2022/acs/acs5 (and its
 // discovery document, listing releases up to 2022, at /acs/data.json),
 // Walk Score at /walkscore/score and HUD at /hud/fmr/data/<entityid>. ACS and Walk Score
