@@ -233,3 +233,22 @@ func TestFloodValuesOfAnOlderVersionStillUpgrade(t *testing.T) {
 		t.Errorf("upgraded through the decorator: %s; want the module's %s", got, want)
 	}
 }
+
+// BenchmarkFloodFromALoadedMap times a flood section read from a loaded
+// map on SQLite: the maps' version, the panels and the hazard areas at the
+// point, the version again.
+func BenchmarkFloodFromALoadedMap(b *testing.B) {
+	db := openSQLite(b)
+	load(b, db, "nfhl", nfhlZip)
+	fema := &countingFEMA{}
+	f := floodfile.New(db, fema, nil)
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := f.Flood(ctx, inFloodway); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if fema.calls.Load() != 0 {
+		b.Fatal("FEMA was asked")
+	}
+}

@@ -44,7 +44,7 @@ type mapStore interface {
 	dataload.Store
 }
 
-func openSQLite(t *testing.T) *store.DB {
+func openSQLite(t testing.TB) *store.DB {
 	t.Helper()
 	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "p.db"), store.Options{})
 	if err != nil {
@@ -68,7 +68,7 @@ func openPostgres(t *testing.T) *postgres.DB {
 
 // load loads files as the flood map name, as propertyd data load flood
 // does.
-func load(t *testing.T, st mapStore, name string, files ...string) providers.Dataset {
+func load(t testing.TB, st mapStore, name string, files ...string) providers.Dataset {
 	t.Helper()
 	k, ok := dataload.Lookup(providers.KindFlood)
 	if !ok {
