@@ -28,7 +28,8 @@
 //	                         module and the loaded flood maps share
 //	providers/decorators     what wraps a module from outside: guard (breaker, retry),
 //	                         metrics (Prometheus), extract (a loaded OpenStreetMap extract
-//	                         answering amenities before the module)
+//	                         answering amenities before the module), floodfile (a loaded
+//	                         FEMA flood map answering the flood section before the module)
 //	providers/modules        one package per upstream (census, censusacs, femanfhl,
 //	                         hudfmr, osmwalk, overpass, walkscore), upstream (their HTTP
 //	                         plumbing) and all (registers them)
@@ -42,7 +43,8 @@
 // with the extracts; femanfhl also floodmap, the flood section it shares
 // with the loaded flood maps); a decorator the vocabulary (guard also upstream, for
 // how a transport fails, and ratelimit, for outbound pacing; extract also
-// amenity); the kits
+// amenity; floodfile also floodmap and dataload, the flood section and the
+// datasets served); the kits
 // their wire formats and the service's catalogue. Nothing but tests and
 // binaries imports a kit, and cmd/propertyd alone puts the kinds together.
 //

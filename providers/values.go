@@ -24,7 +24,9 @@ const (
 
 // Flood is the FEMA flood hazard at a point. The include form of the section
 // renames zone and risk_level to zone_code and flood_risk_level (the gateway
-// does that); the standalone endpoint uses these names.
+// does that); the standalone endpoint uses these names. Source says where
+// it was read: "fema-nfhl" (FEMA's NFHL service), or "fema-nfhl-file" (a
+// flood map loaded from FEMA's files, whose effective date Vintage gives).
 //
 // Values are stored as JSON. Before panel_number, panel_effective_date and
 // description existed, the panel was firm_panel and its date
@@ -40,6 +42,11 @@ type Flood struct {
 	PanelNumber        *string  `json:"panel_number"`              // FIRM panel number (FIRM_PAN)
 	PanelEffectiveDate *string  `json:"panel_effective_date"`      // the panel's EFF_DATE, YYYY-MM-DD
 	Source             string   `json:"source"`
+	// Vintage is the effective date (YYYY-MM-DD) of the loaded flood map
+	// the section was read from (its newest panel's), when Source is
+	// "fema-nfhl-file"; empty for an answer of the service, which is the
+	// NFHL as of the moment it was asked.
+	Vintage string `json:"vintage,omitempty"`
 }
 
 // Demographics holds tract-level ACS 5-year figures. Nil pointers are values
@@ -177,8 +184,9 @@ var (
 	_ Provenanced = (*FairMarketRents)(nil)
 )
 
-// Provenance reports the value's source.
-func (f *Flood) Provenance() (string, string) { return f.Source, "" }
+// Provenance reports the value's source and, from a loaded flood map, its
+// effective date.
+func (f *Flood) Provenance() (string, string) { return f.Source, f.Vintage }
 
 // Provenance reports the value's source and ACS vintage.
 func (d *Demographics) Provenance() (string, string) { return d.Source, d.Vintage }

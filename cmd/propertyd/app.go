@@ -19,6 +19,7 @@ import (
 	"github.com/propertyd/propertyd/gateway"
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/decorators/extract"
+	"github.com/propertyd/propertyd/providers/decorators/floodfile"
 	"github.com/propertyd/propertyd/providers/decorators/geographies"
 	"github.com/propertyd/propertyd/providers/decorators/guard"
 	"github.com/propertyd/propertyd/providers/decorators/metrics"
@@ -159,6 +160,11 @@ func (m *Main) wireModules(svcCfg *service.Config) error {
 		}
 		if next, ok := b.value.(providers.ReverseGeocoder); ok && b.role == providers.RoleReverseGeocoder && bounds != nil {
 			mod.Value, mod.Around = geographies.NewReverse(bounds, next, b.breaker.Around), nil
+		}
+		if next, ok := b.value.(providers.FloodProvider); ok && b.role == providers.RoleFlood && m.db != nil {
+			// So does a loaded flood map, where its panels hold the
+			// point: FEMA is asked only off every loaded map.
+			mod.Value, mod.Around = floodfile.New(m.db, next, b.breaker.Around), nil
 		}
 		if aerr := svcCfg.Add(b.role, mod); aerr != nil {
 			err = errors.Join(err, fmt.Errorf("providers.%s: %w", b.role, aerr))

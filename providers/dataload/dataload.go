@@ -247,8 +247,10 @@ func Run(ctx context.Context, st Store, k Kind, in Input, opts Options) (Result,
 	}
 	defer fail.Close()
 
+	// The features a resumed load skips are counted before the writer
+	// starts: it moves load's checkpoint as its batches commit.
+	resumeAfter, read, failed := load.Done, int64(0), load.Failed
 	w := newWriter(ctx, st, &load, fail, opts)
-	read, failed := int64(0), load.Failed
 	for {
 		f, err := src.Next()
 		if err == io.EOF {
@@ -258,7 +260,7 @@ func Run(ctx context.Context, st Store, k Kind, in Input, opts Options) (Result,
 		if read%10000 == 0 && opts.Progress != nil {
 			opts.Progress(read, "loading "+in.Name, false)
 		}
-		skip := read <= load.Done
+		skip := read <= resumeAfter
 		var rej *Rejected
 		switch {
 		case errors.As(err, &rej):

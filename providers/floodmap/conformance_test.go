@@ -32,9 +32,9 @@ var nfhlDir = filepath.Join("..", "geofile", "testdata")
 
 // fileSource is what differs by nature between the two paths: a section
 // from the service names the fema-nfhl module (femanfhl.Name); one from a
-// loaded map will name the file path, with the map's effective date beside
-// it, which the flood section has no field for yet. Everything else must be
-// equal.
+// loaded map names the file path, with the map's effective date as its
+// vintage (providers/decorators/floodfile, whose conformance test reads
+// the map from the database). Everything else must be equal.
 const fileSource = "fema-nfhl-file"
 
 // readLayer reads every feature of one layer of a fixture file.
