@@ -483,6 +483,25 @@ func (g Flood) ZoneAt(p orb.Point) (i, j int, ok bool) {
 	return i, j, ringContains(g.ring(i, j), p)
 }
 
+// AreaAt is the key of the hazard area holding p, a point of Box: its
+// zone, or else the block of zone X around it.
+func (g Flood) AreaAt(p orb.Point) string {
+	if i, j, ok := g.ZoneAt(p); ok {
+		return g.Zone(i, j).Key
+	}
+	cell := g.Size / float64(g.N)
+	i, j := int(math.Floor((p.Lat()-g.South)/cell)), int(math.Floor((p.Lon()-g.West)/cell))
+	block := func(k int) int { // the block row (or column) of cell row (or column) k
+		for b := 3; b > 0; b-- {
+			if k >= b*g.N/4 {
+				return b
+			}
+		}
+		return 0
+	}
+	return fmt.Sprintf("%s_X%d", g.DFIRMID, block(i)*4+block(j)+1)
+}
+
 // ringContains is the even-odd test of p against ring.
 func ringContains(ring orb.Ring, p orb.Point) bool {
 	in := false

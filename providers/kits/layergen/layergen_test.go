@@ -60,7 +60,7 @@ func TestEveryLayerTilesItsArea(t *testing.T) {
 			t.Errorf("counties holding %v: %v, want the one of tract %s", p, counties, got[0])
 		}
 	}
-	for range 100 {
+	for range 300 {
 		p := in(flood.Box())
 		got := holding(t, flood.HazardLayer(), p)
 		if len(got) != 1 {
@@ -69,6 +69,9 @@ func TestEveryLayerTilesItsArea(t *testing.T) {
 		i, j, ok := flood.ZoneAt(p)
 		if ok && flood.Zone(i, j).Key != got[0] || !ok && got[0][len(flood.DFIRMID)+1] != 'X' {
 			t.Errorf("ZoneAt(%v) = %d, %d, %v; the area holding it is %s", p, i, j, ok, got[0])
+		}
+		if area := flood.AreaAt(p); area != got[0] {
+			t.Errorf("AreaAt(%v) = %s; the area holding it is %s", p, area, got[0])
 		}
 		if panels := holding(t, flood.PanelLayer(), p); len(panels) != 1 {
 			t.Errorf("panels holding %v: %v, want exactly one", p, panels)
