@@ -178,9 +178,10 @@ func (b *bench) countyCold(ctx context.Context) error {
 	return nil
 }
 
-// lookupFlood looks up pl with include=flood through c: a new record
-// whose flood section is ok and names the zone the generated map put at
-// its point. It returns the section's source.
+// lookupFlood looks up pl with include=flood through c: a new record in
+// the county and tract the generated boundaries put at its point, whose
+// flood section is ok and names the zone the generated map put there. It
+// returns the section's source.
 func lookupFlood(c *client, pl sandbox.Place) (string, error) {
 	status, body, err := c.do(get(lookupPath(pl, "flood")))
 	if err != nil {
@@ -191,7 +192,10 @@ func lookupFlood(c *client, pl sandbox.Place) (string, error) {
 	}
 	var out struct {
 		Data struct {
-			Flood struct {
+			County string `json:"county"`
+			FIPS   string `json:"fips_code"`
+			Tract  string `json:"census_tract"`
+			Flood  struct {
 				Zone   *string `json:"zone_code"`
 				Source string  `json:"source"`
 			} `json:"flood"`
@@ -211,6 +215,9 @@ func lookupFlood(c *client, pl sandbox.Place) (string, error) {
 	switch {
 	case out.Meta.Created == nil || !*out.Meta.Created:
 		return "", fmt.Errorf("%s was not created by its first lookup", pl.ID)
+	case out.Data.County != pl.CountyName || out.Data.FIPS != pl.FIPS() || out.Data.Tract != pl.Tract:
+		return "", fmt.Errorf("%s: in %s (%s), tract %s; the boundaries put it in %s (%s), tract %s", pl.ID,
+			out.Data.County, out.Data.FIPS, out.Data.Tract, pl.CountyName, pl.FIPS(), pl.Tract)
 	case s.Status != "ok":
 		return "", fmt.Errorf("%s: flood section %q (%s)", pl.ID, s.Status, s.Error)
 	case f.Zone == nil || *f.Zone != pl.Flood[0].Zone:
