@@ -7,6 +7,7 @@
 //	    [-latency 100ms] [-cache-mb 64] [-batch-concurrency N] [-propertyd BIN]
 //	    [-postgres URL] [-redis URL] [-env KEY=VALUE] [-count-requests 25000] [-only warm,memory]
 //	    [-osm-features 1000000] [-osm-points 500] [-osm-runs 3]
+//	    [-polygon-tracts 5000] [-polygon-zones 100000] [-polygon-points 2000] [-polygon-runs 3]
 //	    [-out BENCHMARKS.md] [-keep]
 //
 // Run it from inside the module: it builds cmd/propertyd (unless -propertyd
@@ -37,6 +38,15 @@
 //     (default $PROPERTYD_TEST_REDIS), the herd spread over three
 //     instances sharing one schema and one Redis; without them, or when
 //     the server does not answer, those rows are listed as skipped.
+//  7. writes a generated state of -polygon-tracts census tracts and a
+//     county's flood map of -polygon-zones zones as shapefiles (package
+//     layergen), loads them with propertyd data load boundaries and data
+//     load flood as child processes (wall time, peak resident memory; the
+//     median of -polygon-runs loads), and reads each layer through the
+//     store at -polygon-points random points (the polygons rows, on both
+//     engines); -only county-cold, not run by default, loads a small
+//     county and counts the upstream calls of cold lookups with
+//     include=flood in it.
 //
 // On a two-core machine the load generator, propertyd and the bare app share
 // the same two cores: throughput figures are what this machine gives with the
@@ -81,6 +91,10 @@ type options struct {
 	osmFeatures   int           // features of the generated extract of the osm rows
 	osmPoints     int           // records read with amenities from the extract
 	osmRuns       int           // loads of the extract, each into a fresh database: the row reports the median
+	polyTracts    int           // tracts of the generated state of the polygons rows
+	polyZones     int           // flood zones of the generated county of the polygons rows
+	polyPoints    int           // random points each layer is read at
+	polyRuns      int           // loads of the layers, each into a fresh database: the row reports the median
 	cacheMB       int
 	batchConc     int // propertyd's batch_concurrency
 	fill          int // records read to fill the cache (0: enough to overflow it)
@@ -158,6 +172,10 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	fs.IntVar(&o.osmFeatures, "osm-features", 1_000_000, "features of the generated OpenStreetMap extract the osm rows load")
 	fs.IntVar(&o.osmPoints, "osm-points", 500, "records read once each with amenities and walk score from the loaded extract")
 	fs.IntVar(&o.osmRuns, "osm-runs", 3, "loads of the generated extract on each engine, each into a fresh database; the osm rows report the median")
+	fs.IntVar(&o.polyTracts, "polygon-tracts", 5_000, "census tracts of the generated state the polygons rows load (601 vertices each)")
+	fs.IntVar(&o.polyZones, "polygon-zones", 100_000, "flood zones of the generated county the polygons rows load (200 vertices each, with its hole in zone X)")
+	fs.IntVar(&o.polyPoints, "polygon-points", 2_000, "random points each polygon layer is read at")
+	fs.IntVar(&o.polyRuns, "polygon-runs", 3, "loads of the generated layers on each engine, each into a fresh database; the polygons rows report the median")
 	fs.IntVar(&o.cacheMB, "cache-mb", 64, "propertyd's cache.max_mb")
 	fs.IntVar(&o.batchConc, "batch-concurrency", 0, "propertyd's batch_concurrency (0: propertyd's default)")
 	fs.IntVar(&o.fill, "fill", 0, "records read by id to fill the cache before measuring memory (0: enough to overflow cache-mb)")
@@ -171,7 +189,8 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 		o.env = append(o.env, s)
 		return nil
 	})
-	only := fs.String("only", "", "run only these comma-separated `scenarios` ("+strings.Join(scenarioNames, ", ")+"); start-up is always measured")
+	only := fs.String("only", "", "run only these comma-separated `scenarios` ("+strings.Join(scenarioNames, ", ")+
+		"; and, only when named, "+strings.Join(optionalScenarios, ", ")+"); start-up is always measured")
 	fs.StringVar(&o.out, "out", "", "also write the table into this Markdown `file`, between its bench markers")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary folder (database, config, logs)")
 	fs.IntVar(&o.countRequests, "count-requests", 25_000, "requests of the instructions row's longer counted stretch under callgrind (the shorter sends a fifth as many)")
@@ -191,8 +210,8 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 		o.only = map[string]bool{}
 		for _, name := range strings.Split(*only, ",") {
 			name = strings.TrimSpace(name)
-			if !slices.Contains(scenarioNames, name) {
-				return options{}, fmt.Errorf("-only: unknown scenario %q (known: %s)", name, strings.Join(scenarioNames, ", "))
+			if !slices.Contains(scenarioNames, name) && !slices.Contains(optionalScenarios, name) {
+				return options{}, fmt.Errorf("-only: unknown scenario %q (known: %s)", name, strings.Join(slices.Concat(scenarioNames, optionalScenarios), ", "))
 			}
 			o.only[name] = true
 		}
@@ -217,11 +236,16 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 		small("osm-features", &o.osmFeatures, 20_000)
 		small("osm-points", &o.osmPoints, 20)
 		small("osm-runs", &o.osmRuns, 1)
+		small("polygon-tracts", &o.polyTracts, 200)
+		small("polygon-zones", &o.polyZones, 1_000)
+		small("polygon-points", &o.polyPoints, 200)
+		small("polygon-runs", &o.polyRuns, 1)
 		small("fill", &o.fill, 5_000)
 		small("count-requests", &o.countRequests, 2_500)
 	}
 	switch {
-	case o.duration <= 0, o.rounds < 1, o.rows < 1, o.conns < 1, o.openConns < 1, o.cold < 1, o.batches < 1, o.searches < 1, o.cacheMB < 1, o.fill < 0, o.batchConc < 0, o.countRequests < 5, o.loadRows < 2, o.osmFeatures < 10, o.osmPoints < 1, o.osmRuns < 1:
+	case o.duration <= 0, o.rounds < 1, o.rows < 1, o.conns < 1, o.openConns < 1, o.cold < 1, o.batches < 1, o.searches < 1, o.cacheMB < 1, o.fill < 0, o.batchConc < 0, o.countRequests < 5, o.loadRows < 2, o.osmFeatures < 10, o.osmPoints < 1, o.osmRuns < 1,
+		o.polyTracts < 1, o.polyZones < 1, o.polyPoints < 1, o.polyRuns < 1:
 		return options{}, errors.New("sizes and durations must be positive")
 	case o.latency <= 0:
 		return options{}, errors.New("-latency must be positive")

@@ -17,7 +17,24 @@ import (
 )
 
 // scenarioNames are the scenarios in the order they run (and -only names).
-var scenarioNames = []string{"warm", "instructions", "cold", "herd", "batch", "acs-states", "search", "facts-warm", "pg-warm", "pg-cold", "fleet-herd", "pg-search", "facts-load", "pg-facts-load", "osm", "pg-osm", "memory", "startup"}
+var scenarioNames = []string{"warm", "instructions", "cold", "herd", "batch", "acs-states", "search", "facts-warm", "pg-warm", "pg-cold", "fleet-herd", "pg-search", "facts-load", "pg-facts-load", "osm", "pg-osm", "polygons", "pg-polygons", "memory", "startup"}
+
+// optionalScenarios run only when -only names them, after the others: a
+// row whose target waits on work not done yet, kept ready to measure it.
+var optionalScenarios = []string{"county-cold"}
+
+// runs reports whether the run measures scenario name: every one of
+// scenarioNames without -only, those it names with it (start-up always),
+// and an optional one only when named.
+func (o options) runs(name string) bool {
+	switch {
+	case name == "startup":
+		return true
+	case slices.Contains(optionalScenarios, name), o.only != nil:
+		return o.only[name]
+	}
+	return true
+}
 
 // herd is the number of concurrent identical cold lookups.
 const herd = 200
@@ -42,10 +59,12 @@ type bench struct {
 	synth    []sandbox.Place
 	acs      []sandbox.Place // the addresses of the acs-states scenario
 	rows     []row
-	startup  time.Duration // of the first start
-	startRSS int64         // resident memory right after it
-	starts   int           // propertyd processes started
-	pgNone   string        // why there is no PostgreSQL to measure ("": none known)
+	startup  time.Duration   // of the first start
+	startRSS int64           // resident memory right after it
+	starts   int             // propertyd processes started
+	pgNone   string          // why there is no PostgreSQL to measure ("": none known)
+	polys    *polygonFiles   // the polygons rows' files, once written
+	county   []sandbox.Place // the addresses of the county-cold row (none unless it runs)
 }
 
 func (b *bench) logf(format string, args ...any) {
@@ -82,12 +101,13 @@ func run(ctx context.Context, o options, command string, out, errOut io.Writer) 
 		"pg-warm": b.pgWarm, "pg-cold": b.pgCold, "fleet-herd": b.fleetHerd, "pg-search": b.pgSearch,
 		"facts-warm": b.factsWarm, "facts-load": b.factsLoad, "pg-facts-load": b.pgFactsLoad,
 		"osm": b.osm, "pg-osm": b.pgOSM,
+		"polygons": b.polygons, "pg-polygons": b.pgPolygons, "county-cold": b.countyCold,
 	}
-	for _, name := range scenarioNames {
+	for _, name := range slices.Concat(scenarioNames, optionalScenarios) {
 		if err := ctx.Err(); err != nil {
 			return false, err
 		}
-		if o.only != nil && !o.only[name] && name != "startup" {
+		if !o.runs(name) {
 			continue
 		}
 		if err := steps[name](ctx); err != nil {
@@ -164,7 +184,10 @@ func (b *bench) setup(ctx context.Context) error {
 	// The last two are facts-warm's.
 	b.synth = syntheticPlaces(b.places, b.pgOffset()+o.cold+4)
 	b.acs = acsStatePlaces(b.places)
-	b.sb = sandbox.New(slices.Concat(b.places, b.synth, b.acs), sandbox.Options{Seed: 1})
+	if o.only["county-cold"] {
+		b.county = countyPlaces()
+	}
+	b.sb = sandbox.New(slices.Concat(b.places, b.synth, b.acs, b.county), sandbox.Options{Seed: 1})
 	var err error
 	if b.sbRoot, err = b.sb.Start("127.0.0.1:0"); err != nil {
 		return err
