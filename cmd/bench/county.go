@@ -16,10 +16,9 @@ import (
 
 // The county-cold row: a county whose boundaries and flood map are loaded
 // from files, looked up with include=flood at new addresses in it. It is
-// not among the default scenarios (optionalScenarios): it is met once the
-// loaded flood map answers the flood section before FEMA and the loaded
-// boundaries the geographies before the Census geocoder, leaving the
-// geocoder's address match alone.
+// met when the loaded flood map answers the flood section before FEMA and
+// the loaded boundaries the geographies before the Census geocoder,
+// leaving the geocoder's address match alone.
 
 // countyLookups is how many new addresses the county-cold row looks up.
 const countyLookups = 20

@@ -44,9 +44,9 @@
 //     load flood as child processes (wall time, peak resident memory; the
 //     median of -polygon-runs loads), and reads each layer through the
 //     store at -polygon-points random points (the polygons rows, on both
-//     engines); -only county-cold, not run by default, loads a small
-//     county and counts the upstream calls of cold lookups with
-//     include=flood in it.
+//     engines); county-cold loads a small county (tracts, counties, a
+//     flood map) and counts the upstream calls of cold lookups with
+//     include=flood in it: no FEMA call and no Census geographies call.
 //
 // On a two-core machine the load generator, propertyd and the bare app share
 // the same two cores: throughput figures are what this machine gives with the
