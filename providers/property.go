@@ -97,6 +97,10 @@ type Point struct {
 	Lng float64
 }
 
+// BBox is a rectangle of latitudes and longitudes, edges included. West is
+// below East: a box does not cross the antimeridian.
+type BBox struct{ West, South, East, North float64 }
+
 // Key returns the point rounded to five decimals (about 1 m), the natural
 // cache key for point-based data such as flood zones and amenities.
 func (p Point) Key() string {

@@ -68,10 +68,6 @@ func (c Circle) Distance(p Point) float64 { return math.Round(c.Center.DistanceM
 // the rounded one).
 func (c Circle) Contains(p Point) bool { return c.Center.DistanceMeters(p) <= c.RadiusMeters }
 
-// BBox is a rectangle of latitudes and longitudes, edges included. West is
-// below East: a box does not cross the antimeridian.
-type BBox struct{ West, South, East, North float64 }
-
 // NewProperty is a record to create, with the keys that identify it.
 type NewProperty struct {
 	Property Property
