@@ -233,3 +233,34 @@ func TestRunRefusesTheWrongFilesAndKeepsWhatIsServed(t *testing.T) {
 		t.Errorf("served after the refusals: %+v, want %+v", after, before)
 	}
 }
+
+// A feature whose points are no longitudes and latitudes (a projected
+// file without its .prj, read as degrees) is refused alone: the features
+// of its batch are kept.
+func TestRunRefusesAFeatureOfBadCoordinatesAlone(t *testing.T) {
+	ctx := context.Background()
+	db := open(t)
+	raw, err := os.ReadFile(tractsGeo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.ReplaceAll(string(raw), `[-76.995, 38.855]`, `[-8565000.5, 4702000.5]`)
+	if text == string(raw) {
+		t.Fatal("the fixture changed: its last tract does not start where the test breaks it")
+	}
+	file := filepath.Join(t.TempDir(), "tracts.geojson")
+	os.WriteFile(file, []byte(text), 0o644)
+	fails := filepath.Join(t.TempDir(), "f.csv")
+	res, err := dataload.Run(ctx, db, kind(t, providers.KindBoundaries), dataload.Input{Name: "dc", Files: []string{file}},
+		dataload.Options{Failures: fails})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Dataset.Rows != 3 || res.Dataset.Failed != 1 {
+		t.Errorf("Run = %d kept, %d failed; want 3 and 1", res.Dataset.Rows, res.Dataset.Failed)
+	}
+	out, _ := os.ReadFile(fails)
+	if !strings.Contains(string(out), "tracts.geojson,4,11001007401,no,not a valid shape") {
+		t.Errorf("failures file:\n%s", out)
+	}
+}

@@ -67,16 +67,40 @@ func (c *Chain) Close() error {
 // no polygon or multipolygon (or none).
 var ErrNotPolygon = errors.New("not a polygon")
 
+// ErrCoordinates is the cause of PolygonWKB's error for a shape with a
+// point that is no longitude and latitude (beyond 180 or 90 degrees, not a
+// number) or a ring of fewer than three points.
+var ErrCoordinates = errors.New("not a valid shape")
+
 // PolygonWKB returns g as WKB (two dimensions, longitude then latitude)
-// with its bounds when it is a polygon or a multipolygon: what the polygon
-// layers of the store keep. Anything else is an error saying what it is.
+// with its bounds when it is a polygon or a multipolygon of valid
+// coordinates, every ring of three points or more: what the polygon layers
+// of the store keep and check again, so that one broken feature is refused
+// alone rather than failing the batch it would be written with. Anything
+// else is an error saying what it is.
 func PolygonWKB(g orb.Geometry) ([]byte, orb.Bound, error) {
-	switch g.(type) {
-	case orb.Polygon, orb.MultiPolygon:
+	var polys []orb.Polygon
+	switch g := g.(type) {
+	case orb.Polygon:
+		polys = []orb.Polygon{g}
+	case orb.MultiPolygon:
+		polys = g
 	case nil:
 		return nil, orb.Bound{}, fmt.Errorf("%w: no geometry", ErrNotPolygon)
 	default:
 		return nil, orb.Bound{}, fmt.Errorf("%w: a %s", ErrNotPolygon, g.GeoJSONType())
+	}
+	for _, p := range polys {
+		for _, r := range p {
+			if len(r) < 3 {
+				return nil, orb.Bound{}, fmt.Errorf("%w: a ring of %d points", ErrCoordinates, len(r))
+			}
+			for _, pt := range r {
+				if !(pt.Lon() >= -180 && pt.Lon() <= 180 && pt.Lat() >= -90 && pt.Lat() <= 90) { // NaN fails too
+					return nil, orb.Bound{}, fmt.Errorf("%w: the point %v is not a longitude and latitude", ErrCoordinates, pt)
+				}
+			}
+		}
 	}
 	raw, err := wkb.Marshal(g)
 	if err != nil {

@@ -3,6 +3,7 @@ package geofile_test
 import (
 	"errors"
 	"io"
+	"math"
 	"path/filepath"
 	"testing"
 
@@ -53,6 +54,16 @@ func TestPolygonWKBTakesPolygonsOnly(t *testing.T) {
 	for _, g := range []orb.Geometry{nil, orb.Point{1, 2}, orb.LineString{{0, 0}, {1, 1}}} {
 		if _, _, err := geofile.PolygonWKB(g); !errors.Is(err, geofile.ErrNotPolygon) {
 			t.Errorf("PolygonWKB(%T): %v, want ErrNotPolygon", g, err)
+		}
+	}
+	// Projected metres taken for degrees, a NaN, a ring of two points.
+	for _, g := range []orb.Geometry{
+		orb.Polygon{{{-8575000, 4705000}, {-8574000, 4705000}, {-8574000, 4706000}, {-8575000, 4705000}}},
+		orb.MultiPolygon{sq, {{{0, 0}, {1, 0}, {1, math.NaN()}, {0, 0}}}},
+		orb.Polygon{{{0, 0}, {1, 1}}},
+	} {
+		if _, _, err := geofile.PolygonWKB(g); !errors.Is(err, geofile.ErrCoordinates) {
+			t.Errorf("PolygonWKB(%v): %v, want ErrCoordinates", g, err)
 		}
 	}
 }
