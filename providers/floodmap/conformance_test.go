@@ -2,8 +2,6 @@ package floodmap_test
 
 import (
 	"context"
-	"errors"
-	"io"
 	"net/http"
 	"path/filepath"
 	"reflect"
@@ -36,27 +34,6 @@ var nfhlDir = filepath.Join("..", "geofile", "testdata")
 // vintage (providers/decorators/floodfile, whose conformance test reads
 // the map from the database). Everything else must be equal.
 const fileSource = "fema-nfhl-file"
-
-// readLayer reads every feature of one layer of a fixture file.
-func readLayer(t *testing.T, path, layer string) []geofile.Feature {
-	t.Helper()
-	r, err := geofile.Open(path, geofile.Options{Layer: layer})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var out []geofile.Feature
-	for {
-		f, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		out = append(out, f)
-	}
-}
 
 // holds reports whether a feature's polygon holds pt, edges included and a
 // hole's inside excluded, as a loaded map will answer from its polygons.
@@ -115,7 +92,7 @@ func serviceAreas(t *testing.T, zonesPath, panelsPath string) []providertest.Flo
 		return s
 	}
 	var out []providertest.FloodArea
-	for _, f := range readLayer(t, zonesPath, "") {
+	for _, f := range providertest.Features(t, zonesPath, "") {
 		bfe, ok := f.Properties["STATIC_BFE"].(float64)
 		if !ok {
 			t.Fatalf("zone %d: STATIC_BFE %v is not a double; the fake sends a double", f.Index, f.Properties["STATIC_BFE"])
@@ -124,7 +101,7 @@ func serviceAreas(t *testing.T, zonesPath, panelsPath string) []providertest.Flo
 			Zone: text(f, "FLD_ZONE"), Subtype: text(f, "ZONE_SUBTY"), SFHA: text(f, "SFHA_TF") == "T",
 			StaticBFE: bfe, DFIRMID: text(f, "DFIRM_ID")})
 	}
-	for _, f := range readLayer(t, panelsPath, "") {
+	for _, f := range providertest.Features(t, panelsPath, "") {
 		eff, err := time.Parse(time.DateOnly, text(f, "EFF_DATE"))
 		if err != nil {
 			t.Fatalf("panel %d: %v", f.Index, err)
@@ -254,8 +231,8 @@ func TestTheLoadedMapAndTheServiceAnswerAlike(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, file := range m.files {
-			zones := readLayer(t, file.zonesPath, file.zonesLayer)
-			panels := readLayer(t, file.panelsPath, file.panelsLayer)
+			zones := providertest.Features(t, file.zonesPath, file.zonesLayer)
+			panels := providertest.Features(t, file.panelsPath, file.panelsLayer)
 			for _, pt := range m.points {
 				t.Run(m.name+"/"+file.name+"/"+pt.name, func(t *testing.T) {
 					before := mt.GetTotalCallCount()

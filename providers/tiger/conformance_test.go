@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"path/filepath"
 	"testing"
@@ -30,27 +29,6 @@ var (
 	tractsDir    = filepath.Join("..", "geofile", "testdata")
 	countiesPath = filepath.Join("testdata", "counties.geojson")
 )
-
-// readLayer reads every feature of a fixture file.
-func readLayer(t *testing.T, path string) []geofile.Feature {
-	t.Helper()
-	r, err := geofile.Open(path, geofile.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var out []geofile.Feature
-	for {
-		f, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		out = append(out, f)
-	}
-}
 
 // holds reports whether a feature's polygon holds pt, a hole's inside
 // excluded, as loaded boundaries will answer.
@@ -167,8 +145,8 @@ func TestLoadedBoundariesAndTheGeocoderAnswerAlike(t *testing.T) {
 			tiger.Place{County: "Arlington County", FIPSCode: "51013"}, true, "VA"},
 		{"outside every county", providers.Point{Lat: 38.8, Lng: -77.2}, 0, tiger.Place{}, false, ""},
 	}
-	counties := readLayer(t, countiesPath)
-	service := readLayer(t, filepath.Join(tractsDir, "tracts.geojson"))
+	counties := providertest.Features(t, countiesPath, "")
+	service := providertest.Features(t, filepath.Join(tractsDir, "tracts.geojson"), "")
 	var places []providertest.CensusPlace
 	for i, pt := range points {
 		places = append(places, providertest.CensusPlace{Street: fmt.Sprintf("%d CONFORMANCE ST", i+1),
@@ -182,7 +160,7 @@ func TestLoadedBoundariesAndTheGeocoderAnswerAlike(t *testing.T) {
 	}
 
 	for _, file := range []string{"tracts.geojson", "tracts.zip", "tracts.gpkg"} {
-		tracts := readLayer(t, filepath.Join(tractsDir, file))
+		tracts := providertest.Features(t, filepath.Join(tractsDir, file), "")
 		for i, pt := range points {
 			t.Run(file+"/"+pt.name, func(t *testing.T) {
 				fromFiles, found, held := fromFiles(t, counties, tracts, pt.p)

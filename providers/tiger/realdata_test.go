@@ -10,6 +10,7 @@ import (
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/dataload"
 	"github.com/propertyd/propertyd/providers/internal/recordings"
+	"github.com/propertyd/propertyd/providers/kits/providertest"
 	"github.com/propertyd/propertyd/providers/tiger"
 	"github.com/propertyd/propertyd/store/engine"
 	"github.com/propertyd/propertyd/store/postgres/pgtest"
@@ -36,7 +37,7 @@ func TestRealTractsLoadAndLocateAtTheirInternalPoints(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("the published tract file is not present: %v", err)
 	}
-	want := readLayer(t, path)
+	want := providertest.Features(t, path, "")
 	if len(want) != 179 {
 		t.Fatalf("%s has %d tracts; the District's 2010 file has 179", realTracts, len(want))
 	}
@@ -74,7 +75,7 @@ func testRealTracts(t *testing.T, database, path string) {
 		s, _ := props[name].(string)
 		return s
 	}
-	for _, f := range readLayer(t, path) {
+	for _, f := range providertest.Features(t, path, "") {
 		geoid := text(f.Properties, "GEOID10")
 		lat, errLat := strconv.ParseFloat(text(f.Properties, "INTPTLAT10"), 64)
 		lng, errLng := strconv.ParseFloat(text(f.Properties, "INTPTLON10"), 64)

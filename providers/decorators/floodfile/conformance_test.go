@@ -2,8 +2,6 @@ package floodfile_test
 
 import (
 	"context"
-	"errors"
-	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -26,24 +24,7 @@ import (
 // floodmap, which both paths share.
 func serviceAreas(t *testing.T, zonesPath, panelsPath string) []providertest.FloodArea {
 	t.Helper()
-	read := func(path string) []geofile.Feature {
-		r, err := geofile.Open(path, geofile.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		var out []geofile.Feature
-		for {
-			f, err := r.Next()
-			if errors.Is(err, io.EOF) {
-				return out
-			}
-			if err != nil {
-				t.Fatalf("%s: %v", path, err)
-			}
-			out = append(out, f)
-		}
-	}
+	read := func(path string) []geofile.Feature { return providertest.Features(t, path, "") }
 	text := func(f geofile.Feature, name string) string {
 		s, _ := f.Properties[name].(string)
 		return s

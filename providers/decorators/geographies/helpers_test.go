@@ -2,8 +2,6 @@ package geographies_test
 
 import (
 	"context"
-	"errors"
-	"io"
 	"net/http"
 	"path/filepath"
 	"testing"
@@ -71,27 +69,6 @@ func loaded(t testing.TB, database string) engine.Store {
 	return db
 }
 
-// readLayer reads every feature of a fixture file.
-func readLayer(t *testing.T, path string) []geofile.Feature {
-	t.Helper()
-	r, err := geofile.Open(path, geofile.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var out []geofile.Feature
-	for {
-		f, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		out = append(out, f)
-	}
-}
-
 // serviceAreas is the map as the geocoder holds it: each county and tract
 // of the fixtures its polygon with its codes, read by hand, not through
 // the packages under test; a county's name is its NAMELSAD, as the
@@ -104,11 +81,11 @@ func serviceAreas(t *testing.T) []providertest.CensusArea {
 		return s
 	}
 	var out []providertest.CensusArea
-	for _, f := range readLayer(t, countiesPath) {
+	for _, f := range providertest.Features(t, countiesPath, "") {
 		out = append(out, providertest.CensusArea{Shape: f.Geometry, State: usps[text(f, "STATEFP")],
 			StateFIPS: text(f, "STATEFP"), CountyFIPS: text(f, "COUNTYFP"), CountyName: text(f, "NAMELSAD")})
 	}
-	for _, f := range readLayer(t, tractsPath) {
+	for _, f := range providertest.Features(t, tractsPath, "") {
 		out = append(out, providertest.CensusArea{Shape: f.Geometry,
 			StateFIPS: text(f, "STATEFP"), CountyFIPS: text(f, "COUNTYFP"), Tract: text(f, "TRACTCE")})
 	}

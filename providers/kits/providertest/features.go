@@ -1,0 +1,32 @@
+package providertest
+
+import (
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/propertyd/propertyd/providers/geofile"
+)
+
+// Features reads every feature of one layer of a fixture file ("" for
+// its only one), failing the test on any error: what a conformance test
+// serves through a fake upstream and loads into a store alike.
+func Features(t testing.TB, path, layer string) []geofile.Feature {
+	t.Helper()
+	r, err := geofile.Open(path, geofile.Options{Layer: layer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var out []geofile.Feature
+	for {
+		f, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out = append(out, f)
+	}
+}
