@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/store/internal/loadsql"
 	"github.com/propertyd/propertyd/store/internal/rules"
 	"github.com/propertyd/propertyd/store/internal/sqlshared"
 	"golang.org/x/sync/errgroup"
@@ -42,37 +43,40 @@ func (f *Facts) Begin(ctx context.Context, dataset, fingerprint string) (provide
 	if err != nil {
 		return providers.FactLoad{}, nil, err
 	}
-	load := providers.FactLoad{Dataset: dataset}
-	var pendingFP string
-	found, err := QueryRow(ctx, f.DB, f.S.loadOf, []any{dataset},
-		&load.Generation, &pendingFP, &load.Done, &load.Failed, &load.FailuresSize)
+	pending, found, err := f.S.L.Pending(ctx, f.DB, LoadKind, dataset)
 	if err != nil {
 		return providers.FactLoad{}, nil, f.DB.Err(ctx, err)
 	}
-	if found {
-		if pendingFP == fingerprint {
-			load.Fingerprint, load.Resumed = fingerprint, true
-			return load, served, nil
-		}
-		if served == nil || served.Generation != load.Generation {
-			if err := f.dropGeneration(ctx, dataset, load.Generation); err != nil {
+	servedFP := ""
+	if served != nil {
+		servedFP = served.Fingerprint
+	}
+	step, abandon := loadsql.Decide(pending, found, fingerprint, servedFP, served != nil)
+	if abandon {
+		// The rows of a load of other files go before the load does:
+		// cut short in between, the next load abandons it again.
+		if served == nil || served.Generation != pending.Generation {
+			if err := f.dropGeneration(ctx, dataset, pending.Generation); err != nil {
 				return providers.FactLoad{}, nil, err
 			}
 		}
-		if _, err := f.DB.Exec(ctx, f.S.dropLoad, dataset); err != nil {
+		if _, err := f.S.L.End(ctx, f.DB, LoadKind, dataset, pending.Generation); err != nil {
 			return providers.FactLoad{}, nil, f.DB.Err(ctx, err)
 		}
 	}
-	if served != nil && served.Fingerprint == fingerprint {
+	switch step {
+	case loadsql.Resume:
+		return providers.FactLoad{Dataset: dataset, Generation: pending.Generation, Fingerprint: fingerprint,
+			Done: pending.Done, Failed: pending.Failed, FailuresSize: pending.FailuresSize, Resumed: true}, served, nil
+	case loadsql.Nothing:
 		return providers.FactLoad{}, served, nil
 	}
-	load = providers.FactLoad{Dataset: dataset, Fingerprint: fingerprint}
+	load := providers.FactLoad{Dataset: dataset, Fingerprint: fingerprint}
 	err = f.DB.Tx(ctx, func(c Conn) error {
 		if _, err := QueryRow(ctx, c, f.S.newGeneration, []any{dataset, dataset}, &load.Generation); err != nil {
 			return err
 		}
-		_, err := c.Exec(ctx, f.S.startLoad, dataset, load.Generation, fingerprint, f.DB.Now())
-		return err
+		return f.S.L.Begin(ctx, c, LoadKind, dataset, load.Generation, fingerprint)
 	})
 	if err != nil {
 		return providers.FactLoad{}, nil, f.DB.Err(ctx, err)
@@ -175,8 +179,8 @@ func (f *Facts) Put(ctx context.Context, load *providers.FactLoad, keys []provid
 				}
 			}
 		}
-		_, err := c.Exec(ctx, f.S.checkpoint, done, failed, failuresSize, load.Dataset, load.Generation)
-		return err
+		return f.S.L.Checkpoint(ctx, c, LoadKind, load.Dataset, load.Generation,
+			providers.Checkpoint{Done: done, Failed: failed, FailuresSize: failuresSize})
 	})
 	if err != nil {
 		return f.DB.Err(ctx, err)
@@ -351,7 +355,7 @@ func (f *Facts) Publish(ctx context.Context, load providers.FactLoad, set provid
 	if _, err := f.DB.Exec(ctx, f.S.dropKeys, ds, gen); err != nil {
 		return set, f.DB.Err(ctx, err)
 	}
-	if _, err := f.DB.Exec(ctx, f.S.endLoad, ds, gen); err != nil {
+	if _, err := f.S.L.End(ctx, f.DB, LoadKind, ds, gen); err != nil {
 		return set, f.DB.Err(ctx, err)
 	}
 	return set, nil

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/propertyd/propertyd/store/internal/loadsql"
 	"github.com/propertyd/propertyd/store/internal/sqlshared"
 )
 
@@ -384,13 +385,15 @@ const LoadKind = "parcels"
 // Statements are the facts statements of one engine, bound once.
 type Statements struct {
 	d *Dialect
+	// L keeps the loads in progress, in the table of every kind's.
+	L *loadsql.Statements
 
 	updateRecord                                        string
-	servedSet, loadOf, newGeneration, startLoad         string
-	dropLoad, dropRows, dropKeys, checkpoint            string
+	servedSet, newGeneration                            string
+	dropRows, dropKeys                                  string
 	dropBuildings                                       string
 	putRow, putKey, joinKeys, keyRecords, unitRecords   string
-	keyRowsMatched, publish, endLoad, sets, version     string
+	keyRowsMatched, publish, sets, version              string
 	pendingLoads                                        string
 	putImportSet, putImportRow, oldRows, countRows      string
 	rowsNear, recordsNearRows, pointRowsMatched, maxRow string
@@ -405,21 +408,17 @@ func Build(d *Dialect) *Statements {
 	b := func(s string) string { return sqlshared.Bind(s, d.Param) }
 	s := &Statements{
 		d: d,
+		L: loadsql.Build(d.Param),
 		updateRecord: b(`UPDATE properties SET property_type = ?, bedrooms = ?, bathrooms = ?, living_area_sqft = ?,
 			lot_sqft = ?, year_built = ?, stories = ?, units = ?, facts = ?, updated_at = ? WHERE id = ?`),
 
 		servedSet: b(`SELECT dataset, source, priority, generation, as_of, fingerprint, row_count, matched, failed, loaded_at
 			FROM fact_sets WHERE dataset = ?`),
-		loadOf: b(`SELECT generation, fingerprint, done, failed, failures_size FROM dataset_loads WHERE kind = '` + LoadKind + `' AND name = ?`),
 		newGeneration: b(`SELECT MAX(g) + 1 FROM (
 				SELECT COALESCE(MAX(generation), 0) AS g FROM fact_rows WHERE dataset = ?
 				UNION ALL SELECT COALESCE(MAX(generation), 0) FROM fact_sets WHERE dataset = ?) gens`),
-		startLoad: b(`INSERT INTO dataset_loads (kind, name, generation, fingerprint, done, failed, failures_size, started_at)
-			VALUES ('` + LoadKind + `', ?, ?, ?, 0, 0, 0, ?)`),
-		dropLoad:   b(`DELETE FROM dataset_loads WHERE kind = '` + LoadKind + `' AND name = ?`),
-		dropRows:   b(`DELETE FROM fact_rows WHERE id IN (SELECT id FROM fact_rows WHERE dataset = ? AND generation = ? LIMIT 5000)`),
-		dropKeys:   b(`DELETE FROM fact_keys WHERE dataset = ? AND generation = ?`),
-		checkpoint: b(`UPDATE dataset_loads SET done = ?, failed = ?, failures_size = ? WHERE kind = '` + LoadKind + `' AND name = ? AND generation = ?`),
+		dropRows: b(`DELETE FROM fact_rows WHERE id IN (SELECT id FROM fact_rows WHERE dataset = ? AND generation = ? LIMIT 5000)`),
+		dropKeys: b(`DELETE FROM fact_keys WHERE dataset = ? AND generation = ?`),
 		putRow: b(`INSERT INTO fact_rows (` + putColumns + `)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)` + putConflict),
 		putKey: b(`INSERT INTO fact_keys (dataset, generation, join_key, facts_key, latitude, longitude)
@@ -477,7 +476,6 @@ func Build(d *Dialect) *Statements {
 				generation = excluded.generation, as_of = excluded.as_of, fingerprint = excluded.fingerprint,
 				row_count = excluded.row_count, matched = excluded.matched, failed = excluded.failed,
 				loaded_at = excluded.loaded_at, point_rows = excluded.point_rows`),
-		endLoad: b(`DELETE FROM dataset_loads WHERE kind = '` + LoadKind + `' AND name = ? AND generation = ?`),
 		// The import keeps no counts of its own (each record it gives
 		// facts is one row, written one at a time): its rows are counted
 		// here, each naming its record, so each is matched.

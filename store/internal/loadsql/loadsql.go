@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
-	"github.com/propertyd/propertyd/store/internal/factsql"
 	"github.com/propertyd/propertyd/store/internal/sqlshared"
 )
 
@@ -67,7 +66,7 @@ var ErrSuperseded = errors.New("the load was superseded by another load of the s
 // Lifecycle is the lifecycle over one engine: providers.DatasetStore,
 // which each engine embeds.
 type Lifecycle struct {
-	DB factsql.DB
+	DB sqlshared.DB
 	S  *Statements
 }
 
@@ -95,7 +94,7 @@ func (l Lifecycle) BeginDataset(ctx context.Context, kind, name, fingerprint str
 		load   providers.DatasetLoad
 		served *providers.Dataset
 	)
-	err := l.DB.Tx(ctx, func(c factsql.Conn) error {
+	err := l.DB.Tx(ctx, func(c sqlshared.Conn) error {
 		load, served = providers.DatasetLoad{}, nil
 		ds, err := l.scan(ctx, c, l.S.served, kind, name)
 		if err != nil {
@@ -104,35 +103,34 @@ func (l Lifecycle) BeginDataset(ctx context.Context, kind, name, fingerprint str
 		if len(ds) > 0 {
 			served = &ds[0]
 		}
-		pending := providers.DatasetLoad{Kind: kind, Name: name}
-		found, err := factsql.QueryRow(ctx, c, l.S.pending, []any{kind, name},
-			&pending.Generation, &pending.Fingerprint, &pending.Done, &pending.Failed, &pending.FailuresSize)
+		pending, found, err := l.S.Pending(ctx, c, kind, name)
 		if err != nil {
 			return err
 		}
-		if found {
-			if pending.Fingerprint == fingerprint {
-				pending.Resumed = true
-				load = pending
-				return nil
-			}
+		step, abandon := Decide(pending, found, fingerprint, servedFP(served), served != nil)
+		if abandon {
 			// A load of other files is abandoned: what it wrote is
 			// dropped with the retired generations.
 			if _, err := c.Exec(ctx, l.S.retire, kind, pending.Generation); err != nil {
 				return err
 			}
-			if _, err := c.Exec(ctx, l.S.dropLoad, kind, name, pending.Generation); err != nil {
+			if _, err := l.S.End(ctx, c, kind, name, pending.Generation); err != nil {
 				return err
 			}
 		}
-		if served != nil && served.Fingerprint == fingerprint {
+		switch step {
+		case Resume:
+			pending.Resumed = true
+			load = pending
+			return nil
+		case Nothing:
 			return nil
 		}
 		var gen int64
-		if _, err := factsql.QueryRow(ctx, c, l.S.nextGeneration, nil, &gen); err != nil {
+		if _, err := sqlshared.QueryRow(ctx, c, l.S.nextGeneration, nil, &gen); err != nil {
 			return err
 		}
-		if _, err := c.Exec(ctx, l.S.insertLoad, kind, name, gen, fingerprint, stamp(time.Now())); err != nil {
+		if err := l.S.Begin(ctx, c, kind, name, gen, fingerprint); err != nil {
 			return err
 		}
 		load = providers.DatasetLoad{Kind: kind, Name: name, Generation: gen, Fingerprint: fingerprint}
@@ -147,17 +145,24 @@ func (l Lifecycle) BeginDataset(ctx context.Context, kind, name, fingerprint str
 // Checkpoint writes load's checkpoint cp on c, the transaction that wrote
 // the batch it counts, and sets it on load. It fails with ErrSuperseded
 // when load is no longer pending.
-func (l Lifecycle) Checkpoint(ctx context.Context, c factsql.Conn, load *providers.DatasetLoad, cp providers.Checkpoint) error {
-	n, err := c.Exec(ctx, l.S.checkpoint, cp.Done, cp.Failed, cp.FailuresSize, load.Kind, load.Name, load.Generation)
-	if err != nil {
+func (l Lifecycle) Checkpoint(ctx context.Context, c sqlshared.Conn, load *providers.DatasetLoad, cp providers.Checkpoint) error {
+	if err := l.S.Checkpoint(ctx, c, load.Kind, load.Name, load.Generation, cp); err != nil {
 		return err
-	}
-	if n != 1 {
-		return fmt.Errorf("%s %s: %w", load.Kind, load.Name, ErrSuperseded)
 	}
 	load.Checkpoint = cp
 	return nil
 }
+
+// servedFP is the fingerprint d is served from, "" for none.
+func servedFP(d *providers.Dataset) string {
+	if d == nil {
+		return ""
+	}
+	return d.Fingerprint
+}
+
+// timeNow is the clock of the loads' start.
+var timeNow = time.Now
 
 // PublishDataset serves load in one transaction, retiring the former
 // generation (see providers.DatasetStore).
@@ -176,12 +181,12 @@ func (l Lifecycle) PublishDataset(ctx context.Context, load providers.DatasetLoa
 		meta = string(d.Meta)
 	}
 	d.Meta = json.RawMessage(meta)
-	err := l.DB.Tx(ctx, func(c factsql.Conn) error {
-		n, err := c.Exec(ctx, l.S.dropLoad, load.Kind, load.Name, load.Generation)
+	err := l.DB.Tx(ctx, func(c sqlshared.Conn) error {
+		ended, err := l.S.End(ctx, c, load.Kind, load.Name, load.Generation)
 		if err != nil {
 			return err
 		}
-		if n != 1 {
+		if !ended {
 			return fmt.Errorf("%s %s: %w", load.Kind, load.Name, ErrSuperseded)
 		}
 		ds, err := l.scan(ctx, c, l.S.served, load.Kind, load.Name)
@@ -251,13 +256,13 @@ func (l Lifecycle) Datasets(ctx context.Context, kind string) ([]providers.Datas
 // the count.
 func (l Lifecycle) DatasetsVersion(ctx context.Context) (string, error) {
 	var gen, n int64
-	if _, err := factsql.QueryRow(ctx, l.DB, l.S.version, nil, &gen, &n); err != nil {
+	if _, err := sqlshared.QueryRow(ctx, l.DB, l.S.version, nil, &gen, &n); err != nil {
 		return "", l.DB.Err(ctx, err)
 	}
 	return strconv.FormatInt(gen, 10) + "." + strconv.FormatInt(n, 10), nil
 }
 
-func (l Lifecycle) scan(ctx context.Context, c factsql.Conn, query string, args ...any) ([]providers.Dataset, error) {
+func (l Lifecycle) scan(ctx context.Context, c sqlshared.Conn, query string, args ...any) ([]providers.Dataset, error) {
 	rows, err := c.Query(ctx, query, args...)
 	if err != nil {
 		return nil, err

@@ -23,6 +23,7 @@ import (
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store/internal/factsql"
+	"github.com/propertyd/propertyd/store/internal/loadsql"
 	"github.com/propertyd/propertyd/store/internal/rules"
 	"github.com/propertyd/propertyd/store/internal/sqlshared"
 )
@@ -194,18 +195,20 @@ func kindOf(name string, cols []string, b func(string) string) kind {
 
 // Statements are the statements of one engine, bound once.
 type Statements struct {
-	served, loadOf, newGeneration, addGeneration, startLoad, dropLoad string
-	checkpoint, publish, endLoad                                      string
-	dropFacts, buildingFacts, factsCheckpoint, boundaryOf             string
-	nameBuildings, dropBuildingBands                                  string
-	countPlaces, countBuildings, countAddresses, extracts, covering   string
-	oldGenerations                                                    string
-	placesIn, addressesIn                                             func(bands string) string
-	placesOfKind                                                      func(col, bands, kinds string) string
-	param                                                             func(n int) string
-	arrays, copies                                                    bool
-	partitions                                                        *Partitions
-	places, buildings, addresses                                      kind
+	// L keeps the loads in progress, in the table of every kind's.
+	L *loadsql.Statements
+
+	served, newGeneration, addGeneration, publish                   string
+	dropFacts, buildingFacts, boundaryOf                            string
+	nameBuildings, dropBuildingBands                                string
+	countPlaces, countBuildings, countAddresses, extracts, covering string
+	oldGenerations                                                  string
+	placesIn, addressesIn                                           func(bands string) string
+	placesOfKind                                                    func(col, bands, kinds string) string
+	param                                                           func(n int) string
+	arrays, copies                                                  bool
+	partitions                                                      *Partitions
+	places, buildings, addresses                                    kind
 }
 
 // LoadKind is the kind an extract's loads are kept under in the one table
@@ -220,13 +223,10 @@ const extractColumns = `name, generation, min_lat, max_lat, min_lng, max_lng, ti
 func Build(d *Dialect) *Statements {
 	b := func(s string) string { return sqlshared.Bind(s, d.Param) }
 	st := &Statements{
+		L:             loadsql.Build(d.Param),
 		served:        b(`SELECT ` + extractColumns + ` FROM osm_extracts WHERE name = ?`),
-		loadOf:        b(`SELECT generation, fingerprint, done FROM dataset_loads WHERE kind = '` + LoadKind + `' AND name = ?`),
 		newGeneration: `SELECT COALESCE(MAX(generation), 0) + 1 FROM osm_generations`,
 		addGeneration: b(`INSERT INTO osm_generations (generation) VALUES (?)`),
-		startLoad:     b(`INSERT INTO dataset_loads (kind, name, generation, fingerprint, done, started_at) VALUES ('` + LoadKind + `', ?, ?, ?, 0, ?)`),
-		dropLoad:      b(`DELETE FROM dataset_loads WHERE kind = '` + LoadKind + `' AND name = ?`),
-		checkpoint:    b(`UPDATE dataset_loads SET done = ? WHERE kind = '` + LoadKind + `' AND name = ? AND generation = ?`),
 		places:        kindOf("places", placeColumns, b),
 		buildings:     kindOf("buildings", buildingColumns, b),
 		addresses:     kindOf("addresses", addressColumns, b),
@@ -237,11 +237,9 @@ func Build(d *Dialect) *Statements {
 				timestamp = excluded.timestamp, fingerprint = excluded.fingerprint, places = excluded.places,
 				buildings = excluded.buildings, addresses = excluded.addresses, skipped = excluded.skipped,
 				loaded_at = excluded.loaded_at, boundary = excluded.boundary`),
-		endLoad: b(`DELETE FROM dataset_loads WHERE kind = '` + LoadKind + `' AND name = ? AND generation = ?`),
 		// PutOSMFacts's: the facts load's rows, made from the buildings.
-		dropFacts:       b(`DELETE FROM fact_rows WHERE dataset = ? AND generation = ?`),
-		buildingFacts:   b(buildingFacts),
-		factsCheckpoint: b(`UPDATE dataset_loads SET done = ? WHERE kind = '` + factsql.LoadKind + `' AND name = ? AND generation = ?`),
+		dropFacts:     b(`DELETE FROM fact_rows WHERE dataset = ? AND generation = ?`),
+		buildingFacts: b(buildingFacts),
 		nameBuildings: b(`INSERT INTO fact_buildings (dataset, generation, osm_generation) VALUES (?, ?, ?)
 			ON CONFLICT (dataset, generation) DO UPDATE SET osm_generation = excluded.osm_generation`),
 		countPlaces:    b(`SELECT COUNT(*) FROM osm_places WHERE generation = ?`),
@@ -299,28 +297,32 @@ func (e Extracts) BeginOSM(ctx context.Context, name, fingerprint string) (provi
 	if err != nil {
 		return providers.OSMLoad{}, nil, err
 	}
-	load := providers.OSMLoad{Name: name}
-	var pendingFP string
-	found, err := factsql.QueryRow(ctx, e.DB, e.S.loadOf, []any{name}, &load.Generation, &pendingFP, &load.Done)
+	pending, found, err := e.S.L.Pending(ctx, e.DB, LoadKind, name)
 	if err != nil {
 		return providers.OSMLoad{}, nil, e.DB.Err(ctx, err)
 	}
-	if found {
-		if pendingFP == fingerprint {
-			load.Fingerprint, load.Resumed = fingerprint, true
-			return load, served, nil
-		}
-		if _, err := e.DB.Exec(ctx, e.S.dropLoad, name); err != nil {
+	servedFP := ""
+	if served != nil {
+		servedFP = served.Fingerprint
+	}
+	step, abandon := loadsql.Decide(pending, found, fingerprint, servedFP, served != nil)
+	if abandon {
+		// The load goes first: its generation, then neither served nor
+		// loading, is dropped with the others no extract serves.
+		if _, err := e.S.L.End(ctx, e.DB, LoadKind, name, pending.Generation); err != nil {
 			return providers.OSMLoad{}, nil, e.DB.Err(ctx, err)
 		}
 		if err := e.dropOld(ctx); err != nil {
 			return providers.OSMLoad{}, nil, err
 		}
 	}
-	if served != nil && served.Fingerprint == fingerprint {
+	switch step {
+	case loadsql.Resume:
+		return providers.OSMLoad{Name: name, Generation: pending.Generation, Fingerprint: fingerprint, Done: pending.Done, Resumed: true}, served, nil
+	case loadsql.Nothing:
 		return providers.OSMLoad{}, served, nil
 	}
-	load = providers.OSMLoad{Name: name, Fingerprint: fingerprint}
+	load := providers.OSMLoad{Name: name, Fingerprint: fingerprint}
 	err = e.guarded(ctx, func(c factsql.Conn) error {
 		if _, err := factsql.QueryRow(ctx, c, e.S.newGeneration, nil, &load.Generation); err != nil {
 			return err
@@ -328,7 +330,7 @@ func (e Extracts) BeginOSM(ctx context.Context, name, fingerprint string) (provi
 		if _, err := c.Exec(ctx, e.S.addGeneration, load.Generation); err != nil {
 			return err
 		}
-		if _, err := c.Exec(ctx, e.S.startLoad, name, load.Generation, fingerprint, e.DB.Now()); err != nil {
+		if err := e.S.L.Begin(ctx, c, LoadKind, name, load.Generation, fingerprint); err != nil {
 			return err
 		}
 		if p := e.S.partitions; p != nil {
@@ -388,8 +390,7 @@ func (e Extracts) PutOSM(ctx context.Context, load *providers.OSMLoad, b provide
 				return err
 			}
 		}
-		_, err := c.Exec(ctx, e.S.checkpoint, done, load.Name, g)
-		return err
+		return e.S.L.Checkpoint(ctx, c, LoadKind, load.Name, g, providers.Checkpoint{Done: done})
 	})
 	if err != nil {
 		return e.DB.Err(ctx, err)
@@ -498,8 +499,8 @@ func (e Extracts) PutOSMFacts(ctx context.Context, load providers.OSMLoad, facts
 		if _, err := c.Exec(ctx, e.S.buildingFacts, facts.Dataset, facts.Generation, load.Generation); err != nil {
 			return err
 		}
-		_, err := c.Exec(ctx, e.S.factsCheckpoint, done, facts.Dataset, facts.Generation)
-		return err
+		return e.S.L.Checkpoint(ctx, c, factsql.LoadKind, facts.Dataset, facts.Generation,
+			providers.Checkpoint{Done: done, Failed: facts.Failed, FailuresSize: facts.FailuresSize})
 	})
 	if err != nil {
 		return e.DB.Err(ctx, err)
@@ -569,7 +570,7 @@ func (e Extracts) PublishOSM(ctx context.Context, load providers.OSMLoad, x prov
 			boundary); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, e.S.endLoad, x.Name, x.Generation)
+		_, err := e.S.L.End(ctx, tx, LoadKind, x.Name, x.Generation)
 		return err
 	})
 	if err != nil {
