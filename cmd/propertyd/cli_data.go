@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -35,6 +36,24 @@ func (c *dataCommand) run(args []string) int {
 // load serves "propertyd data load <dataset>".
 func (c *dataCommand) load(args []string) int {
 	return group{"data load", "dataset", append([]subcommand{{"acs", c.loadACS}, {"parcels", c.loadParcels}, {"osm", c.loadOSM}}, c.datasetLoads()...)}.dispatch(args, c.stdout, c.stderr)
+}
+
+// openForLoad opens the configured database for a load under a context
+// that SIGINT and SIGTERM cancel (a load then stops after the batch it is
+// writing, and the same command resumes it), with the Go heap's soft limit
+// at heapMB unless GOMEMLIMIT is set (0: none). done closes the database
+// and lets the signals go.
+func openForLoad(cfg *Config, heapMB int64) (ctx context.Context, db engine.Store, done func(), err error) {
+	if heapMB > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(heapMB << 20)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	db, err = engine.Open(ctx, cfg.Database, engine.Options{})
+	if err != nil {
+		stop()
+		return nil, nil, nil, fmt.Errorf("opening database %s: %v", engine.Describe(cfg.Database), err)
+	}
+	return ctx, db, func() { db.Close(); stop() }, nil
 }
 
 // checkInputs refuses the files a data command (import, data load parcels,

@@ -1,22 +1,17 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
-	"runtime/debug"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/dataload"
+
 	// GeoPackage files (a flood map made from FEMA's File Geodatabase) are
 	// read through SQLite: the reader registers itself with geofile.
 	"github.com/propertyd/propertyd/providers/service"
-	"github.com/propertyd/propertyd/store/engine"
 	_ "github.com/propertyd/propertyd/store/gpkg"
 )
 
@@ -135,16 +130,11 @@ func (c *dataCommand) loadKind(k dataload.Kind, args []string) int {
 	if err != nil {
 		return fail(exitConfig, "%v", err)
 	}
-	if limit := datasetLoadHeapMB(cfg); limit > 0 && os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(limit << 20)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	db, err := engine.Open(ctx, cfg.Database, engine.Options{})
+	ctx, db, done, err := openForLoad(cfg, datasetLoadHeapMB(cfg))
 	if err != nil {
-		return fail(exitError, "opening database %s: %v", engine.Describe(cfg.Database), err)
+		return fail(exitError, "%v", err)
 	}
-	defer db.Close()
+	defer done()
 
 	code := exitOK
 	var loaded []providers.Dataset

@@ -1,18 +1,13 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/propertyd/propertyd/providers/assessor"
 	"github.com/propertyd/propertyd/providers/service"
-	"github.com/propertyd/propertyd/store/engine"
 )
 
 // loadParcels serves "propertyd data load parcels -dataset NAME FILE...":
@@ -80,13 +75,11 @@ func (c *dataCommand) loadParcels(args []string) int {
 		*failuresPath = *name + ".failures.csv"
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	db, err := engine.Open(ctx, cfg.Database, engine.Options{})
+	ctx, db, done, err := openForLoad(cfg, 0)
 	if err != nil {
-		return fail(exitError, "opening database %s: %v", engine.Describe(cfg.Database), err)
+		return fail(exitError, "%v", err)
 	}
-	defer db.Close()
+	defer done()
 
 	bar := c.progress(0)
 	start := time.Now()

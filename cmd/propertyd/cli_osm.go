@@ -1,14 +1,9 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
-	"runtime/debug"
 	"slices"
-	"syscall"
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
@@ -93,16 +88,11 @@ func (c *dataCommand) loadOSM(args []string) int {
 	if err != nil {
 		return fail(exitConfig, "%v", err)
 	}
-	if limit := osmLoadHeapMB(cfg); limit > 0 && os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(limit << 20)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	db, err := engine.Open(ctx, cfg.Database, engine.Options{})
+	ctx, db, done, err := openForLoad(cfg, osmLoadHeapMB(cfg))
 	if err != nil {
-		return fail(exitError, "opening database %s: %v", engine.Describe(cfg.Database), err)
+		return fail(exitError, "%v", err)
 	}
-	defer db.Close()
+	defer done()
 
 	for i, file := range files {
 		if i > 0 {
