@@ -8,10 +8,9 @@ import (
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/dataload"
-
+	"github.com/propertyd/propertyd/providers/service"
 	// GeoPackage files (a flood map made from FEMA's File Geodatabase) are
 	// read through SQLite: the reader registers itself with geofile.
-	"github.com/propertyd/propertyd/providers/service"
 	_ "github.com/propertyd/propertyd/store/gpkg"
 )
 
