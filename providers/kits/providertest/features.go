@@ -3,19 +3,26 @@ package providertest
 import (
 	"errors"
 	"io"
-	"testing"
 
 	"github.com/propertyd/propertyd/providers/geofile"
 )
 
+// Fataler is the part of a *testing.T that Features uses: the kit does
+// not import package testing, which would link the test framework into
+// every binary importing it.
+type Fataler interface {
+	Helper()
+	Fatalf(format string, args ...any)
+}
+
 // Features reads every feature of one layer of a fixture file ("" for
 // its only one), failing the test on any error: what a conformance test
 // serves through a fake upstream and loads into a store alike.
-func Features(t testing.TB, path, layer string) []geofile.Feature {
+func Features(t Fataler, path, layer string) []geofile.Feature {
 	t.Helper()
 	r, err := geofile.Open(path, geofile.Options{Layer: layer})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v", err)
 	}
 	defer r.Close()
 	var out []geofile.Feature
