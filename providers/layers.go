@@ -47,8 +47,10 @@ type PolygonStore interface {
 	// StagePolygons writes polys into layer as PutPolygons does, under
 	// load's generation, and load's checkpoint cp in the same transaction
 	// (DatasetStore): a load cut short resumes after the last batch
-	// written, none twice. It fails, writing nothing, when load is no
-	// longer its dataset's pending load.
+	// written, none twice. With no polygons (a batch of features all
+	// refused) it writes the checkpoint alone, and layer may be "". It
+	// fails, writing nothing, when load is no longer its dataset's
+	// pending load.
 	StagePolygons(ctx context.Context, load *DatasetLoad, cp Checkpoint, layer string, polys []LayerPolygon) error
 	// PolygonsAt returns the polygons of layer and generation that hold
 	// p, by key (none is no error), without their shapes. It returns

@@ -223,11 +223,14 @@ func Run(ctx context.Context, st Store, k Kind, in Input, opts Options) (Result,
 	if opts.Force {
 		fp += "+" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	}
-	if err := dropRetired(ctx, st, k); err != nil {
-		return res, err
-	}
 	load, served, err := st.BeginDataset(ctx, k.Name, in.Name, fp)
 	if err != nil {
+		return res, err
+	}
+	// What an earlier run left retired (it was cut short after publishing,
+	// or BeginDataset just abandoned a load of other files) is dropped
+	// before this one writes.
+	if err := dropRetired(ctx, st, k); err != nil {
 		return res, err
 	}
 	if load.Generation == 0 {
@@ -236,11 +239,6 @@ func Run(ctx context.Context, st Store, k Kind, in Input, opts Options) (Result,
 		return res, nil
 	}
 	res.Resumed = load.Resumed
-	// A load of other files begun before this one was abandoned: its
-	// generation is dropped before this one writes.
-	if err := dropRetired(ctx, st, k); err != nil {
-		return res, err
-	}
 	fail, err := OpenFailures(opts.Failures, load.FailuresSize)
 	if err != nil {
 		return res, err

@@ -97,9 +97,6 @@ func (w *writer) send() error {
 		return err
 	}
 	b := batch{layer: w.layer, polys: w.polys, cp: providers.Checkpoint{Done: w.read, Failed: w.failed, FailuresSize: size}}
-	if b.layer == "" {
-		b.layer = "-" // a checkpoint alone: no polygon is written to it
-	}
 	select {
 	case w.ch <- b:
 	case <-w.done:

@@ -120,11 +120,14 @@ func (l Layers) StagePolygons(ctx context.Context, load *providers.DatasetLoad, 
 // put checks every polygon, then writes them and their bands in one
 // transaction, and then, in it, calls also when it is set.
 func (l Layers) put(ctx context.Context, layer string, generation int64, polys []providers.LayerPolygon, also func(factsql.Conn) error) error {
-	if err := checkLayer(layer, generation); err != nil {
-		return err
-	}
 	if len(polys) == 0 && also == nil {
-		return nil
+		return checkLayer(layer, generation)
+	}
+	// A checkpoint alone (a batch of refused features) names no layer.
+	if len(polys) > 0 || layer != "" {
+		if err := checkLayer(layer, generation); err != nil {
+			return err
+		}
 	}
 	type checked struct {
 		s     shape

@@ -125,6 +125,11 @@ func testDatasetsResume(t *testing.T, open Opener) {
 	if err := db.StagePolygons(ctx, &load, cp, "hazard", []providers.LayerPolygon{squarePoly("z", 0, 0, 1, 1)}); err != nil {
 		t.Fatal(err)
 	}
+	// A batch of refused features: its checkpoint alone, no layer named.
+	cp = providers.Checkpoint{Done: 5003, Failed: 6, FailuresSize: 240}
+	if err := db.StagePolygons(ctx, &load, cp, "", nil); err != nil {
+		t.Fatalf("a checkpoint alone: %v", err)
+	}
 	again, served, err := open(t, nil).BeginDataset(ctx, "flood", "11001C", "fp1")
 	if err != nil || served != nil {
 		t.Fatal(err, served)
