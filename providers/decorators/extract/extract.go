@@ -12,11 +12,11 @@ import (
 	"context"
 	"errors"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/amenity"
+	"github.com/propertyd/propertyd/providers/dataload"
 )
 
 // Source is the source of an answer read from a loaded extract, in the
@@ -51,11 +51,9 @@ type Amenities struct {
 	// Now is the clock of Supersedes; nil means time.Now.
 	Now func() time.Time
 
-	// served holds the dates of the extracts served when last listed
-	// (nil before the first listing ends); due is when to list again.
-	served  atomic.Pointer[map[string]bool]
-	due     atomic.Int64
-	listing sync.Mutex
+	// dates are the dates of the extracts served (Supersedes).
+	once  sync.Once
+	dates dataload.Vintages
 }
 
 var (
@@ -156,30 +154,26 @@ var errChanged = errors.New("the extract changed while it was read")
 // listed at most ListEvery ago, listing them again in the background, and
 // reports false until the first listing ends.
 func (a *Amenities) Supersedes(vintage string) bool {
-	if vintage == "" || a.Local == nil {
+	if a.Local == nil {
 		return false
 	}
-	now := time.Now
-	if a.Now != nil {
-		now = a.Now
-	}
-	if t := now(); t.UnixNano() >= a.due.Load() && a.listing.TryLock() {
-		a.due.Store(t.Add(ListEvery).UnixNano())
-		go func() {
-			defer a.listing.Unlock()
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
+	a.once.Do(func() {
+		a.dates = dataload.Vintages{Every: ListEvery, Now: a.now, List: func(ctx context.Context) ([]string, error) {
 			xs, err := a.Local.OSMExtracts(ctx)
-			if err != nil {
-				return // the dates listed before stand until the next try
+			dates := make([]string, len(xs))
+			for i, x := range xs {
+				dates[i] = x.Date()
 			}
-			dates := make(map[string]bool, len(xs))
-			for _, x := range xs {
-				dates[x.Date()] = true
-			}
-			a.served.Store(&dates)
-		}()
+			return dates, err
+		}}
+	})
+	return a.dates.Gone(vintage)
+}
+
+// now is Now, else time.Now.
+func (a *Amenities) now() time.Time {
+	if a.Now != nil {
+		return a.Now()
 	}
-	dates := a.served.Load()
-	return dates != nil && !(*dates)[vintage]
+	return time.Now()
 }

@@ -37,7 +37,6 @@ import (
 	"encoding/json"
 	"errors"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/propertyd/propertyd/providers"
@@ -79,12 +78,8 @@ type Flood struct {
 	once   sync.Once
 	served *dataload.Served
 
-	// vintages holds the effective dates of the maps served when last
-	// listed (nil before the first listing ends); due is when to list
-	// again.
-	vintages atomic.Pointer[map[string]bool]
-	due      atomic.Int64
-	listing  sync.Mutex
+	// vintages are the effective dates of the maps served (Supersedes).
+	vintages dataload.Vintages
 }
 
 var (
@@ -130,8 +125,30 @@ func (f *Flood) Flood(ctx context.Context, p providers.Point) (*providers.Flood,
 
 // maps is the flood maps served, listed again when a load is published.
 func (f *Flood) maps() *dataload.Served {
-	f.once.Do(func() { f.served = &dataload.Served{Store: f.Local, Kind: providers.KindFlood} })
+	f.once.Do(f.init)
 	return f.served
+}
+
+// init sets up the listings of the maps served, once: Local and Now are
+// set by then.
+func (f *Flood) init() {
+	f.served = &dataload.Served{Store: f.Local, Kind: providers.KindFlood}
+	f.vintages = dataload.Vintages{Every: ListEvery, Now: f.now, List: func(ctx context.Context) ([]string, error) {
+		ds, err := f.Local.Datasets(ctx, providers.KindFlood)
+		dates := make([]string, len(ds))
+		for i, d := range ds {
+			dates[i] = d.Vintage
+		}
+		return dates, err
+	}}
+}
+
+// now is Now, else time.Now.
+func (f *Flood) now() time.Time {
+	if f.Now != nil {
+		return f.Now()
+	}
+	return time.Now()
 }
 
 // local answers from the map whose panels hold p; nil (and no error) when
@@ -239,30 +256,9 @@ func (f *Flood) UpgradeSection(data []byte) []byte {
 // ListEvery ago, listing them again in the background, and reports false
 // until the first listing ends.
 func (f *Flood) Supersedes(vintage string) bool {
-	if vintage == "" || f.Local == nil {
+	if f.Local == nil {
 		return false
 	}
-	now := time.Now
-	if f.Now != nil {
-		now = f.Now
-	}
-	if t := now(); t.UnixNano() >= f.due.Load() && f.listing.TryLock() {
-		f.due.Store(t.Add(ListEvery).UnixNano())
-		go func() {
-			defer f.listing.Unlock()
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			ds, err := f.Local.Datasets(ctx, providers.KindFlood)
-			if err != nil {
-				return // the dates listed before stand until the next try
-			}
-			dates := make(map[string]bool, len(ds))
-			for _, d := range ds {
-				dates[d.Vintage] = true
-			}
-			f.vintages.Store(&dates)
-		}()
-	}
-	dates := f.vintages.Load()
-	return dates != nil && !(*dates)[vintage]
+	f.once.Do(f.init)
+	return f.vintages.Gone(vintage)
 }
