@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -154,4 +155,38 @@ func TestDataLoadBoundariesRefusesBadFilesAndKeepsWhatIsServed(t *testing.T) {
 	if r := dataRun("load", "flood", "-config", config, filepath.Join(dir, "missing.zip")); r.code != exitUsage || !strings.Contains(r.stderr, "no such file") {
 		t.Errorf("a missing file: exit %d %q", r.code, r.stderr)
 	}
+}
+
+// An instance notices a dataset published through the command line (by
+// any instance of a fleet) by the version it watches every facts.refresh:
+// it changes with the publication, and not with a run that loads nothing.
+func TestTheWatchedVersionChangesWhenADatasetIsPublished(t *testing.T) {
+	eachEngine(t, func(t *testing.T, database string) {
+		config := factsConfigFile(t, database)
+		cfg, err := LoadConfig(config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("PROPERTYD_LISTEN", "127.0.0.1:0")
+		m := startMain(t, cfg, chicagoUpstreams())
+		ctx := context.Background()
+		before, err := m.dataVersion(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fails := filepath.Join(t.TempDir(), "f.csv")
+		if r := dataRun("load", "flood", "-config", config, "-failures", fails, nfhlZip); r.code != exitOK {
+			t.Fatalf("load: exit %d\n%s", r.code, r.stderr)
+		}
+		after, err := m.dataVersion(ctx)
+		if err != nil || after == before {
+			t.Fatalf("the watched version %q after a publication, %q before (%v): want it changed", after, before, err)
+		}
+		if r := dataRun("load", "flood", "-config", config, "-failures", fails, nfhlZip); r.code != exitOK || !strings.Contains(r.stdout, "already loaded") {
+			t.Fatalf("the same map again: exit %d\n%s", r.code, r.stdout)
+		}
+		if again, _ := m.dataVersion(ctx); again != after {
+			t.Errorf("the watched version moved (%q to %q) on a run that published nothing", after, again)
+		}
+	})
 }
