@@ -106,10 +106,10 @@ type file struct {
 // the other, a row at a time in constant memory. Open makes one; it is
 // not safe for concurrent use.
 type Reader struct {
-	files   []file
-	opts    Options
-	cur     int
-	rows    rows
+	files []file
+	opts  Options
+	cur   int
+	rows  rows
 	// pending are the items and refusals of an edge not yet returned.
 	pending []result
 	err     error
