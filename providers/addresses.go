@@ -47,6 +47,9 @@ type AddressPoint struct {
 	// Key is the row's identity in its file (an OpenAddresses hash, a NAD
 	// UUID), or its line number; for the failures file and diagnostics.
 	Key string
+	// Generation is the dataset generation the point was read from, set
+	// by the store's reads (StageAddresses ignores it).
+	Generation int64
 }
 
 // AddressRange is the house numbers one side of one street edge carries
@@ -72,6 +75,9 @@ type AddressRange struct {
 	Line []Point
 	// Key is the edge's identity in its file (TLID) and side.
 	Key string
+	// Generation is the dataset generation the range was read from, set
+	// by the store's reads (StageAddresses ignores it).
+	Generation int64
 }
 
 // AddressStore keeps the address points and ranges of loaded datasets and

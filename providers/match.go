@@ -62,6 +62,12 @@ type Match struct {
 	// Candidates are the other different addresses of a match taken with
 	// match=best, in the geocoder's order.
 	Candidates []Candidate `json:"candidates,omitempty"`
+	// Precision is how exactly the record's point locates the address
+	// (PrecisionRooftop, PrecisionRangeInterpolation, PrecisionCensus), for
+	// a match made by a geocoder; Dataset names the loaded dataset of a
+	// local match ("addresses/NAME"). Both are empty for other types.
+	Precision string `json:"precision,omitempty"`
+	Dataset   string `json:"dataset,omitempty"`
 }
 
 // Candidate is one of several different addresses a geocoder matched for
@@ -101,16 +107,19 @@ func (m Match) Text() string {
 	return string(b)
 }
 
-// FirstMatchedAddress is the matched address of a stored match text
-// (Match.Text), "" when it has none or is no match, reading that member
-// alone, as a lookup answered from the database does at each request.
-func FirstMatchedAddress(text string) string {
+// FirstMatch is what a lookup answered from the database tells of the
+// stored match text (Match.Text) of its record: the address, precision and
+// dataset it was first matched to (no other member is read, as this runs
+// at each request); the zero Match when text is none.
+func FirstMatch(text string) Match {
 	var m struct {
 		Type           string `json:"type"`
 		MatchedAddress string `json:"matched_address"`
+		Precision      string `json:"precision"`
+		Dataset        string `json:"dataset"`
 	}
 	if text == "" || json.Unmarshal([]byte(text), &m) != nil || m.Type == "" {
-		return ""
+		return Match{}
 	}
-	return m.MatchedAddress
+	return Match{Type: m.Type, MatchedAddress: m.MatchedAddress, Precision: m.Precision, Dataset: m.Dataset}
 }

@@ -147,6 +147,13 @@ type Location struct {
 	County         string // county name
 	FIPSCode       string // five digits
 	CensusTract    string // six digits
+	// Precision is how exactly Point locates the address: one of
+	// PrecisionRooftop, PrecisionRangeInterpolation, PrecisionCensus;
+	// empty for a reverse lookup's location, which locates no address.
+	Precision string
+	// Dataset names the loaded dataset a local match was read from
+	// ("addresses/tl_2023_36081_addrfeat"); empty for an upstream's.
+	Dataset string
 	// Others are the upstream's further matches for the same request, in
 	// its order, when it returned several: one address on two TIGER edges,
 	// or different addresses. A Location in Others has no Others.

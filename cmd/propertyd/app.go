@@ -22,6 +22,7 @@ import (
 	"github.com/propertyd/propertyd/providers/decorators/floodfile"
 	"github.com/propertyd/propertyd/providers/decorators/geographies"
 	"github.com/propertyd/propertyd/providers/decorators/guard"
+	"github.com/propertyd/propertyd/providers/decorators/localmatch"
 	"github.com/propertyd/propertyd/providers/decorators/metrics"
 	"github.com/propertyd/propertyd/providers/service"
 	"github.com/propertyd/propertyd/ratelimit"
@@ -51,7 +52,8 @@ type Main struct {
 	debug    *debugServer // nil unless Config.DebugListen
 	breakers []*guard.Breaker
 	metrics  *metrics.Metrics
-	fleet    *fleet.Client // nil without a Redis
+	local    *localmatch.Geocoder // nil without a database
+	fleet    *fleet.Client        // nil without a Redis
 	served   chan error
 	// stopWatch ends watchFacts.
 	stopWatch context.CancelFunc
@@ -157,6 +159,14 @@ func (m *Main) wireModules(svcCfg *service.Config) error {
 		// point they hold, outside the geocoder's breaker likewise.
 		if next, ok := b.value.(providers.Geocoder); ok && b.role == providers.RoleGeocoder && bounds != nil {
 			mod.Value, mod.Around = geographies.NewGeocoder(bounds, next, b.breaker.Around), nil
+			// Loaded address points and ranges match an address before
+			// the geocoder is asked (or instead, under geocoding: local).
+			if st, ok := m.db.(localmatch.Store); ok {
+				m.local = localmatch.New(st, mod.Value.(providers.Geocoder), m.Config.Geocoding == geocodingLocal)
+				mod.Value = m.local
+				local := m.local
+				m.metrics.CountGeocoding(func() (int64, int64) { c := local.Counts(); return c.Local, c.Remote })
+			}
 		}
 		if next, ok := b.value.(providers.ReverseGeocoder); ok && b.role == providers.RoleReverseGeocoder && bounds != nil {
 			mod.Value, mod.Around = geographies.NewReverse(bounds, next, b.breaker.Around), nil

@@ -72,6 +72,13 @@ type Config struct {
 	CORS CORSConfig `yaml:"cors"`
 	// Facts declares the assessor datasets records take their facts from.
 	Facts FactsConfig `yaml:"facts"`
+	// Geocoding says where an address lookup is matched: "auto" (the
+	// default) matches it from the loaded address points and ranges
+	// (propertyd data load addresses) and asks the geocoder module for any
+	// other; "local" never asks it: an address the loaded files do not
+	// hold is address_not_found, for a deployment that makes no remote
+	// call (see providers/decorators/localmatch).
+	Geocoding string `yaml:"geocoding"`
 	// Contact is how an upstream's maintainers can reach the operator (an
 	// e-mail address or a URL): the modules whose upstream asks for it
 	// (overpass) name it in their User-Agent.
@@ -82,6 +89,12 @@ type Config struct {
 	// its own (osmLoadHeapMB).
 	memoryLimitDefault bool
 }
+
+// The values of Config.Geocoding.
+const (
+	geocodingAuto  = "auto"
+	geocodingLocal = "local"
+)
 
 // FactsConfig declares the assessor datasets (`propertyd data load
 // parcels`) and how soon a serving instance shows a new load.
@@ -321,6 +334,9 @@ func (c *Config) applyDefaults() {
 	if c.BodyLimitBytes == 0 {
 		c.BodyLimitBytes = gateway.DefaultBodyLimit
 	}
+	if c.Geocoding == "" {
+		c.Geocoding = geocodingAuto
+	}
 	if c.ReverseRadiusMeters == 0 {
 		c.ReverseRadiusMeters = service.DefaultReverseRadius
 	}
@@ -400,6 +416,9 @@ func (c *Config) Validate() error {
 	}
 	if c.ReverseRadiusMeters < 0 || c.ReverseRadiusMeters > 10000 {
 		bad("reverse_radius_meters", "must be between 0 and 10000")
+	}
+	if c.Geocoding != geocodingAuto && c.Geocoding != geocodingLocal {
+		bad("geocoding", "must be %q or %q", geocodingAuto, geocodingLocal)
 	}
 	if c.BatchConcurrency < 1 || c.BatchConcurrency > 100 {
 		bad("batch_concurrency", "must be between 1 and 100")

@@ -65,7 +65,9 @@ func splitStreet(street string) streetParts {
 //     matched "BUCKELEW DR").
 //   - city, zip: the client gave one and the match has another. A city or
 //     ZIP the client left out and the match fills in is no difference: the
-//     client did not say otherwise.
+//     client did not say otherwise. Nor is a city the match leaves out (a
+//     point interpolated on a TIGER/Line range, which names no city): the
+//     match did not say otherwise.
 //   - state: the states differ.
 //
 // The unit is no part of it: geocoders match buildings, and the record
@@ -85,7 +87,7 @@ func Differences(in, match Normalized) []string {
 	if a.suffix != b.suffix {
 		out = append(out, providers.PartStreetType)
 	}
-	if in.City != "" && in.City != match.City {
+	if in.City != "" && match.City != "" && in.City != match.City {
 		out = append(out, providers.PartCity)
 	}
 	if in.State != match.State {

@@ -36,21 +36,27 @@ type Served struct {
 // most three times in all. It returns whether read was called on
 // datasets that stayed served throughout, and read's error.
 func (s *Served) Read(ctx context.Context, p providers.Point, read func(ds []providers.Dataset) error) (bool, error) {
+	return s.ReadWhere(ctx, func(d providers.Dataset) bool { return d.Covers(p) }, read)
+}
+
+// ReadWhere is Read of the datasets keep keeps, for a reader that has no
+// point yet: the local geocoder reads the address datasets of a state.
+func (s *Served) ReadWhere(ctx context.Context, keep func(providers.Dataset) bool, read func(ds []providers.Dataset) error) (bool, error) {
 	for range 3 {
 		v, ds, err := s.datasets(ctx)
 		if err != nil {
 			return false, err
 		}
-		var covering []providers.Dataset
+		var kept []providers.Dataset
 		for _, d := range ds {
-			if d.Covers(p) {
-				covering = append(covering, d)
+			if keep(d) {
+				kept = append(kept, d)
 			}
 		}
-		if len(covering) == 0 {
+		if len(kept) == 0 {
 			return false, nil
 		}
-		if err := read(covering); err != nil {
+		if err := read(kept); err != nil {
 			return false, err
 		}
 		after, err := s.Store.DatasetsVersion(ctx)

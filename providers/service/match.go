@@ -87,6 +87,7 @@ func Resolve(n address.Normalized, loc providers.Location, mode MatchMode) (prov
 		}
 	}
 	m := matchOf(n, chosen)
+	m.Precision, m.Dataset = chosen.Precision, chosen.Dataset
 	if len(others) > 0 {
 		m.Type = providers.MatchNonExact
 		for _, o := range others {
@@ -166,7 +167,9 @@ func canonicalKey(loc providers.Location, unit string) string {
 // Under match=strict a record that differs from the address asked is
 // inexact_match, with the match.
 func databaseMatch(n address.Normalized, p *providers.Property, mode MatchMode) (providers.Match, error) {
-	m := providers.Match{Type: providers.MatchDatabase, MatchedAddress: providers.FirstMatchedAddress(p.Match)}
+	first := providers.FirstMatch(p.Match)
+	m := providers.Match{Type: providers.MatchDatabase, MatchedAddress: first.MatchedAddress,
+		Precision: first.Precision, Dataset: first.Dataset}
 	if m.MatchedAddress == "" {
 		m.MatchedAddress = recordAddress(p)
 	}

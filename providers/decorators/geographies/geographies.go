@@ -300,6 +300,9 @@ func (g *Geocoder) locate(ctx context.Context, rev providers.ReverseGeocoder, lo
 		return err
 	}
 	if !ok {
+		if rev == nil {
+			return nil
+		}
 		at, err = run(ctx, g.Around, rev.Reverse, loc.Point)
 		switch {
 		case providers.CodeOf(err) == providers.CodeLocationNotFound:
@@ -310,6 +313,33 @@ func (g *Geocoder) locate(ctx context.Context, rev providers.ReverseGeocoder, lo
 	}
 	loc.County, loc.FIPSCode, loc.CensusTract = at.County, at.FIPSCode, at.CensusTract
 	return nil
+}
+
+// Locate gives a match made elsewhere (the local geocoder's, from loaded
+// address files) its county, FIPS code and census tract: from the loaded
+// boundaries when they hold its point; else, when remote is set, from
+// Next's Reverse at its point; else it leaves them empty (a deployment
+// that makes no remote call and has no boundaries loaded there).
+func (g *Geocoder) Locate(ctx context.Context, loc *providers.Location, remote bool) error {
+	var rev providers.ReverseGeocoder
+	if r, ok := g.Next.(providers.ReverseGeocoder); ok && remote {
+		rev = r
+	}
+	if g.Local == nil {
+		if rev == nil {
+			return nil
+		}
+		at, err := run(ctx, g.Around, rev.Reverse, loc.Point)
+		if err != nil {
+			if providers.CodeOf(err) == providers.CodeLocationNotFound {
+				return nil
+			}
+			return err
+		}
+		loc.County, loc.FIPSCode, loc.CensusTract = at.County, at.FIPSCode, at.CensusTract
+		return nil
+	}
+	return g.locate(ctx, rev, loc)
 }
 
 // stateOf returns the FIPS code of a's state: the one given in fields, or

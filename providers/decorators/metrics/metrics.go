@@ -300,3 +300,23 @@ func (m *Metrics) BatchSize(n int) {
 		m.batchSize.Observe(float64(n))
 	}
 }
+
+// CountGeocoding registers propertyd_geocode_lookups_total, the address
+// lookups the geocoder answered since start, by where: local (from the
+// loaded address points and ranges) or remote (the geocoder module, or,
+// under geocoding: local, not found), read from counts when scraped.
+func (m *Metrics) CountGeocoding(counts func() (local, remote int64)) {
+	if m == nil {
+		return
+	}
+	opts := func(where string) prometheus.CounterOpts {
+		return prometheus.CounterOpts{
+			Name:        "propertyd_geocode_lookups_total",
+			Help:        "Address lookups the geocoder answered since start, by where: local (loaded address points and ranges) or remote (the geocoder module; under geocoding: local, not found).",
+			ConstLabels: prometheus.Labels{"answered": where},
+		}
+	}
+	m.reg.MustRegister(
+		prometheus.NewCounterFunc(opts("local"), func() float64 { l, _ := counts(); return float64(l) }),
+		prometheus.NewCounterFunc(opts("remote"), func() float64 { _, r := counts(); return float64(r) }))
+}

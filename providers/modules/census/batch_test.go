@@ -29,7 +29,7 @@ func TestGeocodeBatchAgainstFake(t *testing.T) {
 	if err != nil {
 		t.Fatalf("GeocodeBatch: %v", err)
 	}
-	capitol := providers.Location{
+	capitol := providers.Location{Precision: providers.PrecisionCensus,
 		MatchedAddress: "200 E COLFAX AVE, DENVER, CO, 80203", Street: "200 E COLFAX AVE",
 		City: "DENVER", State: "CO", Zip: "80203",
 		Point:    providers.Point{Lat: 39.73923, Lng: -104.98486},
@@ -39,7 +39,7 @@ func TestGeocodeBatchAgainstFake(t *testing.T) {
 		{ID: "a", Matched: true, MatchType: "Exact", Location: capitol},
 		{ID: "b"},
 		{ID: "c", Matched: true, MatchType: "Exact", Location: capitol},
-		{ID: "d", Matched: true, MatchType: "Exact", Location: providers.Location{
+		{ID: "d", Matched: true, MatchType: "Exact", Location: providers.Location{Precision: providers.PrecisionCensus,
 			MatchedAddress: "1000 4TH AVE, SEATTLE, WA, 98104", Street: "1000 4TH AVE",
 			City: "SEATTLE", State: "WA", Zip: "98104",
 			Point:    providers.Point{Lat: 47.60672, Lng: -122.33251},
@@ -147,13 +147,13 @@ func TestGeocodeBatchReadsTiesAndReordersRows(t *testing.T) {
 		t.Fatalf("GeocodeBatch: %v", err)
 	}
 	want := []census.BatchResult{
-		{ID: "b-1", Matched: true, MatchType: "Exact", Location: providers.Location{
+		{ID: "b-1", Matched: true, MatchType: "Exact", Location: providers.Location{Precision: providers.PrecisionCensus,
 			MatchedAddress: "3500 E 17TH AVE, DENVER, CO, 80206", Street: "3500 E 17TH AVE",
 			City: "DENVER", State: "CO", Zip: "80206",
 			Point:    providers.Point{Lat: 39.74300800000008, Lng: -104.94118},
 			FIPSCode: "08031", CensusTract: "003701",
 		}},
-		{ID: "b-2", Matched: true, MatchType: "Non_Exact", Location: providers.Location{
+		{ID: "b-2", Matched: true, MatchType: "Non_Exact", Location: providers.Location{Precision: providers.PrecisionCensus,
 			MatchedAddress: "250 S STATE ST, SALT LAKE CITY, UT, 84111", Street: "250 S STATE ST",
 			City: "SALT LAKE CITY", State: "UT", Zip: "84111",
 			Point:    providers.Point{Lat: 40.76135498500007, Lng: -111.88814292899998},

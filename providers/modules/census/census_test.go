@@ -65,7 +65,7 @@ func TestGeocodeReturnsCanonicalLocation(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Geocode: %v", err)
 	}
-	want := providers.Location{
+	want := providers.Location{Precision: providers.PrecisionCensus,
 		MatchedAddress: "200 E COLFAX AVE, DENVER, CO, 80203",
 		Street:         "200 E COLFAX AVE",
 		City:           "DENVER",
@@ -148,7 +148,7 @@ func TestGeocodeMatchAsksTheLocationsSearches(t *testing.T) {
 				`"coordinates":{"x":-104.98486,"y":39.73923},"tigerLine":{"tigerLineId":"1","side":"L"},"addressComponents":{"city":"DENVER","state":"CO","zip":"80203"}}]}}`)), nil
 		})
 	}
-	want := providers.Location{MatchedAddress: "200 E COLFAX AVE, DENVER, CO, 80203", Street: "200 E COLFAX AVE",
+	want := providers.Location{Precision: providers.PrecisionCensus, MatchedAddress: "200 E COLFAX AVE, DENVER, CO, 80203", Street: "200 E COLFAX AVE",
 		City: "DENVER", State: "CO", Zip: "80203", Point: providers.Point{Lat: 39.73923, Lng: -104.98486}}
 	for _, a := range []providers.Address{
 		{Street: "200 East Colfax Avenue", City: "Denver", State: "CO"},
@@ -263,7 +263,7 @@ func TestGeocodeReturnsEveryMatchFirstFirst(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Geocode: %v", err)
 	}
-	want := providers.Location{
+	want := providers.Location{Precision: providers.PrecisionCensus,
 		MatchedAddress: "2200 Market St NE, SALEM, OR, 97301", // as the upstream wrote it
 		Street:         "2200 MARKET ST NE",
 		City:           "SALEM",
@@ -273,7 +273,7 @@ func TestGeocodeReturnsEveryMatchFirstFirst(t *testing.T) {
 		County:         "Marion County",
 		FIPSCode:       "41047",
 		CensusTract:    "001100",
-		Others: []providers.Location{{
+		Others: []providers.Location{{Precision: providers.PrecisionCensus,
 			MatchedAddress: "2200 Market St NE, SALEM, OR, 97305", Street: "2200 MARKET ST NE", City: "SALEM",
 			State: "OR", Zip: "97305", Point: providers.Point{Lat: 44.95302977400004, Lng: -123.01077412899997},
 			County: "Marion County", FIPSCode: "41047", CensusTract: "001100",

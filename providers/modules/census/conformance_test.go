@@ -35,25 +35,25 @@ func TestConformanceJSON(t *testing.T) {
 		listing string // benchmarks/vintages: top-level array that must be non-empty
 	}
 	want := map[string]outcome{
-		"geographies_address_whitehouse_dc.json": {loc: providers.Location{
+		"geographies_address_whitehouse_dc.json": {loc: providers.Location{Precision: providers.PrecisionCensus,
 			MatchedAddress: "1600 PENNSYLVANIA AVE NW, WASHINGTON, DC, 20502", Street: "1600 PENNSYLVANIA AVE NW",
 			City: "WASHINGTON", State: "DC", Zip: "20502", Point: providers.Point{Lat: 38.898754, Lng: -77.03535},
 			County: "District of Columbia", FIPSCode: "11001", CensusTract: "006202"}},
-		"geographies_address_census2020_two_matches_dc.json": {loc: providers.Location{
+		"geographies_address_census2020_two_matches_dc.json": {loc: providers.Location{Precision: providers.PrecisionCensus,
 			MatchedAddress: "1600 Pennsylvania Ave NW, WASHINGTON, DC, 20037", Street: "1600 PENNSYLVANIA AVE NW",
 			City: "WASHINGTON", State: "DC", Zip: "20037", Point: providers.Point{Lat: 38.898735, Lng: -77.038025},
 			County: "District of Columbia", FIPSCode: "11001", CensusTract: "006202",
 			// The second TIGER edge, another ZIP code: the caller decides
 			// whether that is another address.
-			Others: []providers.Location{{MatchedAddress: "1600 Pennsylvania Ave NW, WASHINGTON, DC, 20502",
+			Others: []providers.Location{{Precision: providers.PrecisionCensus, MatchedAddress: "1600 Pennsylvania Ave NW, WASHINGTON, DC, 20502",
 				Street: "1600 PENNSYLVANIA AVE NW", City: "WASHINGTON", State: "DC", Zip: "20502",
 				Point:  providers.Point{Lat: 38.898735, Lng: -77.036385},
 				County: "District of Columbia", FIPSCode: "11001", CensusTract: "006202"}}}},
-		"geographies_onelineaddress_fallschurch_va_2020.json": {loc: providers.Location{
+		"geographies_onelineaddress_fallschurch_va_2020.json": {loc: providers.Location{Precision: providers.PrecisionCensus,
 			MatchedAddress: "2525 BUCKELEW DR, FALLS CHURCH, VA, 22046", Street: "2525 BUCKELEW DR",
 			City: "FALLS CHURCH", State: "VA", Zip: "22046", Point: providers.Point{Lat: 38.88701576684785, Lng: -77.19902696904677},
 			County: "Fairfax County", FIPSCode: "51059", CensusTract: "471401"}},
-		"geographies_onelineaddress_layers_all_dc.json": {loc: providers.Location{
+		"geographies_onelineaddress_layers_all_dc.json": {loc: providers.Location{Precision: providers.PrecisionCensus,
 			MatchedAddress: "1600 PENNSYLVANIA AVE NW, WASHINGTON, DC, 20502", Street: "1600 PENNSYLVANIA AVE NW",
 			City: "WASHINGTON", State: "DC", Zip: "20502", Point: providers.Point{Lat: 38.898754, Lng: -77.03535},
 			County: "District of Columbia", FIPSCode: "11001", CensusTract: "006202"}},
@@ -61,10 +61,10 @@ func TestConformanceJSON(t *testing.T) {
 			Point: providers.Point{Lat: 43, Lng: -74}, State: "NY",
 			County: "Saratoga County", FIPSCode: "36091", CensusTract: "061500"}},
 		// locations answers carry no geographies: address and point only.
-		"locations_address_whitehouse_dc.json": {match: true, loc: providers.Location{
+		"locations_address_whitehouse_dc.json": {match: true, loc: providers.Location{Precision: providers.PrecisionCensus,
 			MatchedAddress: "1600 PENNSYLVANIA AVE NW, WASHINGTON, DC, 20502", Street: "1600 PENNSYLVANIA AVE NW",
 			City: "WASHINGTON", State: "DC", Zip: "20502", Point: providers.Point{Lat: 38.898754, Lng: -77.03535}}},
-		"locations_onelineaddress_suitland_md.json": {match: true, loc: providers.Location{
+		"locations_onelineaddress_suitland_md.json": {match: true, loc: providers.Location{Precision: providers.PrecisionCensus,
 			MatchedAddress: "4600 SILVER HILL RD, WASHINGTON, DC, 20233", Street: "4600 SILVER HILL RD",
 			City: "WASHINGTON", State: "DC", Zip: "20233", Point: providers.Point{Lat: 38.84598652130676, Lng: -76.92743610939091}}},
 		"no_match.json": {kind: providers.KindNotFound, code: "address_not_found"},

@@ -192,9 +192,10 @@ func matchLocation(m addressMatch) (providers.Location, error) {
 
 // addressLocation splits a matched address "STREET, CITY, ST, ZIP" into a
 // Location: Street is the part before the first comma, City, State and Zip
-// are the last three parts. Street, City and State are upper-cased.
+// are the last three parts. Street, City and State are upper-cased. Its
+// precision is the Census geocoder's: an interpolation along its ranges.
 func addressLocation(matched string) providers.Location {
-	loc := providers.Location{MatchedAddress: matched}
+	loc := providers.Location{MatchedAddress: matched, Precision: providers.PrecisionCensus}
 	parts := strings.Split(matched, ",")
 	for i := range parts {
 		parts[i] = strings.TrimSpace(parts[i])

@@ -13,16 +13,16 @@ func TestAddressLocationSplitsMatchedAddress(t *testing.T) {
 		in   string
 		want providers.Location
 	}{
-		{"1600 PENNSYLVANIA AVE NW, WASHINGTON, DC, 20502", providers.Location{
+		{"1600 PENNSYLVANIA AVE NW, WASHINGTON, DC, 20502", providers.Location{Precision: providers.PrecisionCensus,
 			MatchedAddress: "1600 PENNSYLVANIA AVE NW, WASHINGTON, DC, 20502",
 			Street:         "1600 PENNSYLVANIA AVE NW", City: "WASHINGTON", State: "DC", Zip: "20502"}},
-		{"2200 Market St NE, Salem, or, 97301", providers.Location{
+		{"2200 Market St NE, Salem, or, 97301", providers.Location{Precision: providers.PrecisionCensus,
 			MatchedAddress: "2200 Market St NE, Salem, or, 97301",
 			Street:         "2200 MARKET ST NE", City: "SALEM", State: "OR", Zip: "97301"}},
-		{"10 MAIN ST, UNIT 4, BOISE, ID, 83702", providers.Location{
+		{"10 MAIN ST, UNIT 4, BOISE, ID, 83702", providers.Location{Precision: providers.PrecisionCensus,
 			MatchedAddress: "10 MAIN ST, UNIT 4, BOISE, ID, 83702",
 			Street:         "10 MAIN ST", City: "BOISE", State: "ID", Zip: "83702"}},
-		{"10 MAIN ST", providers.Location{MatchedAddress: "10 MAIN ST", Street: "10 MAIN ST"}},
+		{"10 MAIN ST", providers.Location{Precision: providers.PrecisionCensus, MatchedAddress: "10 MAIN ST", Street: "10 MAIN ST"}},
 	}
 	for _, tt := range tests {
 		if got := addressLocation(tt.in); !reflect.DeepEqual(got, tt.want) {

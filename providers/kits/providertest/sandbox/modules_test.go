@@ -31,6 +31,7 @@ func TestCensusGeocoderAnswersEveryPlace(t *testing.T) {
 				Street:         p.Street, City: p.City, State: p.State, Zip: p.Zip,
 				Point:  p.Point(),
 				County: p.CountyName, FIPSCode: p.FIPS(), CensusTract: p.Tract,
+				Precision: providers.PrecisionCensus,
 			}
 			got, err := c.census.Geocode(ctx, p.Address())
 			if err != nil {
