@@ -31,8 +31,10 @@ func (p *points) Next() (dataload.Feature, error) {
 	p.rows = p.rows[1:]
 	return dataload.Feature{Layer: r.key[:1], Row: r, Size: r.size}, nil
 }
-func (p *points) Finish() (providers.Dataset, []string, error) { return providers.Dataset{Vintage: "2026"}, nil, nil }
-func (p *points) Close() error                                  { return nil }
+func (p *points) Finish() (providers.Dataset, []string, error) {
+	return providers.Dataset{Vintage: "2026"}, nil, nil
+}
+func (p *points) Close() error { return nil }
 
 // stagedBatch is what one call of the kind's Stage wrote.
 type stagedBatch struct {
