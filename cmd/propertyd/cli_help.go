@@ -94,7 +94,11 @@ Datasets:
   acs         the ACS figures (demographics, housing) of every tract of some states
 %s
 Run 'propertyd data load acs --help' (or %s) for its flags.`},
-	"data status": {"data status [-config PATH]", `List the assessor datasets loaded (their source, precedence, rows kept,
+	"data status": {"data status [-config PATH]", `List every dataset loaded from files, of every kind (assessor datasets,
+OpenStreetMap extracts, boundaries, flood maps), in one table: its rows,
+failures, vintage, load time, the time its load took, its coverage and its
+failures file; then the operator's import and the ACS states beside them.
+Then the assessor datasets loaded (their source, precedence, rows kept,
 rows matched to records when loaded, rows failed, as-of date and load time),
 the OpenStreetMap extracts loaded (their data date, places, buildings,
 addresses, features skipped, load time, and whether a polygon or their
