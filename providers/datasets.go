@@ -3,6 +3,7 @@ package providers
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 )
 
@@ -11,7 +12,24 @@ import (
 const (
 	KindBoundaries = "boundaries" // TIGER/Line census tracts and counties
 	KindFlood      = "flood"      // NFHL flood hazard areas and FIRM panels
+	KindParcels    = "parcels"    // assessor datasets: property facts (FactStore)
+	KindOSM        = "osm"        // OpenStreetMap extracts (OSMStore)
 )
+
+// Retired is a generation of a dataset that no reader reads any more
+// (replaced, or its load abandoned), waiting for the loader to drop its
+// rows. The name is the dataset's: a kind that numbers its generations
+// per dataset (the assessor datasets) has generations of the same number
+// in several datasets.
+type Retired struct {
+	Name       string
+	Generation int64
+}
+
+// ErrKeep is the cause of a kind's drop of a retired generation that is
+// still read, or could not be dropped now (a lock another reader holds):
+// the generation stays retired, and a later drop takes it.
+var ErrKeep = errors.New("the generation is still in use: kept for a later drop")
 
 // Checkpoint is how far a load has read its input: Done input features
 // are committed (a resumed load skips them), Failed of them went to the
@@ -87,12 +105,13 @@ type DatasetStore interface {
 	// meta; its kind, name, generation and fingerprint are the load's.
 	PublishDataset(ctx context.Context, load DatasetLoad, d Dataset) (Dataset, error)
 	// RetiredGenerations lists the generations of kind that no dataset
-	// serves and no load writes (replaced, or abandoned), whose features
-	// the loader is to drop, then ForgetGeneration.
-	RetiredGenerations(ctx context.Context, kind string) ([]int64, error)
-	// ForgetGeneration removes a retired generation from the list once
-	// its features are dropped.
-	ForgetGeneration(ctx context.Context, kind string, generation int64) error
+	// serves and no load writes (replaced, or abandoned), with their
+	// datasets' names, whose features the loader is to drop, then
+	// ForgetGeneration.
+	RetiredGenerations(ctx context.Context, kind string) ([]Retired, error)
+	// ForgetGeneration removes a retired generation of the dataset
+	// kind/name from the list once its features are dropped.
+	ForgetGeneration(ctx context.Context, kind, name string, generation int64) error
 	// Datasets lists the datasets served of kind ("" for every kind), by
 	// kind then name.
 	Datasets(ctx context.Context, kind string) ([]Dataset, error)

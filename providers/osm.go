@@ -96,6 +96,9 @@ type OSMExtract struct {
 	Addresses   int64
 	Skipped     int64 // features with a broken geometry, left out
 	LoadedAt    time.Time
+	// Took is how long the load took, given to PublishOSM for the
+	// extract's row of the datasets served; zero as OSMExtracts lists it.
+	Took time.Duration
 }
 
 // Date is the extract's data date, YYYY-MM-DD: the vintage of what is
@@ -179,7 +182,7 @@ type OSMWriters interface {
 type OSMStore interface {
 	// BeginOSM starts a load of the extract name from the file named by
 	// fingerprint, or resumes the unfinished load of the same fingerprint
-	// (a load of another file is abandoned, its features dropped). When
+	// (a load of another file is abandoned, its generation retired). When
 	// the extract is served from the same fingerprint and no load is
 	// pending it returns the zero OSMLoad and the served extract: nothing
 	// to do.
@@ -197,10 +200,17 @@ type OSMStore interface {
 	SettleOSM(ctx context.Context, load *OSMLoad) error
 	// PublishOSM serves the load in place of the extract's former
 	// generation, in one step (a reader sees the old extract or the new,
-	// never a mix), then drops the former features. x gives the coverage
-	// (and boundary), timestamp and skipped count; the counts of features
-	// are the store's: load.Counts, settled first where it is nil.
+	// never a mix), with its row of the datasets served (DatasetStore,
+	// KindOSM), and retires the former generation for the loader to drop
+	// (DropOSM). x gives the coverage (and boundary), timestamp, skipped
+	// count and the time the load took; the counts of features are the
+	// store's: load.Counts, settled first where it is nil.
 	PublishOSM(ctx context.Context, load OSMLoad, x OSMExtract) (OSMExtract, error)
+	// DropOSM drops the features of a retired generation of the extract
+	// name. It returns an error wrapping ErrKeep, having dropped what it
+	// could, while a facts dataset still reads the generation's buildings
+	// or its tables are busy: the generation stays retired.
+	DropOSM(ctx context.Context, name string, generation int64) error
 	// OSMExtracts lists the extracts served, by name.
 	OSMExtracts(ctx context.Context) ([]OSMExtract, error)
 	// OSMPlacesNear returns the served extract whose coverage holds the

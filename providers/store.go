@@ -255,6 +255,12 @@ type FactSet struct {
 	Matched     int64 // rows that joined at least one record when published; for the import, Rows
 	Failed      int64 // rows written to the failures file
 	LoadedAt    time.Time
+	// FailuresFile and Took are the failures file the load wrote ("" for
+	// none) and how long it took, given to PublishFacts for the dataset's
+	// row of the datasets served (DatasetStore, KindParcels); FactSets
+	// leaves them empty.
+	FailuresFile string
+	Took         time.Duration
 }
 
 // FactStore keeps the assessor datasets and merges their facts into
@@ -270,10 +276,15 @@ type FactStore interface {
 	// failed and failuresSize), in one transaction.
 	PutFacts(ctx context.Context, load *FactLoad, keys []FactKey, rows []FactRow, done, failed, failuresSize int64) error
 	// PublishFacts serves the load in place of the dataset's former one,
-	// in one step, then brings every record it or the former one touches
-	// up to date and drops the former rows. progress, when not nil, is told
-	// how many records are done out of how many.
+	// in one step, with its row of the datasets served (DatasetStore,
+	// KindParcels), then brings every record it or the former one touches
+	// up to date and retires the former generations for the loader to
+	// drop (DropFacts). progress, when not nil, is told how many records
+	// are done out of how many.
 	PublishFacts(ctx context.Context, load FactLoad, set FactSet, progress func(done, total int)) (FactSet, error)
+	// DropFacts drops the rows of a retired generation of dataset, a few
+	// thousand a transaction.
+	DropFacts(ctx context.Context, dataset string, generation int64) error
 	// FactSets lists the datasets served, by priority.
 	FactSets(ctx context.Context) ([]FactSet, error)
 	// PutImportFacts sets the operator's own facts of record id (nil

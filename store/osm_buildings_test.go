@@ -32,3 +32,10 @@ func countIn(db *sql.DB) func(t *testing.T, q string) int64 {
 		return n
 	}
 }
+
+// Two assessor datasets with generations of one number retire and drop
+// each its own: see storetest.RetiredByDatasetGo.
+func TestRetiredByDatasetGo(t *testing.T) {
+	db := openInternal(t)
+	storetest.RetiredByDatasetGo(t, db, countIn(db.readers))
+}

@@ -35,7 +35,7 @@ func (c *dataCommand) run(args []string) int {
 
 // load serves "propertyd data load <dataset>".
 func (c *dataCommand) load(args []string) int {
-	return group{"data load", "dataset", append([]subcommand{{"acs", c.loadACS}, {"parcels", c.loadParcels}, {"osm", c.loadOSM}}, c.datasetLoads()...)}.dispatch(args, c.stdout, c.stderr)
+	return group{"data load", "dataset", append([]subcommand{{"acs", c.loadACS}}, c.datasetLoads()...)}.dispatch(args, c.stdout, c.stderr)
 }
 
 // openForLoad opens the configured database for a load under a context

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/dataload"
 	"github.com/propertyd/propertyd/providers/service"
+	"github.com/propertyd/propertyd/store/engine"
 	// GeoPackage files (a flood map made from FEMA's File Geodatabase) are
 	// read through SQLite: the reader registers itself with geofile.
 	_ "github.com/propertyd/propertyd/store/gpkg"
@@ -33,6 +35,10 @@ func init() {
 		helps[name] = h
 	}
 	for _, k := range dataload.Kinds() {
+		if k.Help != "" {
+			helps["data load "+k.Name] = commandHelp{usage: "data load " + k.Name + " " + k.Usage, about: k.Help}
+			continue
+		}
 		helps["data load "+k.Name] = commandHelp{
 			usage: "data load " + k.Name + " [-name NAME] [-failures FILE] [-force] [-config PATH] FILE...",
 			about: "Load " + k.Summary + `.
@@ -65,14 +71,84 @@ func kindLines(prefix string, width int) string {
 }
 
 // datasetLoads are the subcommands of "propertyd data load" for the kinds
-// of the catalogue (package dataload): one each, by the kind's name. A
-// new kind of dataset is a subcommand without a line here.
+// of the catalogue (package dataload): one each, by the kind's name, its
+// own command line (Kind.Command) or the one of every kind of Run. A new
+// kind of dataset is a subcommand without a line here.
 func (c *dataCommand) datasetLoads() []subcommand {
 	var out []subcommand
 	for _, k := range dataload.Kinds() {
-		out = append(out, subcommand{k.Name, func(args []string) int { return c.loadKind(k, args) }})
+		run := func(args []string) int { return c.loadKind(k, args) }
+		if k.Command != nil {
+			run = func(args []string) int { return c.loadCommand(k, args) }
+		}
+		out = append(out, subcommand{k.Name, run})
 	}
 	return out
+}
+
+// loadCommand serves "propertyd data load KIND" of a kind with its own
+// command line (dataload.Kind.Command): the kind declares its flags and
+// checks its arguments; this reads the flags, checks the files (exit 2
+// before the configuration is read), reads the configuration (exit 3),
+// gives the kind what it needs of it and of the terminal (dataload.Env),
+// and turns what the kind's load returns into a message and an exit code.
+func (c *dataCommand) loadCommand(k dataload.Kind, args []string) int {
+	fs := newFlags("data load " + k.Name)
+	path := configFlag(fs)
+	load := k.Command(fs)
+	if code, ok := parseFlags(fs, args, c.stdout, c.stderr); !ok {
+		return code
+	}
+	fail := func(err error) int {
+		var usage *dataload.UsageError
+		var config *dataload.ConfigError
+		switch {
+		case errors.Is(err, dataload.ErrSomeFailed):
+			return exitRowsFailed
+		case errors.As(err, &usage) && usage.Help:
+			return usageError(fs, c.stderr, "%v", err)
+		}
+		fmt.Fprintf(c.stderr, "propertyd data load %s: %v\n", k.Name, err)
+		switch {
+		case errors.As(err, &usage):
+			return exitUsage
+		case errors.As(err, &config):
+			return exitConfig
+		}
+		return exitError
+	}
+	files := fs.Args()
+	inputs, err := load.Check(files)
+	if err != nil {
+		return fail(err)
+	}
+	if err := checkInputs(inputs...); err != nil {
+		return usageError(fs, c.stderr, "%v", err)
+	}
+	cfg, err := LoadConfig(*path)
+	if err != nil {
+		return fail(&dataload.ConfigError{Err: err})
+	}
+	env := &dataload.Env{
+		Stdout: c.stdout, Stderr: c.stderr, ConfigPath: *path,
+		MemoryLimitMB: cfg.MemoryLimitMB, MemoryLimitDefault: cfg.memoryLimitDefault,
+		Postgres: engine.IsPostgres(cfg.Database),
+		Declared: func(name string) (any, int, bool, error) { return cfg.declared(k.Name, name) },
+		Open: func(heapMB int64) (context.Context, providers.DatasetStore, func(), error) {
+			return openForLoad(cfg, heapMB)
+		},
+		Progress: func(unit string) (func(int64, string, bool), func()) {
+			bar := c.progress(0)
+			if bar != nil && unit != "" {
+				bar.unit = unit
+			}
+			return func(n int64, phase string, force bool) { bar.update(int(n), phase, force) }, bar.finish
+		},
+	}
+	if err := load.Run(env, files); err != nil {
+		return fail(err)
+	}
+	return exitOK
 }
 
 // datasetLoadHeapMB is the Go heap's soft limit for a load of datasets

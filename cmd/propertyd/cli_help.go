@@ -79,57 +79,26 @@ destination. A progress bar is drawn on a terminal. No configuration file
 is read.
 
 exit codes: 0 ok, 1 failure (a database cannot be opened or written), 2 usage`},
-	"data": {"data load acs|parcels|osm|%s ... | data status [-config PATH]", `Manage the data propertyd keeps. Subcommands:
+	"data": {"data load acs|%s ... | data status [-config PATH]", `Manage the data propertyd keeps. Subcommands:
 
   load acs       store the ACS figures of every tract of some states ahead of
                  time, so that lookups there make no ACS call
-  load parcels   load an assessor dataset's files as property facts
-  load osm       load OpenStreetMap extracts: amenities without Overpass
 %s  status         list every dataset loaded, in one table, then each kind's
                  details
 
-Run 'propertyd data load acs --help' (or parcels, osm, %s, status) for
+Run 'propertyd data load acs --help' (or %s, status) for
 its flags.`},
-	"data load": {"data load acs|parcels|osm|%s ...", `Load a public dataset into the database ahead of the lookups that need it.
+	"data load": {"data load acs|%s ...", `Load a public dataset into the database ahead of the lookups that need it.
 Datasets:
 
   acs         the ACS figures (demographics, housing) of every tract of some states
-  parcels     an assessor dataset (CSV or GeoJSON files): property facts
-  osm         OpenStreetMap extracts (.osm.pbf): amenities, buildings, addresses
 %s
-Run 'propertyd data load acs --help' (or parcels, osm, %s) for its flags.`},
-	"data load osm": {"data load osm [-name NAME] [-poly FILE.poly] [-config PATH] FILE.osm.pbf...", `Load OpenStreetMap extracts (.osm.pbf, such as Geofabrik's one per US
-state) into the database: the places of the seven amenity categories (by
-the same tag rules the overpass module queries), the buildings with their
-footprints, levels, flats and start dates, and the address points. The
-amenities and walk scores of a point whose 2,000 m circle lies inside a
-loaded extract are then answered from it, with no Overpass call, and the
-records inside a building take its facts (type, stories, units, year
-built) after the import and every assessor dataset.
-
-An extract's coverage is its bounding polygon when it is loaded with one:
-the Osmosis polygon file (.poly) -poly names, else the one beside the
-extract with its name (Geofabrik publishes <region>.poly beside
-<region>-latest.osm.pbf); without one it is the file's bounding box. A
-circle is answered from the extract only when it lies wholly inside. Every
-polygon file is read before anything is loaded: a malformed one, or one
-of another area, stops the command.
-
-Each file is the extract named after it (-name names another); loading a
-file of a name loaded before replaces that extract in one step, and the
-file already loaded is not loaded again. The file is read twice,
-streaming (the nodes' coordinates wait in a temporary file, in TMPDIR);
-features are written 20,000 a transaction with a checkpoint, so
-a killed load resumes where it stopped when run again with the same file.
-A file that is not a readable extract (not PBF, truncated, not sorted)
-stops the load and leaves the extract served before in place; a feature
-with a broken geometry is skipped and counted.
-
-exit codes: 0 ok (features skipped for a broken geometry are counted, not
-failed: there is no failures file), 1 failure (database, a file that is no
-extract), 2 usage
-(a file missing, empty or a directory), 3 invalid config`},
-	"data status": {"data status [-config PATH]", `List the assessor datasets loaded (their source, precedence, rows kept,
+Run 'propertyd data load acs --help' (or %s) for its flags.`},
+	"data status": {"data status [-config PATH]", `List every dataset loaded from files, of every kind (assessor datasets,
+OpenStreetMap extracts, boundaries, flood maps), in one table: its rows,
+failures, vintage, load time, the time its load took, its coverage and its
+failures file; then the operator's import and the ACS states beside them.
+Then the assessor datasets loaded (their source, precedence, rows kept,
 rows matched to records when loaded, rows failed, as-of date and load time),
 the OpenStreetMap extracts loaded (their data date, places, buildings,
 addresses, features skipped, load time, and whether a polygon or their
@@ -137,32 +106,6 @@ bounding box is their coverage) and, for each section loaded by state, the
 ACS states stored with their vintage.
 
 exit codes: 0 ok, 1 failure (database), 2 usage, 3 invalid config`},
-	"data load parcels": {"data load parcels -dataset NAME [-preset P] [-as-of DATE] [-failures FILE] [-force] [-in-place] [-config PATH] FILE...", `Load the files of an assessor dataset (CSV, or GeoJSON FeatureCollection,
-either gzipped) as property facts: bedrooms, bathrooms, areas, year built,
-stories, units and property type. The dataset is declared under
-facts.datasets in config.yaml (a preset, or its own column mapping), or
-named here with -preset (cook-county, nyc-pluto, allegheny). A two-file
-dataset (cook-county: characteristics and addresses, joined on pin) takes
-both files in either order.
-
-Rows stream in constant memory, 5,000 a transaction with a checkpoint:
-a killed load resumes where it stopped when run again with the same files,
-writing no row twice; the same files once loaded are not loaded again
-(-force does). Records see the new rows all at once when the load ends,
-and serving instances show them within facts.refresh. On SQLite, a load
-that changes most records rebuilds the search indexes around one
-transaction: reads go on, writes wait for it; -in-place merges a few
-thousand records a transaction instead, slower. Rows that fail
-(no key, no usable address or point, no facts) and values dropped (out of
-bounds, unreadable, unknown codes) are written to the failures file with
-the reason and never stop the run. Columns the mapping names that a file
-lacks stop the load before any row, each named, and so does a file that
-is neither CSV text nor GeoJSON.
-
-exit codes: 0 ok (every row kept whole, or the files already loaded), 4 the
-load finished but some rows failed or lost a value (see the failures file),
-1 failure (database, unreadable file), 2 usage (unknown dataset or preset, a file missing, empty or a directory, missing columns,
-a file that is no CSV text, wrong number of files), 3 invalid config`},
 	"data load acs": {"data load acs [-states CA,TX|all] [-config PATH]", `Store the demographics and housing figures of every census tract of the
 listed states (default all: the 50 states, DC and Puerto Rico) in the
 database, one census ACS call per state and table set (about 104 for the

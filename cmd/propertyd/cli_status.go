@@ -28,8 +28,10 @@ type statusRow struct {
 }
 
 // status serves "propertyd data status": one table of every dataset loaded,
-// whatever its kind (assessor files, OpenStreetMap extracts, ACS states,
-// boundaries, flood maps), then what each kind says besides, then a
+// whatever its kind (the datasets served of every kind of the loading
+// lifecycle: assessor files, OpenStreetMap extracts, boundaries, flood
+// maps; then the import and the ACS states), then what each kind says
+// besides, then a
 // warning for each boundaries dataset whose tracts are not those of the
 // ACS release the demographics use.
 func (c *dataCommand) status(args []string) int {
@@ -73,25 +75,23 @@ func (c *dataCommand) status(args []string) int {
 		return fail(err)
 	}
 
+	// Every dataset loaded from files, of every kind, is a row of one
+	// table (DatasetStore.Datasets); the operator's import, which is no
+	// dataset of files, and the ACS states, fetched into the records,
+	// are listed beside them.
 	var rows []statusRow
-	for _, s := range sets {
-		rows = append(rows, statusRow{kind: "parcels", name: s.Dataset, vintage: s.AsOf, rows: s.Rows, failed: s.Failed, loaded: s.LoadedAt, coverage: "-"})
+	for _, d := range datasets {
+		rows = append(rows, statusRow{kind: d.Kind, name: d.Name, vintage: d.Vintage, rows: d.Rows, failed: d.Failed, loaded: d.LoadedAt,
+			coverage: coverageText(d), took: d.Took, failures: d.FailuresFile})
 	}
-	for _, x := range extracts {
-		cov := "box " + boxText(x.Coverage)
-		if x.Boundary != nil {
-			cov = "polygon in " + boxText(x.Coverage)
+	for _, s := range sets {
+		if s.Dataset == "import" {
+			rows = append(rows, statusRow{kind: providers.KindParcels, name: s.Dataset, vintage: s.AsOf, rows: s.Rows, failed: s.Failed, loaded: s.LoadedAt, coverage: "-"})
 		}
-		rows = append(rows, statusRow{kind: "osm", name: x.Name, vintage: x.Date(), rows: x.Places + x.Buildings + x.Addresses,
-			failed: x.Skipped, loaded: x.LoadedAt, coverage: cov})
 	}
 	for _, a := range acs {
 		rows = append(rows, statusRow{kind: "acs", name: a.section, vintage: strings.Join(a.vintages, ", "), rows: int64(len(a.states)),
 			coverage: strings.Join(a.states, " "), failed: 0})
-	}
-	for _, d := range datasets {
-		rows = append(rows, statusRow{kind: d.Kind, name: d.Name, vintage: d.Vintage, rows: d.Rows, failed: d.Failed, loaded: d.LoadedAt,
-			coverage: boxText(d.Coverage), took: d.Took, failures: d.FailuresFile})
 	}
 	tw := tabwriter.NewWriter(c.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KIND\tNAME\tROWS\tFAILED\tVINTAGE\tLOADED\tTOOK\tCOVERAGE\tFAILURES FILE")
@@ -150,11 +150,18 @@ func (c *dataCommand) status(args []string) int {
 			fmt.Fprintf(c.stdout, "  %s\n", a.line())
 		}
 	}
-	if len(datasets) > 0 {
+	// What the kinds that have no table of their own besides keep.
+	var contents []providers.Dataset
+	for _, d := range datasets {
+		if d.Kind != providers.KindParcels && d.Kind != providers.KindOSM {
+			contents = append(contents, d)
+		}
+	}
+	if len(contents) > 0 {
 		fmt.Fprintln(c.stdout)
 		tw = tabwriter.NewWriter(c.stdout, 2, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "KIND\tNAME\tCONTENTS")
-		for _, d := range datasets {
+		for _, d := range contents {
 			fmt.Fprintf(tw, "%s\t%s\t%s\n", d.Kind, d.Name, d.Meta)
 		}
 		tw.Flush()
@@ -216,6 +223,22 @@ func vintageWarnings(datasets []providers.Dataset, acsEnd int) []string {
 		}
 	}
 	return out
+}
+
+// coverageText is a dataset's coverage in the table of every dataset: its
+// box, "-" for none, and for an extract loaded with its polygon
+// "polygon in" the box.
+func coverageText(d providers.Dataset) string {
+	if d.Coverage == (providers.BBox{}) {
+		return "-"
+	}
+	var meta struct {
+		Polygon bool `json:"polygon"`
+	}
+	if d.Kind == providers.KindOSM && json.Unmarshal(d.Meta, &meta) == nil && meta.Polygon {
+		return "polygon in " + boxText(d.Coverage)
+	}
+	return boxText(d.Coverage)
 }
 
 func boxText(b providers.BBox) string {

@@ -86,7 +86,7 @@ type Config struct {
 
 	// memoryLimitDefault is true where MemoryLimitMB was not given and is
 	// the serve process's default, which a load of extracts replaces with
-	// its own (osmLoadHeapMB).
+	// its own (providers/osmextract.HeapMB).
 	memoryLimitDefault bool
 }
 
@@ -122,6 +122,17 @@ func (f *FactsConfig) dataset(name string) (d assessor.Dataset, priority int, ok
 		}
 	}
 	return assessor.Dataset{}, len(f.Datasets) + 1, false, nil
+}
+
+// declared finds the dataset name of kind declared in the configuration
+// (dataload.Env.Declared): the assessor datasets under facts.datasets,
+// resolved, by precedence; a kind the configuration declares nothing of
+// finds nothing.
+func (c *Config) declared(kind, name string) (decl any, rank int, ok bool, err error) {
+	if kind != providers.KindParcels {
+		return nil, 0, false, nil
+	}
+	return c.Facts.dataset(name)
 }
 
 // CORSConfig lists the origins whose pages a browser lets call the API and

@@ -72,8 +72,14 @@ type Result struct {
 // step. A load killed at any point is resumed by running it again with the
 // same files: rows already written are skipped and no row is written
 // twice. A two-file dataset (d.Join) takes its two files in either order.
+//
+// Where st is the lifecycle's too (providers.DatasetStore, as both
+// engines are), the generations of assessor datasets retired (replaced,
+// abandoned) are dropped through dataload.DropRetired: those an earlier
+// run left once this one has begun, the former one once it is published.
 func Load(ctx context.Context, st providers.FactStore, d Dataset, files []string, opts Options) (Result, error) {
 	var res Result
+	start := time.Now()
 	now := opts.Now
 	if now == nil {
 		now = time.Now
@@ -91,6 +97,9 @@ func Load(ctx context.Context, st providers.FactStore, d Dataset, files []string
 	}
 	load, served, err := st.BeginFacts(ctx, d.Name, fp)
 	if err != nil {
+		return res, err
+	}
+	if err := dropRetired(ctx, st); err != nil {
 		return res, err
 	}
 	if load.Generation == 0 {
@@ -134,11 +143,29 @@ func Load(ctx context.Context, st providers.FactStore, d Dataset, files []string
 	}
 	w.progress("merging records", true)
 	load.InPlace = opts.InPlace
-	res.Set, err = st.PublishFacts(ctx, load, providers.FactSet{Source: source, Priority: opts.Priority, AsOf: asOf},
+	failures := opts.Failures
+	if abs, err := filepath.Abs(failures); err == nil && failures != "" {
+		failures = abs
+	}
+	res.Set, err = st.PublishFacts(ctx, load, providers.FactSet{Source: source, Priority: opts.Priority, AsOf: asOf,
+		FailuresFile: failures, Took: time.Since(start)},
 		func(done, total int) {
 			w.progress(fmt.Sprintf("merging records %d/%d", done, total), false)
 		})
-	return res, err
+	if err != nil {
+		return res, err
+	}
+	w.progress("dropping the former "+d.Name, true)
+	return res, dropRetired(ctx, st)
+}
+
+// dropRetired drops the assessor datasets' retired generations, where st
+// keeps the lifecycle (providers.DatasetStore).
+func dropRetired(ctx context.Context, st providers.FactStore) error {
+	if ds, ok := st.(providers.DatasetStore); ok {
+		return dataload.DropRetired(ctx, ds, Parcels)
+	}
+	return nil
 }
 
 // order returns the files in the order they load: a two-file dataset's

@@ -1,21 +1,29 @@
 // Package dataload is the one loading lifecycle of the datasets loaded
 // from files (providers.DatasetStore), and the catalogue of their kinds.
 //
-// A kind of dataset (census boundaries, flood maps) is one reader of its
-// files (a Kind's Open, in the package that knows the publisher: tiger,
-// floodmap) plus the tables it writes (polygon layers) plus its entry in
-// the catalogue (Register). Run does the rest the same way for every kind:
+// A kind of dataset (census boundaries, flood maps, assessor datasets,
+// OpenStreetMap extracts) is one reader of its files (a Kind's Open, in the
+// package that knows the publisher: tiger, floodmap) plus the tables it
+// writes (polygon layers, or its own: Stage and Drop) plus its entry in
+// the catalogue (Register), which makes its "propertyd data load"
+// subcommand and its help. Run does the rest the same way for every kind:
 // it names the files (Fingerprint), begins or resumes the load under a
 // generation no reader sees, writes the features a batch a transaction with
 // the checkpoint, each refused feature to the failures file, publishes in
 // one step, and drops the former generation a few thousand features a
-// transaction. Every instance of a fleet sees the publication through the
-// store's DatasetsVersion.
+// transaction (DropRetired). Every instance of a fleet sees the publication
+// through the store's DatasetsVersion. The assessor datasets and the
+// extracts load with their own work (the facts' merge into records, an
+// extract's two passes: Kind.Command), on the same store lifecycle: their
+// publications write the same table of datasets served and retire their
+// former generations for the same DropRetired.
 package dataload
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -30,8 +38,8 @@ import (
 	"github.com/propertyd/propertyd/providers"
 )
 
-// Store is what a load writes: the lifecycle and the polygon layers.
-// Both database engines implement it.
+// Store is what a load of polygons writes: the lifecycle and the polygon
+// layers. Both database engines implement it.
 type Store interface {
 	providers.DatasetStore
 	providers.PolygonStore
@@ -45,8 +53,8 @@ type Kind struct {
 	// Short says in a few words what loading the kind gives, for the
 	// lists of commands; Summary says what its files are, for its help.
 	Short, Summary string
-	// Layers are the polygon layers the kind writes: a generation is
-	// dropped from each.
+	// Layers are the layers the kind writes: of polygons, a generation is
+	// dropped from each (unless Drop is set).
 	Layers []string
 	// Group sorts the files of one command into datasets, each named; nil
 	// makes each file a dataset named after it (Name). Run's callers pass
@@ -54,8 +62,37 @@ type Kind struct {
 	Group func(files []string) ([]Input, error)
 	// Open opens the files of one dataset and checks them (coordinate
 	// system, the kind's columns) before anything is written: an error
-	// here leaves what is served as it is.
+	// here leaves what is served as it is. Nil for a kind that loads
+	// through its own Command.
 	Open func(in Input) (Source, error)
+	// Stage writes one batch of Rows (Feature.Row) of one layer with the
+	// checkpoint cp in one transaction, as PolygonStore.StagePolygons
+	// writes polygons, and sets it on load; a batch of refused features
+	// alone comes with no layer and no rows. Nil means the features are
+	// polygons, written with StagePolygons.
+	Stage func(ctx context.Context, st providers.DatasetStore, load *providers.DatasetLoad, cp providers.Checkpoint, layer string, rows []any) error
+	// Drop drops one retired generation of the dataset name from the
+	// kind's tables, a few thousand rows a transaction (an error wrapping
+	// providers.ErrKeep leaves it retired for a later drop). Nil means
+	// PolygonStore.DropPolygons on each of Layers.
+	Drop func(ctx context.Context, st providers.DatasetStore, name string, generation int64) error
+
+	// Order places the kind in the lists of kinds (the catalogue, the
+	// helps, the subcommands of "data load"): lower first, then by name.
+	// The zero value puts a kind after those of the first releases
+	// (parcels, osm), among the others by name.
+	Order int
+	// Command, when set, is the kind's own command line, for a kind whose
+	// loads take more than files, a name, a failures file and -force
+	// (a mapping, a preset, a polygon file) or do more than Run (the
+	// facts' merge into records): the command line calls it with its
+	// flag set, and runs what it returns once the flags are parsed. Nil
+	// gives the kind the command every kind of Run has.
+	Command func(fs *flag.FlagSet) Load
+	// Usage and Help are the kind's own help, with Command: the
+	// arguments after "propertyd data load NAME", and what it does, its
+	// exit codes last. Empty, the help is made from Summary.
+	Usage, Help string
 }
 
 // Input is the files of one dataset and its name.
@@ -80,10 +117,24 @@ type Source interface {
 	Close() error
 }
 
-// Feature is one polygon of a layer, read from a file.
+// Feature is one feature of a layer, read from a file: a polygon, or,
+// for a kind with its own Stage, a Row of its own type.
 type Feature struct {
 	Layer   string
 	Polygon providers.LayerPolygon
+	// Row is the feature of a kind with its own Stage, which the writer
+	// hands it in batches; Size is its size in bytes, which a batch is cut
+	// by (Options.BatchBytes).
+	Row  any
+	Size int
+}
+
+// size is what f counts for in a batch's bytes.
+func (f Feature) size() int {
+	if f.Row != nil {
+		return f.Size
+	}
+	return len(f.Polygon.Shape)
 }
 
 // Rejected is a feature a Source refuses: it is skipped and written to
@@ -110,8 +161,11 @@ var (
 func Register(k Kind) {
 	catalogueMu.Lock()
 	defer catalogueMu.Unlock()
-	if k.Name == "" || k.Open == nil {
-		panic("dataload: a kind needs a name and Open")
+	if k.Name == "" {
+		panic("dataload: a kind needs a name")
+	}
+	if k.Open == nil && k.Command == nil {
+		panic("dataload: kind " + k.Name + " needs Open or Command")
 	}
 	if _, dup := catalogue[k.Name]; dup {
 		panic("dataload: kind " + k.Name + " registered twice")
@@ -119,7 +173,7 @@ func Register(k Kind) {
 	catalogue[k.Name] = k
 }
 
-// Kinds returns the catalogue, by name.
+// Kinds returns the catalogue, by Order, then by name.
 func Kinds() []Kind {
 	catalogueMu.RLock()
 	defer catalogueMu.RUnlock()
@@ -127,7 +181,12 @@ func Kinds() []Kind {
 	for _, k := range catalogue {
 		out = append(out, k)
 	}
-	slices.SortFunc(out, func(a, b Kind) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b Kind) int {
+		if c := cmp.Compare(a.Order, b.Order); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
 	return out
 }
 
@@ -175,9 +234,9 @@ type Options struct {
 	// Progress, when set, is told the features read so far and what is
 	// going on; force asks for a redraw now.
 	Progress func(features int64, phase string, force bool)
-	// BatchBytes is how much WKB one transaction writes at most; 0 means
-	// 4 MiB. A batch also ends at BatchFeatures features (0: 2,000) and
-	// where the layer changes.
+	// BatchBytes is how much WKB (or Rows, by their Size) one
+	// transaction writes at most; 0 means 4 MiB. A batch also ends at
+	// BatchFeatures features (0: 2,000) and where the layer changes.
 	BatchBytes    int
 	BatchFeatures int
 }
@@ -186,7 +245,7 @@ type Options struct {
 type Result struct {
 	Dataset       providers.Dataset
 	Read          int64 // features read, this run and the runs it resumed
-	Vertices      int64 // points of the features this run wrote
+	Vertices      int64 // points of the polygons this run wrote
 	Warnings      []string
 	Resumed       bool
 	AlreadyLoaded bool // the dataset is served from these files already
@@ -205,12 +264,21 @@ func (r *Refused) Unwrap() error { return r.Err }
 var ErrEmpty = errors.New("no feature could be loaded")
 
 // Run loads in as a dataset of kind k into st (see the package
-// documentation). A run cut short at any point is resumed by running it
-// again with the same files: the features already written are skipped,
-// none is written twice, and the failures file is cut back to match.
-func Run(ctx context.Context, st Store, k Kind, in Input, opts Options) (Result, error) {
+// documentation): a kind of polygons (no Stage) needs st to be a
+// providers.PolygonStore too. A run cut short at any point is resumed by
+// running it again with the same files: the features already written are
+// skipped, none is written twice, and the failures file is cut back to
+// match.
+func Run(ctx context.Context, st providers.DatasetStore, k Kind, in Input, opts Options) (Result, error) {
 	var res Result
 	start := time.Now()
+	if k.Open == nil {
+		return res, fmt.Errorf("dataload: kind %s loads through its own command, not Run", k.Name)
+	}
+	stage, err := stager(st, k)
+	if err != nil {
+		return res, err
+	}
 	src, err := k.Open(in)
 	if err != nil {
 		return res, &Refused{Err: err}
@@ -230,7 +298,7 @@ func Run(ctx context.Context, st Store, k Kind, in Input, opts Options) (Result,
 	// What an earlier run left retired (it was cut short after publishing,
 	// or BeginDataset just abandoned a load of other files) is dropped
 	// before this one writes.
-	if err := dropRetired(ctx, st, k); err != nil {
+	if err := DropRetired(ctx, st, k); err != nil {
 		return res, err
 	}
 	if load.Generation == 0 {
@@ -248,7 +316,7 @@ func Run(ctx context.Context, st Store, k Kind, in Input, opts Options) (Result,
 	// The features a resumed load skips are counted before the writer
 	// starts: it moves load's checkpoint as its batches commit.
 	resumeAfter, read, failed := load.Done, int64(0), load.Failed
-	w := newWriter(ctx, st, &load, fail, opts)
+	w := newWriter(ctx, stage, &load, fail, opts)
 	for {
 		f, err := src.Next()
 		if err == io.EOF {
@@ -310,27 +378,78 @@ func Run(ctx context.Context, st Store, k Kind, in Input, opts Options) (Result,
 	if opts.Progress != nil {
 		opts.Progress(read, "dropping the former "+in.Name, true)
 	}
-	return res, dropRetired(ctx, st, k)
+	return res, DropRetired(ctx, st, k)
 }
 
-// dropRetired drops every retired generation of k from each of its
-// layers, then forgets it.
-func dropRetired(ctx context.Context, st Store, k Kind) error {
+// stageFunc writes one batch of a load (Kind.Stage's shape).
+type stageFunc func(ctx context.Context, load *providers.DatasetLoad, cp providers.Checkpoint, layer string, rows []any) error
+
+// stager is how a load of k writes its batches into st: k.Stage, else
+// polygons through st's PolygonStore.
+func stager(st providers.DatasetStore, k Kind) (stageFunc, error) {
+	if k.Stage != nil {
+		return func(ctx context.Context, load *providers.DatasetLoad, cp providers.Checkpoint, layer string, rows []any) error {
+			return k.Stage(ctx, st, load, cp, layer, rows)
+		}, nil
+	}
+	ps, ok := st.(providers.PolygonStore)
+	if !ok {
+		return nil, fmt.Errorf("dataload: kind %s writes polygons, and the store keeps no polygon layers", k.Name)
+	}
+	return func(ctx context.Context, load *providers.DatasetLoad, cp providers.Checkpoint, layer string, rows []any) error {
+		polys := make([]providers.LayerPolygon, len(rows))
+		for i, r := range rows {
+			polys[i] = r.(providers.LayerPolygon)
+		}
+		return ps.StagePolygons(ctx, load, cp, layer, polys)
+	}, nil
+}
+
+// DropRetired drops every retired generation of kind k (RetiredGenerations)
+// from the kind's tables (k.Drop, else each of its polygon layers), then
+// forgets it: a generation the kind keeps for now (providers.ErrKeep) stays
+// retired for the next drop. Every load of every kind drops its former
+// generations through it, once it has published, and what an earlier run
+// left retired once it has begun.
+func DropRetired(ctx context.Context, st providers.DatasetStore, k Kind) error {
 	gens, err := st.RetiredGenerations(ctx, k.Name)
 	if err != nil {
 		return err
 	}
+	drop := k.Drop
+	if drop == nil {
+		drop = dropPolygons(k.Layers)
+	}
 	for _, g := range gens {
-		for _, layer := range k.Layers {
-			if err := st.DropPolygons(ctx, layer, g); err != nil {
-				return err
-			}
+		err := drop(ctx, st, g.Name, g.Generation)
+		if errors.Is(err, providers.ErrKeep) {
+			continue
 		}
-		if err := st.ForgetGeneration(ctx, k.Name, g); err != nil {
+		if err != nil {
+			return err
+		}
+		if err := st.ForgetGeneration(ctx, k.Name, g.Name, g.Generation); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// dropPolygons is the drop of a kind of polygons: the generation from
+// each of layers.
+func dropPolygons(layers []string) func(ctx context.Context, st providers.DatasetStore, name string, generation int64) error {
+	return func(ctx context.Context, st providers.DatasetStore, name string, generation int64) error {
+		ps, ok := st.(providers.PolygonStore)
+		if !ok {
+			return errors.New("dataload: the store keeps no polygon layers to drop a generation from")
+		}
+		for _, layer := range layers {
+			if err := ps.DropPolygons(ctx, layer, generation); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }
 
 // Vertices is the number of points of a two-dimensional WKB polygon or

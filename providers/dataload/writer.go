@@ -7,11 +7,11 @@ import (
 	"github.com/propertyd/propertyd/providers"
 )
 
-// batch is what one transaction writes: polygons of one layer and the
-// checkpoint after them.
+// batch is what one transaction writes: features of one layer (polygons,
+// or a kind's own Rows) and the checkpoint after them.
 type batch struct {
 	layer string
-	polys []providers.LayerPolygon
+	rows  []any
 	cp    providers.Checkpoint
 }
 
@@ -20,15 +20,15 @@ type batch struct {
 // another, so reading the files and writing the database overlap; at most
 // one batch waits.
 type writer struct {
-	ctx  context.Context
-	st   Store
-	load *providers.DatasetLoad
-	fail *Failures
+	ctx   context.Context
+	stage stageFunc
+	load  *providers.DatasetLoad
+	fail  *Failures
 
 	maxBytes, maxFeatures int
 
 	layer  string
-	polys  []providers.LayerPolygon
+	rows   []any
 	bytes  int
 	read   int64 // the checkpoint of the batch being filled
 	failed int64
@@ -41,8 +41,8 @@ type writer struct {
 	vertices int64
 }
 
-func newWriter(ctx context.Context, st Store, load *providers.DatasetLoad, fail *Failures, opts Options) *writer {
-	w := &writer{ctx: ctx, st: st, load: load, fail: fail, maxBytes: opts.BatchBytes, maxFeatures: opts.BatchFeatures,
+func newWriter(ctx context.Context, stage stageFunc, load *providers.DatasetLoad, fail *Failures, opts Options) *writer {
+	w := &writer{ctx: ctx, stage: stage, load: load, fail: fail, maxBytes: opts.BatchBytes, maxFeatures: opts.BatchFeatures,
 		sent: load.Done, read: load.Done, failed: load.Failed, ch: make(chan batch, 1), done: make(chan struct{})}
 	if w.maxBytes <= 0 {
 		w.maxBytes = 4 << 20
@@ -60,12 +60,14 @@ func (w *writer) run() {
 		if w.err != nil {
 			continue // drain
 		}
-		if err := w.st.StagePolygons(w.ctx, w.load, b.cp, b.layer, b.polys); err != nil {
+		if err := w.stage(w.ctx, w.load, b.cp, b.layer, b.rows); err != nil {
 			w.err = err
 			continue
 		}
-		for _, p := range b.polys {
-			w.vertices += Vertices(p.Shape)
+		for _, r := range b.rows {
+			if p, ok := r.(providers.LayerPolygon); ok {
+				w.vertices += Vertices(p.Shape)
+			}
 		}
 	}
 }
@@ -76,14 +78,18 @@ func (w *writer) counted(read, failed int64) { w.read, w.failed = read, failed }
 // add adds f, read as the read-th feature, to the batch, sending the batch
 // first when f is of another layer or the batch is full.
 func (w *writer) add(f Feature, read, failed int64) error {
-	if len(w.polys) > 0 && (f.Layer != w.layer || w.bytes+len(f.Polygon.Shape) > w.maxBytes || len(w.polys) >= w.maxFeatures) {
+	if len(w.rows) > 0 && (f.Layer != w.layer || w.bytes+f.size() > w.maxBytes || len(w.rows) >= w.maxFeatures) {
 		if err := w.send(); err != nil {
 			return err
 		}
 	}
 	w.layer = f.Layer
-	w.polys = append(w.polys, f.Polygon)
-	w.bytes += len(f.Polygon.Shape)
+	if f.Row != nil {
+		w.rows = append(w.rows, f.Row)
+	} else {
+		w.rows = append(w.rows, f.Polygon)
+	}
+	w.bytes += f.size()
 	w.read, w.failed = read, failed
 	return nil
 }
@@ -96,7 +102,11 @@ func (w *writer) send() error {
 	if err != nil {
 		return err
 	}
-	b := batch{layer: w.layer, polys: w.polys, cp: providers.Checkpoint{Done: w.read, Failed: w.failed, FailuresSize: size}}
+	layer := w.layer
+	if len(w.rows) == 0 {
+		layer = "" // a checkpoint alone: no layer to name
+	}
+	b := batch{layer: layer, rows: w.rows, cp: providers.Checkpoint{Done: w.read, Failed: w.failed, FailuresSize: size}}
 	select {
 	case w.ch <- b:
 	case <-w.done:
@@ -105,7 +115,7 @@ func (w *writer) send() error {
 		return w.ctx.Err()
 	}
 	w.sent = w.read
-	w.polys, w.bytes = nil, 0
+	w.rows, w.bytes = nil, 0
 	return nil
 }
 
@@ -113,7 +123,7 @@ func (w *writer) send() error {
 // features are.
 func (w *writer) flush(read, failed int64) error {
 	w.read, w.failed = max(w.read, read), failed
-	if len(w.polys) == 0 && w.read == w.sent {
+	if len(w.rows) == 0 && w.read == w.sent {
 		return nil
 	}
 	return w.send()

@@ -23,6 +23,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/assessor"
 	"github.com/propertyd/propertyd/providers/dataload"
 )
 
@@ -127,8 +128,12 @@ func Load(ctx context.Context, st providers.OSMStore, file string, opts Options)
 		}
 		osmFP = opts.Boundary.fingerprint(fp)
 	}
+	start := time.Now()
 	load, served, err := st.BeginOSM(ctx, opts.Name, osmFP)
 	if err != nil {
+		return Result{}, err
+	}
+	if err := dropRetired(ctx, st, Extracts); err != nil {
 		return Result{}, err
 	}
 	if load.Generation == 0 && served != nil {
@@ -143,6 +148,9 @@ func Load(ctx context.Context, st providers.OSMStore, file string, opts Options)
 		// facts published too.
 		fload, _, err := fs.BeginFacts(ctx, FactsDataset(opts.Name), fp)
 		if err != nil {
+			return Result{}, err
+		}
+		if err := dropRetired(ctx, st, assessor.Parcels); err != nil {
 			return Result{}, err
 		}
 		if fload.Generation != 0 {
@@ -187,6 +195,11 @@ func Load(ctx context.Context, st providers.OSMStore, file string, opts Options)
 	if err := g.Wait(); err != nil {
 		return Result{}, err
 	}
+	// The facts' former generation goes first: its buildings are the
+	// former extract's, which then can go too.
+	if err := dropRetired(ctx, st, assessor.Parcels); err != nil {
+		return Result{}, err
+	}
 	x := providers.OSMExtract{Coverage: bbox(l.bounds), Timestamp: l.timestamp, Skipped: l.skipped}
 	if opts.Boundary != nil {
 		if x.Coverage, err = opts.Boundary.within(x.Coverage); err != nil {
@@ -194,11 +207,24 @@ func Load(ctx context.Context, st providers.OSMStore, file string, opts Options)
 		}
 		x.Boundary = opts.Boundary.WKB()
 	}
+	x.Took = time.Since(start)
 	x, err = st.PublishOSM(ctx, settled, x)
 	if err != nil {
 		return Result{}, err
 	}
+	if err := dropRetired(ctx, st, Extracts); err != nil {
+		return Result{}, err
+	}
 	return Result{Extract: x, Resumed: load.Resumed, Elements: l.elements, Facts: facts}, nil
+}
+
+// dropRetired drops the retired generations of k, where st keeps the
+// lifecycle (providers.DatasetStore, as both engines do).
+func dropRetired(ctx context.Context, st providers.OSMStore, k dataload.Kind) error {
+	if ds, ok := st.(providers.DatasetStore); ok {
+		return dataload.DropRetired(ctx, ds, k)
+	}
+	return nil
 }
 
 // publishFacts makes the written buildings the rows of the extract's facts

@@ -100,6 +100,8 @@ func (m *memStore) PublishOSM(_ context.Context, load providers.OSMLoad, x provi
 
 func (m *memStore) OSMExtracts(context.Context) ([]providers.OSMExtract, error) { return nil, nil }
 
+func (m *memStore) DropOSM(context.Context, string, int64) error { return nil }
+
 func (m *memStore) OSMPlacesNear(context.Context, providers.Circle, providers.PlaceFilter) (*providers.OSMExtract, []providers.OSMPlace, error) {
 	return nil, nil, nil
 }

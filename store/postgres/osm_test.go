@@ -313,3 +313,10 @@ func TestADropStillRefusedIsLeftToTheNextLoad(t *testing.T) {
 		t.Error("the next load's drop left the former generation's places in place")
 	}
 }
+
+// Two assessor datasets with generations of one number retire and drop
+// each its own: see storetest.RetiredByDatasetGo.
+func TestRetiredByDatasetGo(t *testing.T) {
+	db, _ := openFresh(t)
+	storetest.RetiredByDatasetGo(t, db, countIn(db))
+}

@@ -145,3 +145,41 @@ func TestKeysOfABestChoiceGoThrough0019(t *testing.T) {
 	}
 	storetest.KeysOfABestChoiceGoThrough0019(t, upgradedFrom(t, 18, stmts...))
 }
+
+// TestFactsAndExtractsServedBefore0023AreDatasets: as SQLite's test of the
+// same name, 0023 lists the assessor datasets and the extracts served
+// before it in datasets, the import left out.
+func TestFactsAndExtractsServedBefore0023AreDatasets(t *testing.T) {
+	ctx := context.Background()
+	db := upgradedFrom(t, 22,
+		stmt{sql: `INSERT INTO fact_sets (dataset, source, priority, generation, as_of, fingerprint, row_count, matched, failed, loaded_at)
+			VALUES ('cook', 'cook-county-assessor', 1, 3, '2026-09-30', 'fc', 228, 12, 6, '2026-10-01T00:00:00.000Z')`},
+		stmt{sql: `INSERT INTO fact_sets (dataset, source, priority, generation, as_of, loaded_at)
+			VALUES ('import', '', 0, 1, '2026-10-02', '2026-10-02T00:00:00.000Z')`},
+		stmt{sql: `INSERT INTO osm_generations (generation) VALUES (4)`},
+		stmt{sql: `INSERT INTO osm_extracts (name, generation, min_lat, max_lat, min_lng, max_lng, timestamp, fingerprint,
+				places, buildings, addresses, skipped, loaded_at)
+			VALUES ('dc', 4, 38.79, 38.99, -77.12, -76.90, '2026-11-20T03:00:00.000Z', 'fx', 10, 20, 30, 2, '2026-11-21T00:00:00.000Z')`},
+		stmt{sql: `INSERT INTO dataset_retired (kind, generation) VALUES ('flood', 7)`},
+	)
+	ds, err := db.Datasets(ctx, "")
+	if err != nil || len(ds) != 2 {
+		t.Fatalf("Datasets after 0023 = %+v, %v; want cook and dc", ds, err)
+	}
+	x, cook := ds[0], ds[1]
+	if cook.Kind != "parcels" || cook.Name != "cook" || cook.Generation != 3 || cook.Rows != 228 || cook.Failed != 6 ||
+		cook.Vintage != "2026-09-30" || cook.LoadedAt.IsZero() ||
+		string(cook.Meta) != `{"source" : "cook-county-assessor", "precedence" : 1, "matched" : 12}` {
+		t.Errorf("the assessor dataset after 0023: %+v (meta %s)", cook, cook.Meta)
+	}
+	if x.Kind != "osm" || x.Name != "dc" || x.Generation != 4 || x.Rows != 60 || x.Failed != 2 || x.Vintage != "2026-11-20" ||
+		x.Coverage.West != -77.12 {
+		t.Errorf("the extract after 0023: %+v (meta %s)", x, x.Meta)
+	}
+	if v, err := db.DatasetsVersion(ctx); err != nil || v != "7.2" {
+		t.Errorf("DatasetsVersion after 0023 = %q, %v; want the two datasets' (7.2)", v, err)
+	}
+	if ret, _ := db.RetiredGenerations(ctx, "flood"); len(ret) != 1 || ret[0].Generation != 7 || ret[0].Name != "" {
+		t.Errorf("the retired generation after 0023: %+v", ret)
+	}
+}

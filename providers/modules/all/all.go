@@ -16,6 +16,8 @@ import (
 
 	// Each import registers its kind(s) of dataset loaded from files in
 	// the catalogue of package dataload.
+	_ "github.com/propertyd/propertyd/providers/assessor"
 	_ "github.com/propertyd/propertyd/providers/floodmap"
+	_ "github.com/propertyd/propertyd/providers/osmextract"
 	_ "github.com/propertyd/propertyd/providers/tiger"
 )

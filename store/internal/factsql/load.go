@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,7 +36,8 @@ const (
 )
 
 // Begin starts a load of dataset, or resumes its unfinished load of the
-// same fingerprint. A load of other files is abandoned: its rows go. When
+// same fingerprint. A load of other files is abandoned: its generation is
+// retired, for the loader to drop (DropGeneration). When
 // the dataset is served from the same fingerprint and no load is pending,
 // it returns the zero FactLoad and the served set: nothing to do.
 func (f *Facts) Begin(ctx context.Context, dataset, fingerprint string) (providers.FactLoad, *providers.FactSet, error) {
@@ -53,15 +55,24 @@ func (f *Facts) Begin(ctx context.Context, dataset, fingerprint string) (provide
 	}
 	step, abandon := loadsql.Decide(pending, found, fingerprint, servedFP, served != nil)
 	if abandon {
-		// The rows of a load of other files go before the load does:
-		// cut short in between, the next load abandons it again.
-		if served == nil || served.Generation != pending.Generation {
-			if err := f.dropGeneration(ctx, dataset, pending.Generation); err != nil {
-				return providers.FactLoad{}, nil, err
+		// A load of other files ends, its generation retired in the same
+		// step, unless it is served already (a publish cut short while it
+		// merged): its former generations are then retired by the next
+		// publish, which finds their rows.
+		err := f.DB.Tx(ctx, func(c Conn) error {
+			if served == nil || served.Generation != pending.Generation {
+				if err := f.S.L.Retire(ctx, c, LoadKind, dataset, pending.Generation); err != nil {
+					return err
+				}
 			}
-		}
-		if _, err := f.S.L.End(ctx, f.DB, LoadKind, dataset, pending.Generation); err != nil {
+			_, err := f.S.L.End(ctx, c, LoadKind, dataset, pending.Generation)
+			return err
+		})
+		if err != nil {
 			return providers.FactLoad{}, nil, f.DB.Err(ctx, err)
+		}
+		if err := f.DropRetired(ctx); err != nil {
+			return providers.FactLoad{}, nil, err
 		}
 	}
 	switch step {
@@ -73,7 +84,7 @@ func (f *Facts) Begin(ctx context.Context, dataset, fingerprint string) (provide
 	}
 	load := providers.FactLoad{Dataset: dataset, Fingerprint: fingerprint}
 	err = f.DB.Tx(ctx, func(c Conn) error {
-		if _, err := QueryRow(ctx, c, f.S.newGeneration, []any{dataset, dataset}, &load.Generation); err != nil {
+		if _, err := QueryRow(ctx, c, f.S.newGeneration, []any{dataset, dataset, dataset}, &load.Generation); err != nil {
 			return err
 		}
 		return f.S.L.Begin(ctx, c, LoadKind, dataset, load.Generation, fingerprint)
@@ -115,9 +126,21 @@ func scanSet(rows Rows) (providers.FactSet, error) {
 	return s, nil
 }
 
-// dropGeneration deletes the rows and keys of one generation of a
+// DropGeneration deletes the rows and keys of a retired generation of a
 // dataset, a few thousand rows a transaction, and its naming of an
-// extract's buildings (fact_buildings).
+// extract's buildings (fact_buildings). It refuses the generation the
+// dataset serves (providers.ErrKeep).
+func (f *Facts) DropGeneration(ctx context.Context, dataset string, gen int64) error {
+	served, err := f.servedSet(ctx, f.DB, dataset)
+	if err != nil {
+		return err
+	}
+	if served != nil && served.Generation == gen {
+		return fmt.Errorf("facts %s: generation %d is served: %w", dataset, gen, providers.ErrKeep)
+	}
+	return f.dropGeneration(ctx, dataset, gen)
+}
+
 func (f *Facts) dropGeneration(ctx context.Context, dataset string, gen int64) error {
 	for {
 		n, err := f.DB.Exec(ctx, f.S.dropRows, dataset, gen)
@@ -250,12 +273,15 @@ func pointArgs(p *providers.Point) (lat, lng any) {
 }
 
 // Publish serves the load in place of the dataset's former generation in
-// one transaction, then merges every record the new or a former
-// generation joins, mergeBatch records a transaction, and drops the former
-// generations. Until a record's turn it shows the facts it had: whole,
-// from the former generation, never half of one. If it is interrupted
-// the load stays pending under the served generation, and Begin of the
-// same files resumes it here.
+// one transaction, with its row of the datasets served (loadsql's Serve),
+// then merges every record the new or a former generation joins,
+// mergeBatch records a transaction, and ends the load, retiring the former
+// generations in the same step: their rows tell the merge which records
+// they gave facts, so they are dropped (DropGeneration) only once it is
+// done. Until a record's turn it shows the facts it had: whole, from the
+// former generation, never half of one. If it is interrupted the load
+// stays pending under the served generation, and Begin of the same files
+// resumes it here.
 func (f *Facts) Publish(ctx context.Context, load providers.FactLoad, set providers.FactSet,
 	progress func(done, total int)) (providers.FactSet, error) {
 	ds, gen := load.Dataset, load.Generation
@@ -306,11 +332,17 @@ func (f *Facts) Publish(ctx context.Context, load providers.FactLoad, set provid
 		return set, err
 	}
 	set.Matched = keyMatched + pointMatched
-	set.LoadedAt = time.Now().UTC()
+	d, err := f.dataset(ctx, set)
+	if err != nil {
+		return set, err
+	}
+	set.LoadedAt = d.LoadedAt
 	err = f.DB.Tx(ctx, func(c Conn) error {
-		_, err := c.Exec(ctx, f.S.publish, ds, set.Source, set.Priority, gen, set.AsOf, set.Fingerprint,
-			set.Rows, set.Matched, set.Failed, stamp(set.LoadedAt), pointRows)
-		return err
+		if _, err := c.Exec(ctx, f.S.publish, ds, set.Source, set.Priority, gen, set.AsOf, set.Fingerprint,
+			set.Rows, set.Matched, set.Failed, stamp(set.LoadedAt), pointRows); err != nil {
+			return err
+		}
+		return f.S.L.Serve(ctx, c, d)
 	})
 	if err != nil {
 		return set, f.DB.Err(ctx, err)
@@ -347,18 +379,53 @@ func (f *Facts) Publish(ctx context.Context, load providers.FactLoad, set provid
 	if err := f.mergeAll(ctx, ids, records, load.InPlace, progress); err != nil {
 		return set, err
 	}
-	for _, g := range olds {
-		if err := f.dropGeneration(ctx, ds, g); err != nil {
-			return set, err
-		}
-	}
 	if _, err := f.DB.Exec(ctx, f.S.dropKeys, ds, gen); err != nil {
 		return set, f.DB.Err(ctx, err)
 	}
-	if _, err := f.S.L.End(ctx, f.DB, LoadKind, ds, gen); err != nil {
+	err = f.DB.Tx(ctx, func(c Conn) error {
+		for _, g := range olds {
+			if err := f.S.L.Retire(ctx, c, LoadKind, ds, g); err != nil {
+				return err
+			}
+		}
+		_, err := f.S.L.End(ctx, c, LoadKind, ds, gen)
+		return err
+	})
+	if err != nil {
 		return set, f.DB.Err(ctx, err)
 	}
-	return set, nil
+	return set, f.DropRetired(ctx)
+}
+
+// DropRetired drops the retired generations of every assessor dataset
+// (DropGeneration): what a publication or an abandoned load retired.
+func (f *Facts) DropRetired(ctx context.Context) error {
+	return f.S.L.DropRetired(ctx, f.DB, LoadKind, f.DropGeneration)
+}
+
+// factsMeta is what an assessor dataset's row of the datasets served
+// keeps besides the lifecycle's columns: what fact_sets says of it.
+type factsMeta struct {
+	Source     string `json:"source"`
+	Precedence int    `json:"precedence"`
+	Matched    int64  `json:"matched"`
+}
+
+// dataset is set's row of the datasets served: its rows, failures, as-of
+// date as its vintage, the box of its rows with a point as its coverage.
+func (f *Facts) dataset(ctx context.Context, set providers.FactSet) (providers.Dataset, error) {
+	var south, north, west, east sql.NullFloat64
+	if _, err := QueryRow(ctx, f.DB, f.S.coverage, []any{set.Dataset, set.Generation}, &south, &north, &west, &east); err != nil {
+		return providers.Dataset{}, f.DB.Err(ctx, err)
+	}
+	meta, err := json.Marshal(factsMeta{Source: set.Source, Precedence: set.Priority, Matched: set.Matched})
+	if err != nil {
+		return providers.Dataset{}, err
+	}
+	return loadsql.Served(providers.Dataset{Kind: LoadKind, Name: set.Dataset, Generation: set.Generation,
+		Fingerprint: set.Fingerprint, Rows: set.Rows, Failed: set.Failed, Vintage: set.AsOf,
+		Coverage: providers.BBox{South: south.Float64, North: north.Float64, West: west.Float64, East: east.Float64},
+		Meta:     meta, FailuresFile: set.FailuresFile, Took: set.Took})
 }
 
 // nearPoints returns the records near the point rows, or inside the

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store/internal/loadsql"
 	"github.com/propertyd/propertyd/store/internal/sqlshared"
 )
@@ -376,11 +377,12 @@ func StagedPut(table string) string {
 	ORDER BY row_key, rank DESC, seq DESC` + putConflict
 }
 
-// LoadKind is the kind the assessor datasets' loads are kept under in
-// the one table of loads in progress (dataset_loads, migration 0022,
-// package loadsql), with their checkpoint: the same rows, resumed and
-// abandoned the same way, as every dataset loaded from files.
-const LoadKind = "parcels"
+// LoadKind is the kind the assessor datasets are kept under in the one
+// table of loads in progress (dataset_loads, migration 0022, package
+// loadsql), with their checkpoint, in the datasets served and in the
+// generations retired (migration 0023): the same rows, resumed, abandoned,
+// published and dropped the same way, as every dataset loaded from files.
+const LoadKind = providers.KindParcels
 
 // Statements are the facts statements of one engine, bound once.
 type Statements struct {
@@ -394,7 +396,7 @@ type Statements struct {
 	dropBuildings                                       string
 	putRow, putKey, joinKeys, keyRecords, unitRecords   string
 	keyRowsMatched, publish, sets, version              string
-	pendingLoads                                        string
+	pendingLoads, coverage                              string
 	putImportSet, putImportRow, oldRows, countRows      string
 	rowsNear, recordsNearRows, pointRowsMatched, maxRow string
 	parcelsAt, stagedPut                                string
@@ -416,7 +418,11 @@ func Build(d *Dialect) *Statements {
 			FROM fact_sets WHERE dataset = ?`),
 		newGeneration: b(`SELECT MAX(g) + 1 FROM (
 				SELECT COALESCE(MAX(generation), 0) AS g FROM fact_rows WHERE dataset = ?
-				UNION ALL SELECT COALESCE(MAX(generation), 0) FROM fact_sets WHERE dataset = ?) gens`),
+				UNION ALL SELECT COALESCE(MAX(generation), 0) FROM fact_sets WHERE dataset = ?
+				UNION ALL SELECT COALESCE(MAX(generation), 0) FROM dataset_retired WHERE kind = '` + LoadKind + `' AND name = ?) gens`),
+		// The box of a load's rows that have a point: its coverage.
+		coverage: b(`SELECT MIN(latitude), MAX(latitude), MIN(longitude), MAX(longitude) FROM fact_rows
+			WHERE dataset = ? AND generation = ? AND latitude IS NOT NULL`),
 		dropRows: b(`DELETE FROM fact_rows WHERE id IN (SELECT id FROM fact_rows WHERE dataset = ? AND generation = ? LIMIT 5000)`),
 		dropKeys: b(`DELETE FROM fact_keys WHERE dataset = ? AND generation = ?`),
 		putRow: b(`INSERT INTO fact_rows (` + putColumns + `)

@@ -28,6 +28,12 @@ func (s Store) PublishFacts(ctx context.Context, load providers.FactLoad, set pr
 	return s.Facts.Publish(ctx, load, set, progress)
 }
 
+// DropFacts drops a retired generation of a dataset (see
+// Facts.DropGeneration).
+func (s Store) DropFacts(ctx context.Context, dataset string, generation int64) error {
+	return s.Facts.DropGeneration(ctx, dataset, generation)
+}
+
 // FactSets lists the datasets served (see Facts.Sets).
 func (s Store) FactSets(ctx context.Context) ([]providers.FactSet, error) { return s.Facts.Sets(ctx) }
 

@@ -2,17 +2,22 @@ package loadsql
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store/internal/sqlshared"
 )
 
 // The loads in progress of every kind (dataset_loads): the kinds with
-// their own tables of what they serve and their own numbering of
+// their own tables of what they serve besides and their own numbering of
 // generations (the assessor datasets' store/internal/factsql, the
 // extracts' store/internal/osmsql) keep their loads here too, through
-// these, and decide what a load does with Decide, as BeginDataset does.
+// these, decide what a load does with Decide, as BeginDataset does, and
+// publish their row of the datasets served (Serve) and retire their
+// former generations (Retire) in the transactions that serve them.
 
 // Step is what a load of some files does (Decide).
 type Step int
@@ -77,6 +82,89 @@ func (s *Statements) Checkpoint(ctx context.Context, c sqlshared.Conn, kind, nam
 	}
 	if n != 1 {
 		return fmt.Errorf("%s %s: %w", kind, name, ErrSuperseded)
+	}
+	return nil
+}
+
+// Retire lists the generation of the dataset kind/name as retired, on c:
+// no reader reads it, and the loader drops it (dataload.DropRetired).
+func (s *Statements) Retire(ctx context.Context, c sqlshared.Conn, kind, name string, generation int64) error {
+	_, err := c.Exec(ctx, s.retire, kind, name, generation)
+	return err
+}
+
+// Serve writes d as the dataset served of its kind and name, on c, the
+// transaction that serves its generation in the kind's own tables:
+// Datasets lists it and DatasetsVersion moves. d is Served's.
+func (s *Statements) Serve(ctx context.Context, c sqlshared.Conn, d providers.Dataset) error {
+	if err := check(d.Kind, d.Name); err != nil {
+		return err
+	}
+	return s.serve(ctx, c, d)
+}
+
+func (s *Statements) serve(ctx context.Context, c sqlshared.Conn, d providers.Dataset) error {
+	cv := d.Coverage
+	_, err := c.Exec(ctx, s.publish, d.Kind, d.Name, d.Generation, d.Fingerprint, d.Rows, d.Failed, d.Vintage,
+		cv.South, cv.North, cv.West, cv.East, string(d.Meta), d.FailuresFile, d.Took.Milliseconds(), stamp(d.LoadedAt))
+	return err
+}
+
+// Served readies d to be served: loaded now, its meta a JSON object ({}
+// for none). It refuses meta that is no JSON object.
+func Served(d providers.Dataset) (providers.Dataset, error) {
+	d.LoadedAt = time.Now().UTC().Truncate(time.Millisecond)
+	meta := "{}"
+	if len(d.Meta) > 0 {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(d.Meta, &m); err != nil || m == nil {
+			return providers.Dataset{}, providers.Invalid("meta", "must be a JSON object")
+		}
+		meta = string(d.Meta)
+	}
+	d.Meta = json.RawMessage(meta)
+	return d, nil
+}
+
+// DropRetired drops every retired generation of kind with drop, then
+// forgets it; one drop refuses with providers.ErrKeep stays retired for
+// a later drop. It is providers/dataload.DropRetired within the store:
+// the publications of the kinds with their own tables (the facts', the
+// extracts') drop what they retire at once through it, as their callers
+// (the loaders, the store's own tests) expect of a publication, and
+// dataload.DropRetired, which the loaders run after them, finds only what
+// was kept.
+func (s *Statements) DropRetired(ctx context.Context, db sqlshared.DB, kind string,
+	drop func(ctx context.Context, name string, generation int64) error) error {
+	rows, err := db.Query(ctx, s.retired, kind)
+	if err != nil {
+		return db.Err(ctx, err)
+	}
+	var gens []providers.Retired
+	for rows.Next() {
+		var r providers.Retired
+		if err := rows.Scan(&r.Name, &r.Generation); err != nil {
+			rows.Close()
+			return db.Err(ctx, err)
+		}
+		gens = append(gens, r)
+	}
+	err = rows.Err()
+	rows.Close()
+	if err != nil {
+		return db.Err(ctx, err)
+	}
+	for _, g := range gens {
+		err := drop(ctx, g.Name, g.Generation)
+		if errors.Is(err, providers.ErrKeep) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := db.Exec(ctx, s.forget, kind, g.Name, g.Generation); err != nil {
+			return db.Err(ctx, err)
+		}
 	}
 	return nil
 }

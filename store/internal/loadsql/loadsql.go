@@ -42,7 +42,7 @@ func Build(param func(n int) string) *Statements {
 		insertLoad: b(`INSERT INTO dataset_loads (kind, name, generation, fingerprint, done, failed, failures_size, started_at)
 			VALUES (?, ?, ?, ?, 0, 0, 0, ?)`),
 		dropLoad:   b(`DELETE FROM dataset_loads WHERE kind = ? AND name = ? AND generation = ?`),
-		retire:     b(`INSERT INTO dataset_retired (kind, generation) VALUES (?, ?) ON CONFLICT DO NOTHING`),
+		retire:     b(`INSERT INTO dataset_retired (kind, name, generation) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`),
 		checkpoint: b(`UPDATE dataset_loads SET done = ?, failed = ?, failures_size = ? WHERE kind = ? AND name = ? AND generation = ?`),
 		publish: b(`INSERT INTO datasets (` + datasetColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (kind, name) DO UPDATE SET generation = excluded.generation, fingerprint = excluded.fingerprint,
@@ -51,8 +51,8 @@ func Build(param func(n int) string) *Statements {
 				meta = excluded.meta, failures = excluded.failures, took_ms = excluded.took_ms, loaded_at = excluded.loaded_at`),
 		list:     `SELECT ` + datasetColumns + ` FROM datasets ORDER BY kind, name`,
 		listKind: b(`SELECT ` + datasetColumns + ` FROM datasets WHERE kind = ? ORDER BY name`),
-		retired:  b(`SELECT generation FROM dataset_retired WHERE kind = ? ORDER BY generation`),
-		forget:   b(`DELETE FROM dataset_retired WHERE kind = ? AND generation = ?`),
+		retired:  b(`SELECT name, generation FROM dataset_retired WHERE kind = ? ORDER BY generation, name`),
+		forget:   b(`DELETE FROM dataset_retired WHERE kind = ? AND name = ? AND generation = ?`),
 		version:  `SELECT COALESCE(SUM(generation), 0), COUNT(*) FROM datasets`,
 	}
 }
@@ -111,7 +111,7 @@ func (l Lifecycle) BeginDataset(ctx context.Context, kind, name, fingerprint str
 		if abandon {
 			// A load of other files is abandoned: what it wrote is
 			// dropped with the retired generations.
-			if _, err := c.Exec(ctx, l.S.retire, kind, pending.Generation); err != nil {
+			if err := l.S.Retire(ctx, c, kind, name, pending.Generation); err != nil {
 				return err
 			}
 			if _, err := l.S.End(ctx, c, kind, name, pending.Generation); err != nil {
@@ -171,17 +171,11 @@ func (l Lifecycle) PublishDataset(ctx context.Context, load providers.DatasetLoa
 		return providers.Dataset{}, err
 	}
 	d.Kind, d.Name, d.Generation, d.Fingerprint = load.Kind, load.Name, load.Generation, load.Fingerprint
-	d.LoadedAt = time.Now().UTC().Truncate(time.Millisecond)
-	meta := "{}"
-	if len(d.Meta) > 0 {
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal(d.Meta, &m); err != nil || m == nil {
-			return providers.Dataset{}, providers.Invalid("meta", "must be a JSON object")
-		}
-		meta = string(d.Meta)
+	d, err := Served(d)
+	if err != nil {
+		return providers.Dataset{}, err
 	}
-	d.Meta = json.RawMessage(meta)
-	err := l.DB.Tx(ctx, func(c sqlshared.Conn) error {
+	err = l.DB.Tx(ctx, func(c sqlshared.Conn) error {
 		ended, err := l.S.End(ctx, c, load.Kind, load.Name, load.Generation)
 		if err != nil {
 			return err
@@ -194,14 +188,11 @@ func (l Lifecycle) PublishDataset(ctx context.Context, load providers.DatasetLoa
 			return err
 		}
 		if len(ds) > 0 && ds[0].Generation != load.Generation {
-			if _, err := c.Exec(ctx, l.S.retire, load.Kind, ds[0].Generation); err != nil {
+			if err := l.S.Retire(ctx, c, load.Kind, load.Name, ds[0].Generation); err != nil {
 				return err
 			}
 		}
-		cv := d.Coverage
-		_, err = c.Exec(ctx, l.S.publish, d.Kind, d.Name, d.Generation, d.Fingerprint, d.Rows, d.Failed, d.Vintage,
-			cv.South, cv.North, cv.West, cv.East, meta, d.FailuresFile, d.Took.Milliseconds(), stamp(d.LoadedAt))
-		return err
+		return l.S.serve(ctx, c, d)
 	})
 	if err != nil {
 		if errors.Is(err, ErrSuperseded) {
@@ -213,26 +204,27 @@ func (l Lifecycle) PublishDataset(ctx context.Context, load providers.DatasetLoa
 }
 
 // RetiredGenerations lists kind's retired generations, oldest first.
-func (l Lifecycle) RetiredGenerations(ctx context.Context, kind string) ([]int64, error) {
+func (l Lifecycle) RetiredGenerations(ctx context.Context, kind string) ([]providers.Retired, error) {
 	rows, err := l.DB.Query(ctx, l.S.retired, kind)
 	if err != nil {
 		return nil, l.DB.Err(ctx, err)
 	}
 	defer rows.Close()
-	var out []int64
+	var out []providers.Retired
 	for rows.Next() {
-		var g int64
-		if err := rows.Scan(&g); err != nil {
+		var r providers.Retired
+		if err := rows.Scan(&r.Name, &r.Generation); err != nil {
 			return nil, l.DB.Err(ctx, err)
 		}
-		out = append(out, g)
+		out = append(out, r)
 	}
 	return out, l.DB.Err(ctx, rows.Err())
 }
 
-// ForgetGeneration removes a retired generation from the list.
-func (l Lifecycle) ForgetGeneration(ctx context.Context, kind string, generation int64) error {
-	_, err := l.DB.Exec(ctx, l.S.forget, kind, generation)
+// ForgetGeneration removes a retired generation of kind/name from the
+// list.
+func (l Lifecycle) ForgetGeneration(ctx context.Context, kind, name string, generation int64) error {
+	_, err := l.DB.Exec(ctx, l.S.forget, kind, name, generation)
 	return l.DB.Err(ctx, err)
 }
 

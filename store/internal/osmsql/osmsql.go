@@ -12,6 +12,9 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -198,11 +201,11 @@ type Statements struct {
 	// L keeps the loads in progress, in the table of every kind's.
 	L *loadsql.Statements
 
-	served, newGeneration, addGeneration, publish                   string
+	served, servedGeneration, newGeneration, addGeneration, publish string
 	dropFacts, buildingFacts, boundaryOf                            string
 	nameBuildings, dropBuildingBands                                string
 	countPlaces, countBuildings, countAddresses, extracts, covering string
-	oldGenerations                                                  string
+	generationUse                                                   string
 	placesIn, addressesIn                                           func(bands string) string
 	placesOfKind                                                    func(col, bands, kinds string) string
 	param                                                           func(n int) string
@@ -213,8 +216,9 @@ type Statements struct {
 
 // LoadKind is the kind an extract's loads are kept under in the one table
 // of loads in progress (dataset_loads, migration 0022, package loadsql),
-// with their checkpoint.
-const LoadKind = "osm"
+// with their checkpoint, and in the datasets served and the generations
+// retired (migration 0023).
+const LoadKind = providers.KindOSM
 
 const extractColumns = `name, generation, min_lat, max_lat, min_lng, max_lng, timestamp, fingerprint,
 	places, buildings, addresses, skipped, loaded_at, boundary`
@@ -223,13 +227,14 @@ const extractColumns = `name, generation, min_lat, max_lat, min_lng, max_lng, ti
 func Build(d *Dialect) *Statements {
 	b := func(s string) string { return sqlshared.Bind(s, d.Param) }
 	st := &Statements{
-		L:             loadsql.Build(d.Param),
-		served:        b(`SELECT ` + extractColumns + ` FROM osm_extracts WHERE name = ?`),
-		newGeneration: `SELECT COALESCE(MAX(generation), 0) + 1 FROM osm_generations`,
-		addGeneration: b(`INSERT INTO osm_generations (generation) VALUES (?)`),
-		places:        kindOf("places", placeColumns, b),
-		buildings:     kindOf("buildings", buildingColumns, b),
-		addresses:     kindOf("addresses", addressColumns, b),
+		L:                loadsql.Build(d.Param),
+		served:           b(`SELECT ` + extractColumns + ` FROM osm_extracts WHERE name = ?`),
+		servedGeneration: b(`SELECT generation FROM osm_extracts WHERE name = ?`),
+		newGeneration:    `SELECT COALESCE(MAX(generation), 0) + 1 FROM osm_generations`,
+		addGeneration:    b(`INSERT INTO osm_generations (generation) VALUES (?)`),
+		places:           kindOf("places", placeColumns, b),
+		buildings:        kindOf("buildings", buildingColumns, b),
+		addresses:        kindOf("addresses", addressColumns, b),
 		publish: b(`INSERT INTO osm_extracts (` + extractColumns + `)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (name) DO UPDATE SET generation = excluded.generation, min_lat = excluded.min_lat,
@@ -258,16 +263,14 @@ func Build(d *Dialect) *Statements {
 		// By the whole key: each statement seeks its entries.
 		dropBuildingBands: b(`DELETE FROM osm_building_bands WHERE (generation, size, band, min_lng, id) IN (
 			SELECT generation, size, band, min_lng, id FROM osm_building_bands WHERE generation = ? LIMIT ` + itoa(dropBatch) + `)`),
-		// Generations no extract serves and no load writes: former
-		// extracts' and abandoned loads', and whether a facts load still
+		// Whether an extract serves a generation or a load writes it
+		// (then it is no former one), and whether a facts load still
 		// reads its buildings (fact_buildings), which then stay. A facts
 		// load lets go of a generation when it is dropped itself, replaced
 		// by the next load's.
-		oldGenerations: `SELECT generation, CASE WHEN EXISTS (SELECT 1 FROM fact_buildings f WHERE f.osm_generation = g.generation)
-				THEN 1 ELSE 0 END
-			FROM osm_generations g
-			WHERE NOT EXISTS (SELECT 1 FROM osm_extracts x WHERE x.generation = g.generation)
-			AND NOT EXISTS (SELECT 1 FROM dataset_loads l WHERE l.kind = '` + LoadKind + `' AND l.generation = g.generation)`,
+		generationUse: b(`SELECT (SELECT COUNT(*) FROM osm_extracts x WHERE x.generation = ?)
+				+ (SELECT COUNT(*) FROM dataset_loads l WHERE l.kind = '` + LoadKind + `' AND l.generation = ?),
+			(SELECT COUNT(*) FROM fact_buildings f WHERE f.osm_generation = ?)`),
 		placesIn:     d.PlacesIn,
 		placesOfKind: d.PlacesOfKind,
 		addressesIn:  d.AddressesIn,
@@ -307,12 +310,18 @@ func (e Extracts) BeginOSM(ctx context.Context, name, fingerprint string) (provi
 	}
 	step, abandon := loadsql.Decide(pending, found, fingerprint, servedFP, served != nil)
 	if abandon {
-		// The load goes first: its generation, then neither served nor
-		// loading, is dropped with the others no extract serves.
-		if _, err := e.S.L.End(ctx, e.DB, LoadKind, name, pending.Generation); err != nil {
+		// The load ends and its generation is retired in one step, for
+		// the loader to drop (DropOSM).
+		err := e.DB.Tx(ctx, func(c factsql.Conn) error {
+			if _, err := e.S.L.End(ctx, c, LoadKind, name, pending.Generation); err != nil {
+				return err
+			}
+			return e.S.L.Retire(ctx, c, LoadKind, name, pending.Generation)
+		})
+		if err != nil {
 			return providers.OSMLoad{}, nil, e.DB.Err(ctx, err)
 		}
-		if err := e.dropOld(ctx); err != nil {
+		if err := e.dropRetired(ctx); err != nil {
 			return providers.OSMLoad{}, nil, err
 		}
 	}
@@ -546,10 +555,10 @@ func (e Extracts) SettleOSM(ctx context.Context, load *providers.OSMLoad) error 
 }
 
 // PublishOSM serves the load in place of the extract's former generation
-// in one transaction, then drops the features no extract serves any more.
-// If it is interrupted before the swap the load stays pending and BeginOSM
-// of the same file resumes it; after, what is left to drop goes at the
-// next load.
+// in one transaction, with its row of the datasets served, retiring the
+// former generation for the loader to drop (DropOSM). If it is
+// interrupted before the swap the load stays pending and BeginOSM of the
+// same file resumes it.
 func (e Extracts) PublishOSM(ctx context.Context, load providers.OSMLoad, x providers.OSMExtract) (providers.OSMExtract, error) {
 	x.Name, x.Generation, x.Fingerprint = load.Name, load.Generation, load.Fingerprint
 	if load.Counts == nil {
@@ -564,65 +573,112 @@ func (e Extracts) PublishOSM(ctx context.Context, load providers.OSMLoad, x prov
 	if len(x.Boundary) > 0 {
 		boundary = x.Boundary
 	}
-	err := e.DB.Tx(ctx, func(tx factsql.Conn) error {
+	d, err := loadsql.Served(extractDataset(x))
+	if err != nil {
+		return x, err
+	}
+	x.LoadedAt = d.LoadedAt
+	err = e.DB.Tx(ctx, func(tx factsql.Conn) error {
+		var former int64
+		found, err := factsql.QueryRow(ctx, tx, e.S.servedGeneration, []any{x.Name}, &former)
+		if err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, e.S.publish, x.Name, x.Generation, c.South, c.North, c.West, c.East,
 			stamp(x.Timestamp), x.Fingerprint, x.Places, x.Buildings, x.Addresses, x.Skipped, stamp(x.LoadedAt),
 			boundary); err != nil {
 			return err
 		}
-		_, err := e.S.L.End(ctx, tx, LoadKind, x.Name, x.Generation)
+		if found && former != x.Generation {
+			if err := e.S.L.Retire(ctx, tx, LoadKind, x.Name, former); err != nil {
+				return err
+			}
+		}
+		if err := e.S.L.Serve(ctx, tx, d); err != nil {
+			return err
+		}
+		_, err = e.S.L.End(ctx, tx, LoadKind, x.Name, x.Generation)
 		return err
 	})
 	if err != nil {
 		return x, e.DB.Err(ctx, err)
 	}
-	return x, e.dropOld(ctx)
+	return x, e.dropRetired(ctx)
 }
 
-// dropOld deletes the features of every generation neither served nor
-// being loaded, its partitions whole where the engine keeps them so, else
-// dropBatch rows a statement: all but its buildings while a facts load
-// reads them (fact_buildings), those too once none does.
-func (e Extracts) dropOld(ctx context.Context) error {
-	rows, err := e.DB.Query(ctx, e.S.oldGenerations)
-	if err != nil {
+// dropRetired drops the retired generations of every extract (DropOSM)
+// that nothing reads any more, leaving those still read, or busy, for the
+// next drop.
+func (e Extracts) dropRetired(ctx context.Context) error {
+	return e.S.L.DropRetired(ctx, e.DB, LoadKind, e.DropOSM)
+}
+
+// ExtractMeta is what an extract's row of the datasets served keeps
+// besides the lifecycle's columns: its features of each kind, and whether
+// its coverage is a polygon (else its box).
+type ExtractMeta struct {
+	Places    int64 `json:"places"`
+	Buildings int64 `json:"buildings"`
+	Addresses int64 `json:"addresses"`
+	Polygon   bool  `json:"polygon"`
+}
+
+// extractDataset is x's row of the datasets served: its features as rows,
+// those skipped as failed (it writes no failures file), its data date as
+// vintage.
+func extractDataset(x providers.OSMExtract) providers.Dataset {
+	meta, _ := json.Marshal(ExtractMeta{Places: x.Places, Buildings: x.Buildings, Addresses: x.Addresses, Polygon: len(x.Boundary) > 0})
+	return providers.Dataset{Kind: LoadKind, Name: x.Name, Generation: x.Generation, Fingerprint: x.Fingerprint,
+		Rows: x.Places + x.Buildings + x.Addresses, Failed: x.Skipped, Vintage: x.Date(), Coverage: x.Coverage,
+		Meta: meta, Took: x.Took}
+}
+
+// DropOSM deletes the features of a retired generation, its partitions
+// whole where the engine keeps them so, else dropBatch rows a statement:
+// all but its buildings while a facts load reads them (fact_buildings),
+// which then stay, and the generation with them (providers.ErrKeep), for a
+// later drop. A generation an extract serves or a load writes is refused
+// the same way. name is the extract's, for the messages: an extract's
+// generations are numbered across extracts.
+func (e Extracts) DropOSM(ctx context.Context, name string, gen int64) error {
+	var used, factsRead int64
+	if _, err := factsql.QueryRow(ctx, e.DB, e.S.generationUse, []any{gen, gen, gen}, &used, &factsRead); err != nil {
 		return e.DB.Err(ctx, err)
 	}
-	type old struct{ gen, factsRead int64 }
-	var olds []old
-	for rows.Next() {
-		var o old
-		if err := rows.Scan(&o.gen, &o.factsRead); err != nil {
-			rows.Close()
-			return e.DB.Err(ctx, err)
-		}
-		olds = append(olds, o)
+	if used > 0 {
+		return fmt.Errorf("extract %s: generation %d is served or loading: %w", name, gen, providers.ErrKeep)
 	}
-	err = rows.Err()
-	rows.Close()
-	if err != nil {
-		return e.DB.Err(ctx, err)
+	kinds := []kind{e.S.places, e.S.addresses}
+	if factsRead == 0 {
+		if err := e.dropBands(ctx, gen); err != nil {
+			return err
+		}
+		kinds = append(kinds, e.S.buildings)
 	}
-	for _, o := range olds {
-		kinds := []kind{e.S.places, e.S.addresses}
-		if o.factsRead == 0 {
-			if err := e.dropBands(ctx, o.gen); err != nil {
-				return err
-			}
-			kinds = append(kinds, e.S.buildings)
+	var kept error
+	for _, k := range kinds {
+		err := e.dropFeatures(ctx, k, gen)
+		if errors.Is(err, providers.ErrKeep) {
+			kept = err
+			continue
 		}
-		for _, k := range kinds {
-			if err := e.dropFeatures(ctx, k, o.gen); err != nil {
-				return err
-			}
+		if err != nil {
+			return fmt.Errorf("extract %s: generation %d: %w", name, gen, err)
 		}
+	}
+	if kept != nil {
+		return fmt.Errorf("extract %s: generation %d: %w", name, gen, kept)
+	}
+	if factsRead > 0 {
+		return fmt.Errorf("extract %s: generation %d: its buildings give a facts dataset its rows: %w", name, gen, providers.ErrKeep)
 	}
 	return nil
 }
 
 // dropFeatures drops generation gen's features of kind k: its partition
-// where the engine keeps them so, under the guard (left to the next load's
-// drop while its lock stays busy), else dropBatch rows a statement.
+// where the engine keeps them so, under the guard (providers.ErrKeep, for
+// a later drop, while its lock stays busy), else dropBatch rows a
+// statement.
 func (e Extracts) dropFeatures(ctx context.Context, k kind, gen int64) error {
 	p := e.S.partitions
 	if p == nil {
@@ -633,7 +689,7 @@ func (e Extracts) dropFeatures(ctx context.Context, k kind, gen int64) error {
 		return err
 	})
 	if p.Busy(err) {
-		return nil
+		return fmt.Errorf("its %s are busy: %w", k.name, providers.ErrKeep)
 	}
 	return e.DB.Err(ctx, err)
 }

@@ -94,13 +94,13 @@ func testDatasetsPublish(t *testing.T, open Opener) {
 		t.Fatal(err)
 	}
 	ret, err := db.RetiredGenerations(ctx, "boundaries")
-	if err != nil || !slices.Equal(ret, []int64{load.Generation}) {
+	if err != nil || !slices.Equal(ret, []providers.Retired{{Name: "tl_2020_11_tract", Generation: load.Generation}}) {
 		t.Fatalf("RetiredGenerations = %v, %v; want [%d]", ret, err, load.Generation)
 	}
 	if keys := at(t, db, "tract", second.Generation, 0.5, 0.5); !slices.Equal(keys, []string{"b"}) {
 		t.Errorf("the published generation holds %v, want [b]", keys)
 	}
-	if err := db.ForgetGeneration(ctx, "boundaries", load.Generation); err != nil {
+	if err := db.ForgetGeneration(ctx, "boundaries", "tl_2020_11_tract", load.Generation); err != nil {
 		t.Fatal(err)
 	}
 	if ret, _ := db.RetiredGenerations(ctx, "boundaries"); len(ret) != 0 {
@@ -141,7 +141,7 @@ func testDatasetsResume(t *testing.T, open Opener) {
 	if err != nil || other.Resumed || other.Generation == load.Generation || other.Done != 0 {
 		t.Fatalf("a load of other files = %+v, %v; want a new one from the start", other, err)
 	}
-	if ret, _ := db.RetiredGenerations(ctx, "flood"); !slices.Equal(ret, []int64{load.Generation}) {
+	if ret, _ := db.RetiredGenerations(ctx, "flood"); !slices.Equal(ret, []providers.Retired{{Name: "11001C", Generation: load.Generation}}) {
 		t.Errorf("RetiredGenerations = %v, want the abandoned %d", ret, load.Generation)
 	}
 }
