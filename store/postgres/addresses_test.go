@@ -36,11 +36,14 @@ func TestAddressPlansGoThroughTheirIndexes(t *testing.T) {
 		if err := db.StageAddresses(ctx, &load, providers.Checkpoint{Done: 1}, ps, rs); err != nil {
 			t.Fatal(err)
 		}
+		if _, err := db.PublishDataset(ctx, load, providers.Dataset{}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	s := addrStatements.Planned()
 	for _, analyzed := range []bool{false, true} {
 		if analyzed {
-			if _, err := db.pool.Exec(ctx, "ANALYZE address_points, address_ranges"); err != nil {
+			if _, err := db.pool.Exec(ctx, "ANALYZE address_points, address_ranges, address_points_staged, address_ranges_staged"); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -54,8 +57,10 @@ func TestAddressPlansGoThroughTheirIndexes(t *testing.T) {
 				"Index Cond: ((state = 'DC'::text) AND (street = '5 STREET 7'::text) AND (unit = ''::text)", 1},
 			{"rangesOn", []any{"DC", "STREET 7", gens, int64(402), int64(0), int64(0), int64(0), int64(500)},
 				"Index Cond: ((state = 'DC'::text) AND (name = 'STREET 7'::text) AND (span = ", 5},
-			{"dropPoints", []any{int64(1), int64(5000), gens[0]}, "Index Cond: ((id >= ", 1},
-			{"dropRanges", []any{int64(1), int64(5000), gens[0]}, "Index Cond: ((id >= ", 1},
+			{"drop address_points", []any{int64(1), int64(5000), gens[0]}, "Index Cond: ((id >= ", 1},
+			{"drop address_ranges", []any{int64(1), int64(5000), gens[0]}, "Index Cond: ((id >= ", 1},
+			{"drop address_points_staged", []any{int64(1), int64(5000), gens[0]}, "Index Cond: ((id >= ", 1},
+			{"drop address_ranges_staged", []any{int64(1), int64(5000), gens[0]}, "Index Cond: ((id >= ", 1},
 		} {
 			plan := explain(t, db.pool, s[c.name], c.args...)
 			if strings.Count(plan, c.want) != c.n || strings.Contains(plan, "Seq Scan") {

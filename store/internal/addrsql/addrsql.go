@@ -1,10 +1,18 @@
 // Package addrsql is the address points and ranges both database engines
 // share (providers.AddressStore): writing a load's points and ranges
-// under its generation with its checkpoint, finding the points of an
-// address and the ranges of a street that hold a number, and dropping a
-// generation. The statements are the same in both engines but for their
-// placeholders and the test of a list of generations; the tables are
-// migration 0024's, which says why each index is shaped as it is.
+// under its generation with its checkpoint, indexing them when the load
+// is published, finding the points of an address and the ranges of a
+// street that hold a number, and dropping a generation. The statements
+// are the same in both engines but for their placeholders and the test of
+// a list of generations; the tables are migration 0024's, which says why
+// they are shaped as they are.
+//
+// A load's rows are staged unindexed (address_points_staged,
+// address_ranges_staged) and moved into the indexed tables, sorted by
+// the index, in the transaction that publishes the load (Publish, which
+// the engines give loadsql.Lifecycle): a batch a transaction inserting a
+// million entries into an index in file order dirtied most of the
+// index's pages at each commit, which SQLite writes whole to its log.
 package addrsql
 
 import (
@@ -12,6 +20,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,10 +79,20 @@ const dropBatch = 5000
 
 // Statements are the statements of one engine, bound once.
 type Statements struct {
-	putPoint, putRange, pointsAt, rangesOn     string
-	pointIDs, rangeIDs, dropPoints, dropRanges string
-	d                                          *Dialect
+	putPoint, putRange, pointsAt, rangesOn string
+	// publish moves a generation's staged rows into the indexed tables;
+	// others says whether a staged table holds another generation's rows,
+	// and empty empties it.
+	publish, others, empty []string
+	// drops are each table's (tables): the ids of a generation, and the
+	// delete of a range of them.
+	drops [][2]string
+	d     *Dialect
 }
+
+// tables are the tables of the address points and ranges: staged first,
+// so that a drop interrupted leaves nothing a publication could move.
+var tables = []string{"address_points_staged", "address_ranges_staged", "address_points", "address_ranges"}
 
 // Build binds d's statements.
 func Build(d *Dialect) *Statements {
@@ -97,17 +116,27 @@ func Build(d *Dialect) *Statements {
 			FROM address_ranges WHERE state = `+p(1)+` AND name = `+p(2)+` AND `+d.In("generation", p(3))+`
 				AND span = `+strconv.Itoa(k)+` AND `+lo+` AND hi >= `+p(8))
 	}
+	move := func(table string, cols []string, order string) string {
+		c := strings.Join(cols, ", ")
+		return b(`INSERT INTO ` + table + ` (` + c + `) SELECT ` + c + ` FROM ` + table + `_staged WHERE generation = ? ORDER BY ` + order)
+	}
+	var drops [][2]string
+	for _, t := range tables {
+		drops = append(drops, [2]string{b(`SELECT MIN(id), MAX(id) FROM ` + t + ` WHERE generation = ?`),
+			b(`DELETE FROM ` + t + ` WHERE id BETWEEN ? AND ? AND generation = ?`)})
+	}
 	return &Statements{
-		putPoint: insert("address_points", pointColumns),
-		putRange: insert("address_ranges", rangeColumns),
+		putPoint: insert("address_points_staged", pointColumns),
+		putRange: insert("address_ranges_staged", rangeColumns),
 		pointsAt: `SELECT id, street, unit, city, state, zip, lat, lng, key FROM address_points
 			WHERE state = ` + p(1) + ` AND street = ` + p(2) + ` AND unit = ` + p(3) + ` AND ` + d.In("generation", p(4)),
-		rangesOn:   strings.Join(spans, "\n\t\tUNION ALL "),
-		pointIDs:   b(`SELECT MIN(id), MAX(id) FROM address_points WHERE generation = ?`),
-		rangeIDs:   b(`SELECT MIN(id), MAX(id) FROM address_ranges WHERE generation = ?`),
-		dropPoints: b(`DELETE FROM address_points WHERE id BETWEEN ? AND ? AND generation = ?`),
-		dropRanges: b(`DELETE FROM address_ranges WHERE id BETWEEN ? AND ? AND generation = ?`),
-		d:          d,
+		rangesOn: strings.Join(spans, "\n\t\tUNION ALL "),
+		others:   []string{b(`SELECT 1 FROM address_points_staged WHERE generation <> ? LIMIT 1`), b(`SELECT 1 FROM address_ranges_staged WHERE generation <> ? LIMIT 1`)},
+		empty:    []string{`DELETE FROM address_points_staged`, `DELETE FROM address_ranges_staged`},
+		publish: []string{move("address_points", pointColumns, "state, street, unit, id"),
+			move("address_ranges", rangeColumns, "state, name, span, lo, id")},
+		drops: drops,
+		d:     d,
 	}
 }
 
@@ -126,7 +155,7 @@ var _ providers.AddressStore = Addresses{}
 
 // StageAddresses checks every point and range, then writes them under
 // load's generation, and load's checkpoint cp, in one transaction (see
-// providers.AddressStore). It returns KindInvalid, writing nothing, for
+// providers.AddressStore): staged, read from the load's publication on. It returns KindInvalid, writing nothing, for
 // a point without a street or state or with coordinates off the globe, a
 // range without a name or state, with a number below 0, a parity other
 // than O, E, B, a side other than L, R, or a line of fewer than 2 points
@@ -166,15 +195,42 @@ func (a Addresses) StageAddresses(ctx context.Context, load *providers.DatasetLo
 		if err := a.Life.Checkpoint(ctx, c, load, cp); err != nil {
 			return err
 		}
-		if err := a.S.put(ctx, c, "address_points", pointColumns, a.S.putPoint, prows); err != nil {
+		if err := a.S.put(ctx, c, "address_points_staged", pointColumns, a.S.putPoint, prows); err != nil {
 			return err
 		}
-		return a.S.put(ctx, c, "address_ranges", rangeColumns, a.S.putRange, rrows)
+		return a.S.put(ctx, c, "address_ranges_staged", rangeColumns, a.S.putRange, rrows)
 	})
 	if errors.Is(err, loadsql.ErrSuperseded) {
 		return err
 	}
 	return a.DB.Err(ctx, err)
+}
+
+// Publish moves the rows staged under generation into the indexed
+// tables, in index order, and deletes them from the staged tables, on c,
+// the transaction that publishes the load (loadsql.Publisher): a lookup
+// finds them from the moment the dataset serves the generation. A staged
+// table that holds no other load's rows (the usual case) is emptied
+// whole, which SQLite does by freeing its pages rather than row by row.
+func (s *Statements) Publish(ctx context.Context, c sqlshared.Conn, generation int64) error {
+	for i := range s.publish {
+		if _, err := c.Exec(ctx, s.publish[i], generation); err != nil {
+			return err
+		}
+		others, err := sqlshared.QueryRow(ctx, c, s.others[i], []any{generation}, new(int64))
+		if err != nil {
+			return err
+		}
+		if others {
+			_, err = c.Exec(ctx, s.drops[i][1], 0, int64(math.MaxInt64), generation)
+		} else {
+			_, err = c.Exec(ctx, s.empty[i])
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // put writes rows into table: by copy where the engine copies, else an
@@ -264,7 +320,8 @@ func storable(vs ...string) bool {
 
 // AddressPointsAt returns the points of generations whose state, street
 // and unit are those given, exactly, in the order written (see
-// providers.AddressStore); none for no generations.
+// providers.AddressStore); none for no generations, nor of a generation
+// not yet published.
 func (a Addresses) AddressPointsAt(ctx context.Context, generations []int64, state, street, unit string) ([]providers.AddressPoint, error) {
 	if len(generations) == 0 || !storable(state, street, unit) {
 		return nil, nil
@@ -299,9 +356,10 @@ func (a Addresses) AddressPointsAt(ctx context.Context, generations []int64, sta
 }
 
 // AddressRangesOn returns the ranges of generations on the street name of
-// state whose numbers hold number, From and To either way round, in the
-// order written (see providers.AddressStore); none for no generations or
-// a number below 0, which no range holds.
+// state whose numbers hold number, From and To either way round, lowest
+// numbers first (see providers.AddressStore); none for no generations, a
+// generation not yet published, or a number below 0, which no range
+// holds.
 func (a Addresses) AddressRangesOn(ctx context.Context, generations []int64, state, name string, number int64) ([]providers.AddressRange, error) {
 	if len(generations) == 0 || number < 0 || !storable(state, name) {
 		return nil, nil
@@ -350,7 +408,12 @@ func (a Addresses) AddressRangesOn(ctx context.Context, generations []int64, sta
 	if err := rows.Err(); err != nil {
 		return nil, a.DB.Err(ctx, err)
 	}
-	slices.SortFunc(out, func(x, y found) int { return cmpID(x.id, y.id) })
+	slices.SortFunc(out, func(x, y found) int {
+		if c := cmpID(min(x.r.From, x.r.To), min(y.r.From, y.r.To)); c != 0 {
+			return c
+		}
+		return cmpID(x.id, y.id)
+	})
 	ranges := make([]providers.AddressRange, len(out))
 	for i, f := range out {
 		ranges[i] = f.r
@@ -368,14 +431,14 @@ func cmpID(x, y int64) int {
 	return 0
 }
 
-// DropAddresses deletes generation's points, then its ranges, dropBatch
-// ids a transaction (see providers.AddressStore). Dropping a generation
-// that holds none is no error.
+// DropAddresses deletes generation's points and ranges, staged or
+// published, dropBatch ids a transaction (see providers.AddressStore).
+// Dropping a generation that holds none is no error.
 func (a Addresses) DropAddresses(ctx context.Context, generation int64) error {
 	if generation < 1 {
 		return providers.Invalid("generation", "must be 1 or more")
 	}
-	for _, q := range [][2]string{{a.S.pointIDs, a.S.dropPoints}, {a.S.rangeIDs, a.S.dropRanges}} {
+	for _, q := range a.S.drops {
 		var lo, hi sql.NullInt64
 		if _, err := sqlshared.QueryRow(ctx, a.DB, q[0], []any{generation}, &lo, &hi); err != nil {
 			return a.DB.Err(ctx, err)
@@ -401,6 +464,9 @@ func (a Addresses) DropAddresses(ctx context.Context, generation int64) error {
 // by name, in the engine's placeholders: a lookup must seek its index,
 // and a drop's statements, one per dropBatch ids, the key.
 func (s *Statements) Planned() map[string]string {
-	return map[string]string{"pointsAt": s.pointsAt, "rangesOn": s.rangesOn,
-		"dropPoints": s.dropPoints, "dropRanges": s.dropRanges}
+	m := map[string]string{"pointsAt": s.pointsAt, "rangesOn": s.rangesOn}
+	for i, t := range tables {
+		m["drop "+t] = s.drops[i][1]
+	}
+	return m
 }

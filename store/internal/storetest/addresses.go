@@ -38,6 +38,14 @@ func stage(t *testing.T, db Store, load *providers.DatasetLoad, cp providers.Che
 	}
 }
 
+// publish serves load, whose rows readers find from then on.
+func publish(t *testing.T, db Store, load providers.DatasetLoad) {
+	t.Helper()
+	if _, err := db.PublishDataset(context.Background(), load, providers.Dataset{Rows: load.Done}); err != nil {
+		t.Fatalf("PublishDataset(%s, generation %d): %v", load.Name, load.Generation, err)
+	}
+}
+
 func pointsAt(t *testing.T, db Store, gens []int64, state, street, unit string) []providers.AddressPoint {
 	t.Helper()
 	got, err := db.AddressPointsAt(context.Background(), gens, state, street, unit)
@@ -100,6 +108,10 @@ func testAddressesReadBack(t *testing.T, open Opener) {
 		t.Errorf("StageAddresses left the load at %+v, want its checkpoint %+v", load.Checkpoint, cp)
 	}
 	gens := []int64{load.Generation}
+	if got := pointsAt(t, db, gens, "DC", house.Street, ""); len(got) != 0 {
+		t.Errorf("points of a load not yet published were read: %+v", got)
+	}
+	publish(t, db, load)
 	if got := pointsAt(t, db, gens, "DC", house.Street, ""); !reflect.DeepEqual(got, []providers.AddressPoint{house, elsewhere}) {
 		t.Errorf("the building's points = %+v, want the two staged without a unit, as written", got)
 	}
@@ -119,6 +131,7 @@ func testAddressesReadBack(t *testing.T, open Opener) {
 	nad.Key, nad.Point = "{5C2F8C52-0D1B-4A5E-9E44-0C6B1F1B9D11}", providers.Point{Lat: 38.8976, Lng: -77.0365}
 	nadAve := edge("61599423R", "PENNSYLVANIA AVE NW", 1601, 1699, 'O', 'R')
 	stage(t, db, &other, providers.Checkpoint{Done: 1}, []providers.AddressPoint{nad}, []providers.AddressRange{nadAve})
+	publish(t, db, other)
 	if got := pointKeys(pointsAt(t, db, gens, "DC", house.Street, "")); !reflect.DeepEqual(got, []string{house.Key, elsewhere.Key}) {
 		t.Errorf("a lookup of generation %d alone found %v: another generation's point leaked in", load.Generation, got)
 	}
@@ -155,6 +168,7 @@ func testAddressesCheckpointAlone(t *testing.T, open Opener) {
 	if err != nil || !again.Resumed || again.Generation != load.Generation || again.Checkpoint != cp {
 		t.Fatalf("resumed load = %+v, %v; want generation %d at %+v", again, err, load.Generation, cp)
 	}
+	publish(t, db, again)
 	if got := pointKeys(pointsAt(t, db, []int64{load.Generation}, "DC", "1 A ST", "")); !reflect.DeepEqual(got, []string{"1"}) {
 		t.Errorf("after a checkpoint alone the points are %v, want the first batch's [1]", got)
 	}
@@ -182,8 +196,13 @@ func testAddressesSuperseded(t *testing.T, open Opener) {
 	if got := rangesOn(t, db, []int64{first.Generation}, "DC", "A ST", 5); len(got) != 0 {
 		t.Errorf("the superseded batch's ranges were kept: %+v", got)
 	}
-	// The load that superseded it writes.
-	stage(t, db, &second, providers.Checkpoint{Done: 1}, []providers.AddressPoint{{Street: "1 A ST", State: "DC", Key: "1"}}, nil)
+	// The load that superseded it writes, and its publication serves its
+	// own rows alone.
+	stage(t, db, &second, providers.Checkpoint{Done: 1}, []providers.AddressPoint{{Street: "1 A ST", State: "DC", Key: "2"}}, nil)
+	publish(t, db, second)
+	if got := pointKeys(pointsAt(t, db, []int64{first.Generation, second.Generation}, "DC", "1 A ST", "")); !reflect.DeepEqual(got, []string{"2"}) {
+		t.Errorf("after the second load's publication: %v, want its point [2] alone", got)
+	}
 }
 
 // testAddressRangesNumbers: a range holds the numbers from From to To,
@@ -204,6 +223,7 @@ func testAddressRangesNumbers(t *testing.T, open Opener) {
 		rs = append(rs, edge(fmt.Sprint("w", w), fmt.Sprint("WIDTH ", w, " RD"), 3000+w, 3000, 'B', 'L'))
 	}
 	stage(t, db, &load, providers.Checkpoint{Done: int64(len(rs))}, nil, rs)
+	publish(t, db, load)
 	gens := []int64{load.Generation}
 	if got := rangesOn(t, db, gens, "DC", "MAIN ST", 101); !reflect.DeepEqual(got, []providers.AddressRange{down}) {
 		t.Fatalf("the ranges holding 101 = %+v, want the one written 102 to 100, as written", got)
@@ -212,14 +232,14 @@ func testAddressRangesNumbers(t *testing.T, open Opener) {
 		n    int64
 		want []string
 	}{{100, []string{"down"}}, {102, []string{"down"}}, {99, []string{}}, {103, []string{}},
-		{7, []string{"single", "both"}}, {6, []string{"both"}}, {1, []string{"both"}}, {20, []string{"both"}}, {0, []string{}}, {21, []string{}}} {
+		{7, []string{"both", "single"}}, {6, []string{"both"}}, {1, []string{"both"}}, {20, []string{"both"}}, {0, []string{}}, {21, []string{}}} {
 		if got := rangeKeys(rangesOn(t, db, gens, "DC", "MAIN ST", c.n)); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("MAIN ST %d is in %v, want %v", c.n, got, c.want)
 		}
 	}
 	got := rangesOn(t, db, gens, "DC", "MAIN ST", 7)
-	if len(got) == 2 && (got[0].Parity != 'O' || got[0].Side != 'L' || got[1].Parity != 'B' || got[0].From != 7 || got[0].To != 7) {
-		t.Errorf("parity and side came back as %c%c and %c%c, want O L and B L", got[0].Parity, got[0].Side, got[1].Parity, got[1].Side)
+	if len(got) == 2 && (got[1].Parity != 'O' || got[1].Side != 'L' || got[0].Parity != 'B' || got[1].From != 7 || got[1].To != 7) {
+		t.Errorf("parity and side came back as %c%c and %c%c, want B L and O L", got[0].Parity, got[0].Side, got[1].Parity, got[1].Side)
 	}
 	for _, w := range widths {
 		name, key := fmt.Sprint("WIDTH ", w, " RD"), fmt.Sprint("w", w)
@@ -263,6 +283,7 @@ func testAddressesExactText(t *testing.T, open Opener) {
 		rs = append(rs, r)
 	}
 	stage(t, db, &load, providers.Checkpoint{Done: int64(len(ps))}, ps, rs)
+	publish(t, db, load)
 	gens := []int64{load.Generation}
 	for i, s := range streets {
 		got := pointsAt(t, db, gens, "PR", s, "APT '1'")
@@ -341,16 +362,17 @@ func testAddressesRefused(t *testing.T, open Opener) {
 			t.Errorf("%s: the refused batch set the checkpoint to %+v", c.name, load.Checkpoint)
 		}
 	}
+	again, _, err := open(t, nil).BeginDataset(ctx, providers.KindAddresses, "oa-dc", "fp1")
+	if err != nil || again.Checkpoint != (providers.Checkpoint{}) {
+		t.Errorf("after refused batches the load resumes at %+v, %v; want its start", again.Checkpoint, err)
+	}
+	publish(t, db, again)
 	gens := []int64{load.Generation}
 	if got := pointsAt(t, db, gens, "DC", "1 A ST", ""); len(got) != 0 {
 		t.Errorf("a refused batch wrote its good point: %+v", got)
 	}
 	if got := rangesOn(t, db, gens, "DC", "A ST", 5); len(got) != 0 {
 		t.Errorf("a refused batch wrote its good range: %+v", got)
-	}
-	again, _, err := open(t, nil).BeginDataset(ctx, providers.KindAddresses, "oa-dc", "fp1")
-	if err != nil || again.Checkpoint != (providers.Checkpoint{}) {
-		t.Errorf("after refused batches the load resumes at %+v, %v; want its start", again.Checkpoint, err)
 	}
 	if err := db.StageAddresses(ctx, &providers.DatasetLoad{Kind: providers.KindAddresses, Name: "oa-dc"}, providers.Checkpoint{},
 		[]providers.AddressPoint{good}, nil); providers.KindOf(err) != providers.KindInvalid {
@@ -386,6 +408,8 @@ func testAddressesDrop(t *testing.T, open Opener) {
 			stage(t, db, load, providers.Checkpoint{Done: load.Done + int64(len(ps))}, ps, rs)
 		}
 	}
+	publish(t, db, old)
+	publish(t, db, keep)
 	both := []int64{old.Generation, keep.Generation}
 	if got := pointKeys(pointsAt(t, db, both, "DC", "150 STREET 42", "")); len(got) != 2 {
 		t.Fatalf("before the drop: %v, want a point of each generation", got)
@@ -407,6 +431,21 @@ func testAddressesDrop(t *testing.T, open Opener) {
 	// Dropping what is not there is no error.
 	if err := db.DropAddresses(ctx, old.Generation); err != nil {
 		t.Errorf("a second drop: %v", err)
+	}
+	// A load's staged rows go with its generation (an abandoned load's,
+	// say): its publication then serves none.
+	pending := beginAddresses(t, db, "oa-md", "fp1")
+	stage(t, db, &pending, providers.Checkpoint{Done: 1}, []providers.AddressPoint{{Street: "1 A ST", State: "MD", Key: "p"}},
+		[]providers.AddressRange{edge("p", "A ST", 1, 99, 'O', 'L')})
+	if err := db.DropAddresses(ctx, pending.Generation); err != nil {
+		t.Fatal(err)
+	}
+	publish(t, db, pending)
+	if got := pointsAt(t, db, []int64{pending.Generation}, "MD", "1 A ST", ""); len(got) != 0 {
+		t.Errorf("a point staged and dropped was served: %+v", got)
+	}
+	if got := rangesOn(t, db, []int64{pending.Generation}, "DC", "A ST", 5); len(got) != 0 {
+		t.Errorf("a range staged and dropped was served: %+v", got)
 	}
 	if err := db.DropAddresses(ctx, 0); providers.KindOf(err) != providers.KindInvalid {
 		t.Errorf("a drop of generation 0: %v, want invalid", err)
