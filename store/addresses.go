@@ -12,7 +12,7 @@ import (
 // json_each, which SQLite takes as the values of an IN and seeks the
 // index once for each (migration 0024). A batch is inserted a row at a
 // time on one prepared statement of the writer (ExecMany), which costs
-// SQLite no parse a row.
+// SQLite no parse a row; the one writer makes the engine Serial.
 var addrDialect = &addrsql.Dialect{
 	Param: factDialect.Param,
 	In:    func(column, param string) string { return column + " IN (SELECT value FROM json_each(" + param + "))" },
@@ -28,6 +28,7 @@ var addrDialect = &addrsql.Dialect{
 		b.WriteByte(']')
 		return b.String()
 	},
+	Serial: true,
 }
 
 var addrStatements = addrsql.Build(addrDialect)

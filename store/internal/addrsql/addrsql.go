@@ -44,6 +44,11 @@ type Dialect struct {
 	// Copy, when set, writes a batch's rows by copy (a sqlshared.Conn
 	// that is a Copier) rather than one INSERT a row.
 	Copy bool
+	// Serial says that the engine runs one write transaction at a time
+	// (SQLite's one writer): a publication that finds a staged table
+	// holding no other load's rows may then empty it whole, no other load
+	// staging meanwhile. Elsewhere it deletes its own rows alone.
+	Serial bool
 }
 
 // Copier is a Conn that bulk-copies rows into a table (PostgreSQL's COPY).
@@ -155,8 +160,8 @@ var _ providers.AddressStore = Addresses{}
 
 // StageAddresses checks every point and range, then writes them under
 // load's generation, and load's checkpoint cp, in one transaction (see
-// providers.AddressStore): staged, read from the load's publication on. It returns KindInvalid, writing nothing, for
-// a point without a street or state or with coordinates off the globe, a
+// providers.AddressStore): staged, read from the load's publication on.
+// It returns KindInvalid, writing nothing, for a point without a street or state or with coordinates off the globe, a
 // range without a name or state, with a number below 0, a parity other
 // than O, E, B, a side other than L, R, or a line of fewer than 2 points
 // or off the globe, and for text that PostgreSQL could not store (not
@@ -209,18 +214,23 @@ func (a Addresses) StageAddresses(ctx context.Context, load *providers.DatasetLo
 // Publish moves the rows staged under generation into the indexed
 // tables, in index order, and deletes them from the staged tables, on c,
 // the transaction that publishes the load (loadsql.Publisher): a lookup
-// finds them from the moment the dataset serves the generation. A staged
-// table that holds no other load's rows (the usual case) is emptied
-// whole, which SQLite does by freeing its pages rather than row by row.
+// finds them from the moment the dataset serves the generation. On an
+// engine of one writer (Dialect.Serial), a staged table that holds no
+// other load's rows (the usual case) is emptied whole, which SQLite does
+// by freeing its pages rather than row by row.
 func (s *Statements) Publish(ctx context.Context, c sqlshared.Conn, generation int64) error {
 	for i := range s.publish {
 		if _, err := c.Exec(ctx, s.publish[i], generation); err != nil {
 			return err
 		}
-		others, err := sqlshared.QueryRow(ctx, c, s.others[i], []any{generation}, new(int64))
-		if err != nil {
-			return err
+		others := true
+		if s.d.Serial {
+			var err error
+			if others, err = sqlshared.QueryRow(ctx, c, s.others[i], []any{generation}, new(int64)); err != nil {
+				return err
+			}
 		}
+		var err error
 		if others {
 			_, err = c.Exec(ctx, s.drops[i][1], 0, int64(math.MaxInt64), generation)
 		} else {
