@@ -1,6 +1,7 @@
 package store
 
 import (
+	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store/internal/loadsql"
 	"github.com/propertyd/propertyd/store/internal/polysql"
 )
@@ -30,5 +31,6 @@ var lifeStatements = loadsql.Build(polyDialect.Param)
 
 // newLifecycle returns the loading lifecycle over db, built once by Open.
 func (db *DB) newLifecycle() loadsql.Lifecycle {
-	return loadsql.Lifecycle{DB: factDB{db}, S: lifeStatements}
+	return loadsql.Lifecycle{DB: factDB{db}, S: lifeStatements,
+		Publish: map[string]loadsql.Publisher{providers.KindAddresses: addrStatements.Publish}}
 }

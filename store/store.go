@@ -17,6 +17,7 @@ import (
 	"github.com/mattn/go-sqlite3" // also registers the "sqlite3" driver
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/store/internal/addrsql"
 	"github.com/propertyd/propertyd/store/internal/factsql"
 	"github.com/propertyd/propertyd/store/internal/loadsql"
 	"github.com/propertyd/propertyd/store/internal/osmsql"
@@ -65,6 +66,10 @@ type DB struct {
 	// Lifecycle is the one loading lifecycle of datasets loaded from
 	// files: providers.DatasetStore (store/internal/loadsql).
 	loadsql.Lifecycle
+	// Addresses are the address points and ranges loaded from files:
+	// providers.AddressStore, written once for both engines
+	// (store/internal/addrsql).
+	addrsql.Addresses
 
 	closeOnce sync.Once
 	closeErr  error
@@ -75,6 +80,7 @@ var (
 	_ providers.OSMFactStore = (*DB)(nil)
 	_ providers.PolygonStore = (*DB)(nil)
 	_ providers.DatasetStore = (*DB)(nil)
+	_ providers.AddressStore = (*DB)(nil)
 )
 
 // Open opens the database at path, creating the file and its folder when
@@ -172,6 +178,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	db.Extracts = db.newExtracts()
 	db.Layers = db.newLayers()
 	db.Lifecycle = db.newLifecycle()
+	db.Addresses = db.newAddresses()
 	if err := db.Ping(ctx); err != nil {
 		db.Close()
 		return nil, err

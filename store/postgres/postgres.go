@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/store/internal/addrsql"
 	"github.com/propertyd/propertyd/store/internal/factsql"
 	"github.com/propertyd/propertyd/store/internal/loadsql"
 	"github.com/propertyd/propertyd/store/internal/osmsql"
@@ -56,6 +57,10 @@ type DB struct {
 	// Lifecycle is the one loading lifecycle of datasets loaded from
 	// files: providers.DatasetStore (store/internal/loadsql).
 	loadsql.Lifecycle
+	// Addresses are the address points and ranges loaded from files:
+	// providers.AddressStore, written once for both engines
+	// (store/internal/addrsql).
+	addrsql.Addresses
 
 	closeOnce sync.Once
 }
@@ -65,6 +70,7 @@ var (
 	_ providers.OSMFactStore = (*DB)(nil)
 	_ providers.PolygonStore = (*DB)(nil)
 	_ providers.DatasetStore = (*DB)(nil)
+	_ providers.AddressStore = (*DB)(nil)
 )
 
 // defaultConnectTimeout bounds connecting when the URL does not say, so a
@@ -122,6 +128,7 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	db.Extracts = db.newExtracts()
 	db.Layers = db.newLayers()
 	db.Lifecycle = db.newLifecycle()
+	db.Addresses = db.newAddresses()
 	if err := migrate(ctx, pool, migrationFS); err != nil {
 		db.Close()
 		return nil, err

@@ -68,7 +68,17 @@ var ErrSuperseded = errors.New("the load was superseded by another load of the s
 type Lifecycle struct {
 	DB sqlshared.DB
 	S  *Statements
+	// Publish holds, by kind, what a publication of a load of that kind
+	// does to the kind's own tables, in the transaction that serves it;
+	// a kind without one (most) reads its staged rows as they are.
+	Publish map[string]Publisher
 }
+
+// Publisher makes what a load staged under generation readable, on c, the
+// transaction of its publication: the address points and ranges are
+// staged unindexed and indexed in one sorted pass here
+// (store/internal/addrsql).
+type Publisher func(ctx context.Context, c sqlshared.Conn, generation int64) error
 
 var _ providers.DatasetStore = Lifecycle{}
 
@@ -182,6 +192,11 @@ func (l Lifecycle) PublishDataset(ctx context.Context, load providers.DatasetLoa
 		}
 		if !ended {
 			return fmt.Errorf("%s %s: %w", load.Kind, load.Name, ErrSuperseded)
+		}
+		if p := l.Publish[load.Kind]; p != nil {
+			if err := p(ctx, c, load.Generation); err != nil {
+				return err
+			}
 		}
 		ds, err := l.scan(ctx, c, l.S.served, load.Kind, load.Name)
 		if err != nil {

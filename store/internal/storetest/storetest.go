@@ -22,7 +22,7 @@ import (
 // Store is what the table exercises: the providers.Store every engine
 // implements, the bulk section writes a state's tracts are stored with,
 // the bulk and attribute writes that import and the benchmarks use, and
-// the polygon layers.
+// the polygon layers and the address points and ranges.
 type Store interface {
 	providers.Store
 	providers.SectionCopier
@@ -30,6 +30,7 @@ type Store interface {
 	providers.OSMFactStore
 	providers.PolygonStore
 	providers.DatasetStore
+	providers.AddressStore
 }
 
 // Opener opens a handle on one test database, with now as its clock (nil
