@@ -180,6 +180,10 @@ func (c *dataCommand) loadKind(k dataload.Kind, args []string) int {
 	name := fs.String("name", "", "`name` to load all the files under, as one dataset (default each file's own name; a flood map's loose layers their folder's)")
 	failuresPath := fs.String("failures", "", "`file` the features that failed are written to, with the reason (default NAME.failures.csv)")
 	force := fs.Bool("force", false, "load the files even when the dataset is already loaded from them")
+	if k.Flags != nil {
+		// The kind's own options: its Open reads them once parsed.
+		k.Open = k.Flags(fs)
+	}
 	if code, ok := parseFlags(fs, args, c.stdout, c.stderr); !ok {
 		return code
 	}
@@ -252,6 +256,10 @@ func (c *dataCommand) loadKind(k dataload.Kind, args []string) int {
 			resumed = " (resumed)"
 		} else {
 			rate = " (" + service.Thousands(int(float64(res.Vertices)/max(took.Seconds(), 0.001))) + " points/s)"
+			if res.Vertices == 0 {
+				// A kind of rows (address points and ranges): rows a second.
+				rate = " (" + service.Thousands(int(float64(res.Read)/max(took.Seconds(), 0.001))) + " features/s)"
+			}
 		}
 		fmt.Fprintf(c.stdout, "%-16s%s%s\nfiles:          %s\nvintage:        %s\ncoverage:       %.4f,%.4f,%.4f,%.4f (west,south,east,north)\nfeatures read:  %s\nfeatures kept:  %s\nfailed:         %s (see %s)\ncontents:       %s\ntook:           %s%s\n",
 			k.Name+":", d.Name, resumed, strings.Join(in.Files, ", "), orUnknown(d.Vintage),

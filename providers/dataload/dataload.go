@@ -65,6 +65,12 @@ type Kind struct {
 	// here leaves what is served as it is. Nil for a kind that loads
 	// through its own Command.
 	Open func(in Input) (Source, error)
+	// Flags, when set, declares the kind's own options of the command
+	// every kind of Run has (an addresses file's state, its layout) on
+	// fs, and returns the Open that reads them once they are parsed: it
+	// is used in place of Open. An error of that Open about an option is
+	// told as the kind's refusal of the files, before anything is written.
+	Flags func(fs *flag.FlagSet) func(in Input) (Source, error)
 	// Stage writes one batch of Rows (Feature.Row) of one layer with the
 	// checkpoint cp in one transaction, as PolygonStore.StagePolygons
 	// writes polygons, and sets it on load; a batch of refused features
@@ -164,7 +170,7 @@ func Register(k Kind) {
 	if k.Name == "" {
 		panic("dataload: a kind needs a name")
 	}
-	if k.Open == nil && k.Command == nil {
+	if k.Open == nil && k.Flags == nil && k.Command == nil {
 		panic("dataload: kind " + k.Name + " needs Open or Command")
 	}
 	if _, dup := catalogue[k.Name]; dup {

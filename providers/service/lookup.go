@@ -138,6 +138,11 @@ type geocoded struct {
 // saves the record of its match.
 func (s *Service) geocodeTrip(flightKey string, note note, n address.Normalized, mode MatchMode) trip[geocoded] {
 	key, sent := n.Key(), n.Building()
+	if sent.Line == "" {
+		// The unit, which the remote geocoder is not sent (it matches
+		// buildings), for a local match: a unit may have its own point.
+		sent.Unit = n.Unit
+	}
 	return trip[geocoded]{
 		key: flightKey, note: note, asked: spelling(sent),
 		recheck: func(ctx context.Context) (geocoded, bool) {

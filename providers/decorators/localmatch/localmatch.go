@@ -62,15 +62,6 @@ type Locator interface {
 	Locate(ctx context.Context, loc *providers.Location, remote bool) error
 }
 
-// Meta is what an addresses dataset keeps in providers.Dataset.Meta: the
-// states its points and ranges are in (USPS codes), which the geocoder
-// reads to know which datasets may hold an address, and its counts.
-type Meta struct {
-	States []string `json:"states"`
-	Points int64    `json:"points"`
-	Ranges int64    `json:"ranges"`
-}
-
 // Counts are the address lookups a Geocoder answered since it was built:
 // Local from the loaded files, Remote by the geocoder behind it (or, under
 // geocoding: local, not found).
@@ -165,7 +156,7 @@ func (g *Geocoder) Match(ctx context.Context, a providers.Address) (loc provider
 // loaded).
 func holds(state string) func(providers.Dataset) bool {
 	return func(d providers.Dataset) bool {
-		var m Meta
+		var m addrfile.Meta
 		if json.Unmarshal(d.Meta, &m) != nil || len(m.States) == 0 {
 			return true
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/addrfile"
 	"github.com/propertyd/propertyd/providers/decorators/localmatch"
 )
 
@@ -84,7 +85,7 @@ func (n *next) Locate(ctx context.Context, loc *providers.Location, remote bool)
 }
 
 func dataset(name string, gen int64, states ...string) providers.Dataset {
-	meta, _ := json.Marshal(localmatch.Meta{States: states})
+	meta, _ := json.Marshal(addrfile.Meta{States: states})
 	return providers.Dataset{Kind: providers.KindAddresses, Name: name, Generation: gen, Meta: meta}
 }
 

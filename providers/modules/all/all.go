@@ -16,6 +16,7 @@ import (
 
 	// Each import registers its kind(s) of dataset loaded from files in
 	// the catalogue of package dataload.
+	_ "github.com/propertyd/propertyd/providers/addrfile"
 	_ "github.com/propertyd/propertyd/providers/assessor"
 	_ "github.com/propertyd/propertyd/providers/floodmap"
 	_ "github.com/propertyd/propertyd/providers/osmextract"

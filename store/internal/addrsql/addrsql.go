@@ -117,7 +117,7 @@ func Build(d *Dialect) *Statements {
 		if k == len(spanWidths) {
 			lo = `lo <= ` + p(8)
 		}
-		spans = append(spans, `SELECT id, name, state, zip, lo, hi, descending, parity, side, key, line
+		spans = append(spans, `SELECT id, name, state, zip, lo, hi, descending, parity, side, key, line, generation
 			FROM address_ranges WHERE state = `+p(1)+` AND name = `+p(2)+` AND `+d.In("generation", p(3))+`
 				AND span = `+strconv.Itoa(k)+` AND `+lo+` AND hi >= `+p(8))
 	}
@@ -133,7 +133,7 @@ func Build(d *Dialect) *Statements {
 	return &Statements{
 		putPoint: insert("address_points_staged", pointColumns),
 		putRange: insert("address_ranges_staged", rangeColumns),
-		pointsAt: `SELECT id, street, unit, city, state, zip, lat, lng, key FROM address_points
+		pointsAt: `SELECT id, street, unit, city, state, zip, lat, lng, key, generation FROM address_points
 			WHERE state = ` + p(1) + ` AND street = ` + p(2) + ` AND unit = ` + p(3) + ` AND ` + d.In("generation", p(4)),
 		rangesOn: strings.Join(spans, "\n\t\tUNION ALL "),
 		others:   []string{b(`SELECT 1 FROM address_points_staged WHERE generation <> ? LIMIT 1`), b(`SELECT 1 FROM address_ranges_staged WHERE generation <> ? LIMIT 1`)},
@@ -349,7 +349,7 @@ func (a Addresses) AddressPointsAt(ctx context.Context, generations []int64, sta
 	for rows.Next() {
 		var f found
 		p := &f.p
-		if err := rows.Scan(&f.id, &p.Street, &p.Unit, &p.City, &p.State, &p.Zip, &p.Point.Lat, &p.Point.Lng, &p.Key); err != nil {
+		if err := rows.Scan(&f.id, &p.Street, &p.Unit, &p.City, &p.State, &p.Zip, &p.Point.Lat, &p.Point.Lng, &p.Key, &p.Generation); err != nil {
 			return nil, a.DB.Err(ctx, err)
 		}
 		out = append(out, f)
@@ -397,7 +397,7 @@ func (a Addresses) AddressRangesOn(ctx context.Context, generations []int64, sta
 			line         []byte
 		)
 		r := &f.r
-		if err := rows.Scan(&f.id, &r.Name, &r.State, &r.Zip, &lo, &hi, &desc, &parity, &side, &r.Key, &line); err != nil {
+		if err := rows.Scan(&f.id, &r.Name, &r.State, &r.Zip, &lo, &hi, &desc, &parity, &side, &r.Key, &line, &r.Generation); err != nil {
 			return nil, a.DB.Err(ctx, err)
 		}
 		r.From, r.To = lo, hi
