@@ -6,11 +6,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/jarcoal/httpmock"
 
+	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/kits/providertest"
 	"github.com/propertyd/propertyd/providers/modules/census"
 )
@@ -170,6 +172,34 @@ func TestLoadedAddressesMatchWithoutTheGeocoder(t *testing.T) {
 		}
 		if made := censusRoutes(mt, before); len(made) != 0 {
 			t.Errorf("geocoding: local made the census calls %v; want none", made)
+		}
+	})
+}
+
+// An import inside loaded address points sends the batch geocoder only
+// the addresses they do not hold, and its records are the rooftop
+// matches a lookup makes, their tracts from the loaded boundaries.
+func TestImportMatchesLoadedAddressesFirst(t *testing.T) {
+	eachEngine(t, func(t *testing.T, database string) {
+		e := newImportEnvOn(t, database)
+		loadBoundaries(t, e.config, dcTracts(t), countiesJSON)
+		loadAddresses(t, e.config, exitRowsFailed, "-state", "DC", dcPoints(t))
+		file := e.file("mixed.csv", "street,city,state,zip\n"+
+			"100 Capitol St NW,Washington,DC,20001\n"+
+			"102 Capitol Street Northwest,,DC,20001\n"+
+			"4100 Cedar Springs Rd,Dallas,TX,75219\n")
+		r := e.run(file)
+		if r.code != exitOK || !slices.Equal(r.sent, []int{1}) {
+			t.Fatalf("import: exit %d, batches sent %v addresses; want exit 0 and one batch of 1\n%s%s", r.code, r.sent, r.stdout, r.stderr)
+		}
+		got := map[string]string{}
+		for _, p := range e.records() {
+			got[p.StreetAddress] = p.CensusTract + " " + providers.FirstMatch(p.Match).Precision
+		}
+		want := map[string]string{"100 CAPITOL ST NW": "006202 rooftop", "102 CAPITOL ST NW": "006202 rooftop",
+			"4100 CEDAR SPRINGS RD": "000501 census"}
+		if !maps.Equal(got, want) {
+			t.Errorf("records %v, want %v", got, want)
 		}
 	})
 }

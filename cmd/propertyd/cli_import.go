@@ -17,6 +17,7 @@ import (
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/decorators/geographies"
+	"github.com/propertyd/propertyd/providers/decorators/localmatch"
 	"github.com/propertyd/propertyd/providers/service"
 	"github.com/propertyd/propertyd/store/engine"
 )
@@ -105,10 +106,21 @@ func (c *importCommand) run(args []string) int {
 		return fail(exitError, "opening database %s: %v", engine.Describe(cfg.Database), err)
 	}
 	defer db.Close()
+	bounds := geographies.NewBoundaries(db)
 	if counties != nil {
 		// A county inside loaded TIGER/Line boundaries is named from
 		// them, with no call.
-		counties = geographies.NewReverse(geographies.NewBoundaries(db), counties, nil)
+		counties = geographies.NewReverse(bounds, counties, nil)
+	}
+	if st, ok := db.(localmatch.Store); ok {
+		// Loaded address points and ranges match an address before the
+		// batch geocoder is asked, their county and tract from the
+		// loaded boundaries (or the geocoder's reverse), as a lookup's.
+		var located providers.Geocoder
+		if g, ok := geocoder.(providers.Geocoder); ok {
+			located = geographies.NewGeocoder(bounds, g, nil)
+		}
+		geocoder = localmatch.New(st, located, cfg.Geocoding == geocodingLocal).Batch(geocoder)
 	}
 	out, err := os.Create(*failuresPath)
 	if err != nil {

@@ -37,6 +37,7 @@ package localmatch
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -258,4 +259,56 @@ func oneZip(cands []providers.Location) bool {
 // the address whatever city it spells.
 func matched(street, city, state, zip string) string {
 	return street + ", " + city + ", " + state + ", " + zip
+}
+
+// Batch returns the bulk form of g for imports: each address the loaded
+// files hold is matched from them, and the others go to next in one
+// GeocodeAll (none under geocoding: local, where they are ErrNoMatch), so
+// an import inside a loaded county makes no remote call. next may be nil
+// under geocoding: local.
+func (g *Geocoder) Batch(next providers.BatchGeocoder) providers.BatchGeocoder {
+	return batch{g: g, next: next}
+}
+
+type batch struct {
+	g    *Geocoder
+	next providers.BatchGeocoder
+}
+
+// GeocodeAll answers as providers.BatchGeocoder says, local matches first.
+func (b batch) GeocodeAll(ctx context.Context, addrs []providers.Address) ([]providers.BatchMatch, error) {
+	out := make([]providers.BatchMatch, len(addrs))
+	var rest []providers.Address
+	var at []int
+	for i, a := range addrs {
+		loc, found, err := b.g.Match(ctx, a)
+		if err != nil {
+			return nil, err
+		}
+		if found {
+			b.g.local.Add(1)
+			out[i] = providers.BatchMatch{Location: loc}
+			continue
+		}
+		b.g.remote.Add(1)
+		if b.g.only || b.next == nil {
+			out[i] = providers.BatchMatch{Err: providers.ErrNoMatch}
+			continue
+		}
+		rest, at = append(rest, a), append(at, i)
+	}
+	if len(rest) == 0 {
+		return out, nil
+	}
+	ms, err := b.next.GeocodeAll(ctx, rest)
+	if err != nil {
+		return nil, err
+	}
+	if len(ms) != len(rest) {
+		return nil, fmt.Errorf("localmatch: the batch geocoder answered %d of %d addresses", len(ms), len(rest))
+	}
+	for j, m := range ms {
+		out[at[j]] = m
+	}
+	return out, nil
 }

@@ -278,3 +278,38 @@ func equal(a, b providers.Location) bool {
 	jb, _ := json.Marshal(b)
 	return string(ja) == string(jb)
 }
+
+// batchNext is a batch geocoder that records what it was sent.
+type batchNext struct{ sent [][]providers.Address }
+
+func (b *batchNext) GeocodeAll(ctx context.Context, addrs []providers.Address) ([]providers.BatchMatch, error) {
+	b.sent = append(b.sent, addrs)
+	out := make([]providers.BatchMatch, len(addrs))
+	for i := range addrs {
+		out[i] = providers.BatchMatch{Location: providers.Location{MatchedAddress: "REMOTE " + strconv.Itoa(i)}}
+	}
+	return out, nil
+}
+
+func TestABatchSendsOnlyWhatTheFilesDoNotHold(t *testing.T) {
+	bn := &batchNext{}
+	addrs := []providers.Address{
+		{Street: "1 Nowhere Ln", State: "NY", Zip: "11375"},
+		{Street: "117-11 Sutphin Blvd", State: "NY", Zip: "11434"},
+		{Street: "2 Nowhere Ln", State: "NY", Zip: "11375"},
+	}
+	ms, err := localmatch.New(queens(), &next{}, false).Batch(bn).GeocodeAll(context.Background(), addrs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bn.sent) != 1 || len(bn.sent[0]) != 2 || bn.sent[0][1].Street != "2 Nowhere Ln" {
+		t.Fatalf("sent %v; want one batch of the two addresses not loaded", bn.sent)
+	}
+	if ms[0].Location.MatchedAddress != "REMOTE 0" || ms[1].Location.Precision != providers.PrecisionRooftop || ms[2].Location.MatchedAddress != "REMOTE 1" {
+		t.Errorf("matches %+v; want each in its address's place", ms)
+	}
+	ms, err = localmatch.New(queens(), nil, true).Batch(nil).GeocodeAll(context.Background(), addrs)
+	if err != nil || !errors.Is(ms[0].Err, providers.ErrNoMatch) || ms[1].Err != nil || !errors.Is(ms[2].Err, providers.ErrNoMatch) {
+		t.Errorf("local only: %+v, %v; want the loaded address alone matched", ms, err)
+	}
+}
