@@ -1,6 +1,9 @@
 package providers
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // KindAddresses is the kind of dataset of address points and TIGER/Line
 // address ranges (propertyd data load addresses), which a lookup is matched
@@ -102,4 +105,23 @@ type AddressStore interface {
 	// DropAddresses deletes a generation's points and ranges, a few
 	// thousand a transaction.
 	DropAddresses(ctx context.Context, generation int64) error
+}
+
+// GeocodeCount is what one serving instance's geocoder answered since it
+// started: Local from loaded address points and ranges, Remote by the
+// geocoder module (or, under geocoding: local, not found).
+type GeocodeCount struct {
+	Instance          string
+	StartedAt, SeenAt time.Time
+	Local, Remote     int64
+}
+
+// GeocodeCounter keeps each serving instance's GeocodeCount, which it
+// reports every facts.refresh, so that propertyd data status can say what
+// share of the fleet's lookups were answered locally since start. Both
+// database engines implement it.
+type GeocodeCounter interface {
+	PutGeocodeCount(ctx context.Context, c GeocodeCount) error
+	// GeocodeCounts lists the instances that reported at or after since.
+	GeocodeCounts(ctx context.Context, since time.Time) ([]GeocodeCount, error)
 }

@@ -53,6 +53,10 @@ type Main struct {
 	breakers []*guard.Breaker
 	metrics  *metrics.Metrics
 	local    *localmatch.Geocoder // nil without a database
+	// instance names this process in the geocoder's counts (host, process
+	// and start), started when it was opened.
+	instance string
+	started  time.Time
 	fleet    *fleet.Client        // nil without a Redis
 	served   chan error
 	// stopWatch ends watchFacts.
@@ -85,6 +89,9 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		debug.SetMemoryLimit(cfg.MemoryLimitMB << 20)
 	}
 	m.metrics = metrics.New()
+	m.started = time.Now()
+	host, _ := os.Hostname()
+	m.instance = fmt.Sprintf("%s/%d/%s", host, os.Getpid(), m.started.UTC().Format("20060102T150405.000"))
 	if err := m.openFleet(ctx); err != nil {
 		return configError{err}
 	}
@@ -161,12 +168,10 @@ func (m *Main) wireModules(svcCfg *service.Config) error {
 			mod.Value, mod.Around = geographies.NewGeocoder(bounds, next, b.breaker.Around), nil
 			// Loaded address points and ranges match an address before
 			// the geocoder is asked (or instead, under geocoding: local).
-			if st, ok := m.db.(localmatch.Store); ok {
-				m.local = localmatch.New(st, mod.Value.(providers.Geocoder), m.Config.Geocoding == geocodingLocal)
-				mod.Value = m.local
-				local := m.local
-				m.metrics.CountGeocoding(func() (int64, int64) { c := local.Counts(); return c.Local, c.Remote })
-			}
+			m.local = localmatch.New(m.db, mod.Value.(providers.Geocoder), m.Config.Geocoding == geocodingLocal)
+			mod.Value = m.local
+			local := m.local
+			m.metrics.CountGeocoding(func() (int64, int64) { c := local.Counts(); return c.Local, c.Remote })
 		}
 		if next, ok := b.value.(providers.ReverseGeocoder); ok && b.role == providers.RoleReverseGeocoder && bounds != nil {
 			mod.Value, mod.Around = geographies.NewReverse(bounds, next, b.breaker.Around), nil

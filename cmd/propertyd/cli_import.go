@@ -112,16 +112,14 @@ func (c *importCommand) run(args []string) int {
 		// them, with no call.
 		counties = geographies.NewReverse(bounds, counties, nil)
 	}
-	if st, ok := db.(localmatch.Store); ok {
-		// Loaded address points and ranges match an address before the
-		// batch geocoder is asked, their county and tract from the
-		// loaded boundaries (or the geocoder's reverse), as a lookup's.
-		var located providers.Geocoder
-		if g, ok := geocoder.(providers.Geocoder); ok {
-			located = geographies.NewGeocoder(bounds, g, nil)
-		}
-		geocoder = localmatch.New(st, located, cfg.Geocoding == geocodingLocal).Batch(geocoder)
+	// Loaded address points and ranges match an address before the batch
+	// geocoder is asked, their county and tract from the loaded
+	// boundaries (or the geocoder's reverse), as a lookup's.
+	var located providers.Geocoder
+	if g, ok := geocoder.(providers.Geocoder); ok {
+		located = geographies.NewGeocoder(bounds, g, nil)
 	}
+	geocoder = localmatch.New(db, located, cfg.Geocoding == geocodingLocal).Batch(geocoder)
 	out, err := os.Create(*failuresPath)
 	if err != nil {
 		return fail(exitError, "%v", err)

@@ -110,6 +110,11 @@ func (c *dataCommand) status(args []string) int {
 		fmt.Fprintln(tw, "(none loaded: propertyd data load acs|parcels|osm|boundaries|flood)")
 	}
 	tw.Flush()
+	if line, err := geocodingLine(ctx, db, cfg); err != nil {
+		return fail(err)
+	} else {
+		fmt.Fprintln(c.stdout, line)
+	}
 	fmt.Fprintln(c.stdout)
 
 	tw = tabwriter.NewWriter(c.stdout, 2, 4, 2, ' ', 0)
@@ -323,4 +328,32 @@ func acsStatus(ctx context.Context, db engine.Store) ([]acsLoaded, error) {
 		}
 		afterSection, afterKey = recs[len(recs)-1].Section, recs[len(recs)-1].Key
 	}
+}
+
+// geocodingLine says what share of the addresses the serving instances
+// geocoded since each started (the lookups of a spelling not yet known:
+// a known one asks no geocoder) were matched from loaded address points
+// and ranges, from the counts they report every facts.refresh: those
+// that reported within three refreshes (at least a minute) are counted.
+func geocodingLine(ctx context.Context, db engine.Store, cfg *Config) (string, error) {
+	window := max(3*cfg.Facts.Refresh.D(), time.Minute)
+	counts, err := db.GeocodeCounts(ctx, time.Now().Add(-window))
+	if err != nil {
+		return "", err
+	}
+	var local, all int64
+	for _, c := range counts {
+		local, all = local+c.Local, all+c.Local+c.Remote
+	}
+	switch {
+	case len(counts) == 0:
+		return fmt.Sprintf("Addresses geocoded since start: none reported (no instance served within %s; geocoding: %s)",
+			window, cfg.Geocoding), nil
+	case all == 0:
+		return fmt.Sprintf("Addresses geocoded since start: none yet (%s reporting; geocoding: %s)",
+			service.CountOf(len(counts), "instance", "instances"), cfg.Geocoding), nil
+	}
+	return fmt.Sprintf("Addresses geocoded since start: %s of %s from loaded address files (%.1f%%), by %s (geocoding: %s)",
+		service.Thousands(int(local)), service.Thousands(int(all)), 100*float64(local)/float64(all),
+		service.CountOf(len(counts), "instance", "instances"), cfg.Geocoding), nil
 }

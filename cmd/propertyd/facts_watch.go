@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"time"
+
+	"github.com/propertyd/propertyd/providers"
 )
 
 // watchFacts asks the database every facts.refresh whether a load of
@@ -31,6 +33,7 @@ func (m *Main) watchFacts(ctx context.Context, every time.Duration) {
 			return
 		case <-t.C:
 		}
+		m.reportGeocoding(ctx)
 		v, err := m.dataVersion(ctx)
 		if err != nil || v == last {
 			continue
@@ -54,4 +57,20 @@ func (m *Main) dataVersion(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return f + "/" + d, nil
+}
+
+// reportGeocoding records in the database what this instance's geocoder
+// answered since it started, locally or not (providers.GeocodeCounter),
+// for propertyd data status; a failure is told at the next report.
+func (m *Main) reportGeocoding(ctx context.Context) {
+	counter, ok := m.db.(providers.GeocodeCounter)
+	if m.local == nil || !ok {
+		return
+	}
+	c := m.local.Counts()
+	err := counter.PutGeocodeCount(ctx, providers.GeocodeCount{Instance: m.instance, StartedAt: m.started,
+		SeenAt: time.Now(), Local: c.Local, Remote: c.Remote})
+	if err != nil && ctx.Err() == nil {
+		m.Logger.Warn("could not record the geocoder's counts", "error", err)
+	}
 }

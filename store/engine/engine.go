@@ -34,6 +34,10 @@ type Store interface {
 	providers.PolygonStore
 	// The one loading lifecycle of datasets loaded from files.
 	providers.DatasetStore
+	// The address points and ranges loaded from files, and what each
+	// serving instance's geocoder answered from them.
+	providers.AddressStore
+	providers.GeocodeCounter
 
 	// Counts returns how many records and section values the database
 	// holds.

@@ -312,7 +312,7 @@ func (m *Metrics) CountGeocoding(counts func() (local, remote int64)) {
 	opts := func(where string) prometheus.CounterOpts {
 		return prometheus.CounterOpts{
 			Name:        "propertyd_geocode_lookups_total",
-			Help:        "Address lookups the geocoder answered since start, by where: local (loaded address points and ranges) or remote (the geocoder module; under geocoding: local, not found).",
+			Help:        "Addresses geocoded since start (lookups of a spelling not yet known), by where: local (matched from loaded address points and ranges) or remote (the geocoder module; under geocoding: local, not found).",
 			ConstLabels: prometheus.Labels{"answered": where},
 		}
 	}

@@ -24,6 +24,8 @@ import (
 type Statements struct {
 	nextGeneration, served, pending, insertLoad, dropLoad, retire, checkpoint,
 	publish, list, listKind, retired, forget, version string
+	// The geocoder's counts of the serving instances (counts.go).
+	putCount, listCounts, pruneCounts string
 }
 
 const datasetColumns = `kind, name, generation, fingerprint, row_count, failed, vintage,
@@ -54,6 +56,11 @@ func Build(param func(n int) string) *Statements {
 		retired:  b(`SELECT name, generation FROM dataset_retired WHERE kind = ? ORDER BY generation, name`),
 		forget:   b(`DELETE FROM dataset_retired WHERE kind = ? AND name = ? AND generation = ?`),
 		version:  `SELECT COALESCE(SUM(generation), 0), COUNT(*) FROM datasets`,
+		putCount: b(`INSERT INTO geocode_counts (instance, started_at, local_count, remote_count, seen_at) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (instance) DO UPDATE SET local_count = excluded.local_count, remote_count = excluded.remote_count,
+				seen_at = excluded.seen_at`),
+		listCounts:  b(`SELECT instance, started_at, local_count, remote_count, seen_at FROM geocode_counts WHERE seen_at >= ? ORDER BY instance`),
+		pruneCounts: b(`DELETE FROM geocode_counts WHERE seen_at < ?`),
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/store/internal/loadsql"
@@ -19,6 +20,46 @@ func init() {
 	register("AddressesMatchTheirTextExactly", testAddressesExactText)
 	register("AddressesRefusedWriteNothing", testAddressesRefused)
 	register("AddressesDropTheirGenerationOnly", testAddressesDrop)
+	register("GeocodeCountsAreKeptByInstance", testGeocodeCounts)
+}
+
+// Each instance's report replaces its former one; a listing since a time
+// has the instances that reported since, every handle sees them, and a
+// report prunes the instances silent for a week.
+func testGeocodeCounts(t *testing.T, open Opener) {
+	ctx := context.Background()
+	a, b := open(t, nil), open(t, nil)
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	start := now.Add(-time.Hour)
+	put := func(db Store, c providers.GeocodeCount) {
+		t.Helper()
+		if err := db.PutGeocodeCount(ctx, c); err != nil {
+			t.Fatalf("PutGeocodeCount(%+v): %v", c, err)
+		}
+	}
+	put(a, providers.GeocodeCount{Instance: "gone", StartedAt: start.Add(-30 * 24 * time.Hour), SeenAt: now.Add(-8 * 24 * time.Hour), Local: 9, Remote: 9})
+	put(a, providers.GeocodeCount{Instance: "idle", StartedAt: start, SeenAt: now.Add(-10 * time.Minute), Local: 1})
+	put(a, providers.GeocodeCount{Instance: "host-a/1'; DROP TABLE geocode_counts; --", StartedAt: start, SeenAt: now.Add(-time.Second), Local: 5, Remote: 1})
+	put(b, providers.GeocodeCount{Instance: "host-b/2", StartedAt: start, SeenAt: now.Add(-time.Second), Local: 2, Remote: 2})
+	put(b, providers.GeocodeCount{Instance: "host-b/2", StartedAt: start, SeenAt: now, Local: 7, Remote: 3})
+	got, err := a.GeocodeCounts(ctx, now.Add(-time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []providers.GeocodeCount{
+		{Instance: "host-a/1'; DROP TABLE geocode_counts; --", StartedAt: start, SeenAt: now.Add(-time.Second), Local: 5, Remote: 1},
+		{Instance: "host-b/2", StartedAt: start, SeenAt: now, Local: 7, Remote: 3},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("GeocodeCounts(last minute) =\n%+v\nwant\n%+v", got, want)
+	}
+	all, err := b.GeocodeCounts(ctx, time.Time{})
+	if err != nil || len(all) != 3 {
+		t.Errorf("GeocodeCounts(ever) = %+v, %v; want the three instances, the one silent for a week pruned", all, err)
+	}
+	if err := a.PutGeocodeCount(ctx, providers.GeocodeCount{SeenAt: now}); providers.KindOf(err) != providers.KindInvalid {
+		t.Errorf("a count without an instance: %v, want KindInvalid", err)
+	}
 }
 
 // beginAddresses begins a load of the addresses dataset name.

@@ -31,6 +31,7 @@ type Store interface {
 	providers.PolygonStore
 	providers.DatasetStore
 	providers.AddressStore
+	providers.GeocodeCounter
 }
 
 // Opener opens a handle on one test database, with now as its clock (nil
