@@ -57,7 +57,7 @@ type Main struct {
 	// and start), started when it was opened.
 	instance string
 	started  time.Time
-	fleet    *fleet.Client        // nil without a Redis
+	fleet    *fleet.Client // nil without a Redis
 	served   chan error
 	// stopWatch ends watchFacts.
 	stopWatch context.CancelFunc
