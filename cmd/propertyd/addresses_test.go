@@ -225,3 +225,47 @@ func TestImportMatchesLoadedAddressesFirst(t *testing.T) {
 		}
 	})
 }
+
+// A record made by the Census geocoder before a load of address points
+// stays the record of its address after it, with the point it was made
+// with: its spelling is known, and a new spelling matched to the loaded
+// point names the same canonical address.
+func TestARecordKeepsItsPointAfterALoad(t *testing.T) {
+	eachEngine(t, func(t *testing.T, database string) {
+		config := factsConfigFile(t, database)
+		mt := httpmock.NewMockTransport()
+		providertest.RegisterCensusGeocoder(mt, census.DefaultBaseURL,
+			providertest.CensusPlace{Street: "10 CLARENDON BLVD", City: "ARLINGTON", State: "VA", Zip: "22201",
+				Lat: 38.88, Lng: -77.1, CountyName: "Arlington County", StateFIPS: "51", CountyFIPS: "013", Tract: "101801"})
+		t.Setenv("PROPERTYD_LISTEN", "127.0.0.1:0")
+		cfg, err := LoadConfig(config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := startMain(t, cfg, mt)
+		status, before, _ := getJSON(t, m, "/v1/properties/lookup?"+url.Values{"street": {"10 Clarendon Blvd"}, "city": {"Arlington"}, "state": {"VA"}}.Encode())
+		if status != 200 {
+			t.Fatalf("before the load: %d %v", status, before)
+		}
+		points := filepath.Join(t.TempDir(), "arlington.csv")
+		if err := os.WriteFile(points, []byte("LON,LAT,NUMBER,STREET,UNIT,CITY,DISTRICT,REGION,POSTCODE,ID,HASH\n"+
+			"-77.0951,38.8862,10,Clarendon Boulevard,,Arlington,,VA,22201,,c1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		loadAddresses(t, config, exitOK, points)
+		id := before["data"].(map[string]any)["id"]
+		for _, q := range []url.Values{
+			{"street": {"10 Clarendon Blvd"}, "city": {"Arlington"}, "state": {"VA"}},
+			{"q": {"10 Clarendon Boulevard, Arlington, VA 22201"}},
+		} {
+			status, body, _ := getJSON(t, m, "/v1/properties/lookup?"+q.Encode())
+			if status != 200 {
+				t.Fatalf("after the load, %v: %d %v", q, status, body)
+			}
+			d := body["data"].(map[string]any)
+			if d["id"] != id || d["latitude"] != 38.88 || d["longitude"] != -77.1 {
+				t.Errorf("after the load, %v: record %v at %v,%v; want record %v at the point it was made with", q, d["id"], d["latitude"], d["longitude"], id)
+			}
+		}
+	})
+}

@@ -159,6 +159,8 @@ func TestCheckConfigSaysWhichFieldAsTheFileWritesIt(t *testing.T) {
 			`batch_concurrency: "many" is not a whole number (line %d)`},
 		{"a duration", `request_timeout: "30s"`, `request_timeout: "thirty"`, "thirty",
 			`request_timeout: invalid duration "thirty"; use e.g. "10s" or "720h" (line %d)`},
+		{"where addresses are matched", "batch_concurrency: 25", "batch_concurrency: 25\ngeocoding: remote", "",
+			`geocoding: must be "auto" or "local"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
