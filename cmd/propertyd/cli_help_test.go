@@ -143,8 +143,8 @@ func TestFlagsAndSubcommandsInAnyOrder(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"data", "load", "-config", missing}, "propertyd data load: missing dataset (acs, parcels, osm, boundaries, flood)"},
-		{[]string{"data", "load"}, "propertyd data load: missing dataset (acs, parcels, osm, boundaries, flood)"},
+		{[]string{"data", "load", "-config", missing}, "propertyd data load: missing dataset (acs, parcels, osm, addresses, boundaries, flood)"},
+		{[]string{"data", "load"}, "propertyd data load: missing dataset (acs, parcels, osm, addresses, boundaries, flood)"},
 		{[]string{"data"}, "propertyd data: missing subcommand (load, status)"},
 		{[]string{"data", "unload"}, `propertyd data: unknown subcommand "unload" (want load, status)`},
 		{[]string{"keys", "-name", "ci"}, "propertyd keys: missing subcommand (new)"},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/propertyd/propertyd/providers"
 	"github.com/propertyd/propertyd/providers/address"
+	"github.com/propertyd/propertyd/providers/dataload"
 	"github.com/propertyd/propertyd/providers/modules/censusacs"
 	"github.com/propertyd/propertyd/providers/service"
 	"github.com/propertyd/propertyd/providers/tiger"
@@ -107,7 +108,11 @@ func (c *dataCommand) status(args []string) int {
 			orDash(r.vintage), loaded, took, r.coverage, orDash(r.failures))
 	}
 	if len(rows) == 0 {
-		fmt.Fprintln(tw, "(none loaded: propertyd data load acs|parcels|osm|boundaries|flood)")
+		var kinds []string
+		for _, k := range dataload.Kinds() {
+			kinds = append(kinds, k.Name)
+		}
+		fmt.Fprintf(tw, "(none loaded: propertyd data load %s)\n", strings.Join(kinds, "|"))
 	}
 	tw.Flush()
 	if line, err := geocodingLine(ctx, db, cfg); err != nil {
