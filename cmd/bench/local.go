@@ -127,9 +127,11 @@ func (b *bench) localLabel(engineName string) string {
 
 // countyLocalOn loads every file into database (each load timed, not
 // judged), serves it, sends b.o.localLookups lookups of new addresses of
-// localWindow with every section, b.o.conns at a time, each once, and
-// counts the sandbox's calls; then it looks 20 of them up again and
-// checks that every section is ok and where each came from.
+// localWindow with every section, b.o.conns at a time, each once, then as
+// many others with the sections not read from the extract and as many
+// with none (where the time goes), and counts the sandbox's calls; then
+// it looks 20 of the first up again and checks that every section is ok
+// and where each came from.
 func (b *bench) countyLocalOn(ctx context.Context, engineName, database string) error {
 	files, err := b.addressFiles()
 	if err != nil {
@@ -164,7 +166,8 @@ func (b *bench) countyLocalOn(ctx context.Context, engineName, database string) 
 		loads = append(loads, fmt.Sprintf("%s %s", l.name, took.Round(100*time.Millisecond)))
 	}
 	loading := formatCounts(b.callCounts())
-	ls, err := files.lookups(b.o.localLookups+20, 2, &localWindow)
+	n := b.o.localLookups
+	ls, err := files.lookups(3*n, 2, &localWindow)
 	if err != nil {
 		return err
 	}
@@ -174,19 +177,27 @@ func (b *bench) countyLocalOn(ctx context.Context, engineName, database string) 
 	}
 	defer in.stop(b)
 	city, state := files.county.City, files.county.State
-	reqs := make([]request, b.o.localLookups)
-	for i, l := range ls[:b.o.localLookups] {
-		reqs[i] = get(l.path(city, state, allSections))
+	// The same loop over other new addresses with fewer sections, to say
+	// where the time goes: without the two read from the extract, and
+	// with none.
+	loop := func(ls []addrLookup, include string) result {
+		reqs := make([]request, len(ls))
+		for i, l := range ls {
+			reqs[i] = get(l.path(city, state, include))
+		}
+		return in.c.closedLoop(reqs, b.o.conns, time.Hour, true)
 	}
 	b.sb.ResetCalls()
-	res := in.c.closedLoop(reqs, b.o.conns, time.Hour, true)
+	res := loop(ls[:n], allSections)
+	fewer := loop(ls[n:2*n], "flood,demographics,housing")
+	none := loop(ls[2*n:], "")
 	calls := b.callCounts()
-	fail := failure(res)
+	fail := failure(res, fewer, none)
 
 	// Again, answered from what the first lookups stored: each section ok,
 	// and from where.
 	sources := map[string]map[string]bool{}
-	for _, l := range ls[:min(20, len(ls))] {
+	for _, l := range ls[:min(20, n)] {
 		status, body, err := in.c.do(get(l.path(city, state, allSections)))
 		var a addrAnswer
 		if err == nil {
@@ -228,9 +239,11 @@ func (b *bench) countyLocalOn(ctx context.Context, engineName, database string) 
 	b.add(row{
 		scenario: b.localLabel(engineName),
 		target:   localTarget,
-		measured: fmt.Sprintf("%s lookups in %s: %.0f lookups/s (p50 %s, p99 %s per lookup); %s during the lookups and 20 lookups again; "+
-			"the sections' sources: %s; the loads: %s (their calls to the sandbox: %s)",
+		measured: fmt.Sprintf("%s lookups in %s: %.0f lookups/s (p50 %s, p99 %s per lookup); as many other new addresses with "+
+			"flood, demographics and housing alone (nothing from the extract): %.0f lookups/s (p50 %s); with no section: %.0f lookups/s (p50 %s); "+
+			"%s during the lookups and 20 lookups again; the sections' sources: %s; the loads: %s (their calls to the sandbox: %s)",
 			thousands(int64(res.requests)), res.elapsed.Round(time.Millisecond), rate, ms(res.percentile(50)), ms(res.percentile(99)),
+			fewer.rate(), ms(fewer.percentile(50)), none.rate(), ms(none.percentile(50)),
 			remote, strings.Join(from, ", "), strings.Join(loads, ", "), loading),
 		ratio:   fmt.Sprintf("%.2f x 2,000 lookups/s; %d remote calls", rate/2000, sum(calls)),
 		met:     rate >= 2000 && len(calls) == 0,
