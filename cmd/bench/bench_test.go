@@ -18,10 +18,12 @@ import (
 	"time"
 
 	"github.com/paulmach/orb"
+	"github.com/paulmach/orb/geo"
 	"github.com/valyala/fasthttp"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/propertyd/propertyd/providers"
+	"github.com/propertyd/propertyd/providers/kits/addrgen"
 	"github.com/propertyd/propertyd/providers/kits/layergen"
 	"github.com/propertyd/propertyd/providers/kits/providertest/sandbox"
 	"github.com/propertyd/propertyd/providers/modules/census"
@@ -205,8 +207,23 @@ func TestSmokeShrinksOnlyWhatIsNotSet(t *testing.T) {
 	if o.polyTracts != 5_000 || o.polyZones != 100_000 {
 		t.Errorf("full options = %+v, want the issue's 5,000 tracts and 100,000 flood zones", o)
 	}
+	if o.addrPoints != 1_000_000 || o.addrRanges != 100_000 {
+		t.Errorf("full options = %+v, want issue 39's 1,000,000 address points and 100,000 ranges", o)
+	}
 	if _, err := parseFlags([]string{"-rows", "0"}, io.Discard); err == nil {
 		t.Error("-rows 0 was accepted")
+	}
+	o, err = parseFlags([]string{"-smoke", "-address-ranges", "800"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.addrRanges != 800 || o.addrPoints != 20_000 || o.addrRuns != 1 || o.localLookups != 200 || o.localFeatures != 20_000 {
+		t.Errorf("smoke options = %+v, want 800 ranges as given and the small address sizes otherwise", o)
+	}
+	for _, bad := range [][]string{{"-address-points", "0"}, {"-address-ranges", "3"}, {"-local-lookups", "0"}, {"-address-runs", "0"}} {
+		if _, err := parseFlags(bad, io.Discard); err == nil {
+			t.Errorf("%v was accepted", bad)
+		}
 	}
 }
 
@@ -221,6 +238,10 @@ func TestOnlyChoosesTheScenariosRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	addrOnly, err := parseFlags([]string{"-only", "addresses,pg-county-cold-local"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		o    options
 		name string
@@ -228,6 +249,8 @@ func TestOnlyChoosesTheScenariosRun(t *testing.T) {
 	}{
 		{full, "polygons", true}, {full, "pg-polygons", true}, {full, "county-cold", true}, {full, "startup", true},
 		{only, "county-cold", true}, {only, "polygons", true}, {only, "pg-polygons", false}, {only, "startup", true},
+		{full, "addresses", true}, {full, "pg-addresses", true}, {full, "county-cold-local", true}, {full, "pg-county-cold-local", true},
+		{addrOnly, "addresses", true}, {addrOnly, "pg-county-cold-local", true}, {addrOnly, "pg-addresses", false}, {addrOnly, "county-cold", false},
 	} {
 		if got := c.o.runs(c.name); got != c.want {
 			t.Errorf("with -only %v, runs(%s) = %v, want %v", c.o.only, c.name, got, c.want)
@@ -684,5 +707,125 @@ func TestGodebugWithKeepsTheSettingsGiven(t *testing.T) {
 		if got := godebugWith(tc.env, noRDTSCP); got != tc.want {
 			t.Errorf("godebugWith(%q) = %q, want %q", tc.env, got, tc.want)
 		}
+	}
+}
+
+// The addresses rows look up different addresses, half of them address
+// points and half numbers only a range holds, each expected at the point
+// the files give it and in the tract the generated boundaries hold there;
+// the county-cold-local rows' stay in the window the extract covers.
+func TestAddressLookupsAreDifferentAndWhereTheFilesPutThem(t *testing.T) {
+	tracts, _ := countyLayers()
+	f := &addressFiles{county: addrgen.New(40_000, 4_000), tracts: tracts, counties: map[string]string{}}
+	for c := range tracts.Counties() {
+		f.counties[layergen.CountyFP(c)] = tracts.County(c).Attrs(layergen.CountyColumns)["NAMELSAD"].(string)
+	}
+	ls, err := f.lookups(200, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen, rooftop := map[string]bool{}, 0
+	for _, l := range ls {
+		if seen[l.street+l.zip] {
+			t.Fatalf("%s %s is looked up twice: the second would not be cold", l.street, l.zip)
+		}
+		seen[l.street+l.zip] = true
+		if l.rooftop {
+			rooftop++
+		}
+		if l.county == "" || len(l.fips) != 5 || len(l.tract) != 6 {
+			t.Errorf("%s: county %q, FIPS %q, tract %q; want those of the generated boundaries", l.street, l.county, l.fips, l.tract)
+		}
+	}
+	if rooftop != 100 {
+		t.Errorf("%d of 200 lookups at address points, want half", rooftop)
+	}
+	window, err := f.lookups(50, 2, &localWindow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range window {
+		// The edge's first point is in the window; its buildings within
+		// 50 m of it.
+		if !localWindow.Pad(0.001).Contains(l.point) {
+			t.Errorf("%s at %v, outside the window %v", l.street, l.point, localWindow)
+		}
+	}
+	// The extract reaches beyond the window by more than the amenities'
+	// 2,000 m, east-west as north-south.
+	if d := geo.Distance(localWindow.Max, orb.Point{localWindow.Max.Lon() + localMargin, localWindow.Max.Lat()}); d < 2_100 {
+		t.Errorf("the extract reaches %.0f m east of the window: a circle of 2,000 m there is not the extract's to answer", d)
+	}
+}
+
+// check accepts the answer the files make and names what differs in any
+// other: a user would otherwise read a measured row over wrong answers.
+func TestAddressCheckNamesWhatDiffers(t *testing.T) {
+	l := addrLookup{street: "101 Oak Ave", zip: "20101", rooftop: true, point: orb.Point{-77.5, 39},
+		county: "Bench 1 County", fips: "51001", tract: "010000"}
+	answer := func(precision string, lat float64, tract string, created bool) []byte {
+		b, _ := json.Marshal(map[string]any{
+			"data": map[string]any{"county": "Bench 1 County", "fips_code": "51001", "census_tract": tract, "latitude": lat, "longitude": -77.5},
+			"meta": map[string]any{"created": created, "match": map[string]any{"precision": precision}},
+		})
+		return b
+	}
+	if _, err := l.check(200, answer("rooftop", 39, "010000", true), false); err != nil {
+		t.Errorf("the right answer was refused: %v", err)
+	}
+	for name, body := range map[string][]byte{
+		"range":       answer("range_interpolation", 39, "010000", true),
+		"point":       answer("rooftop", 39.001, "010000", true),
+		"tract":       answer("rooftop", 39, "010100", true),
+		"not created": answer("rooftop", 39, "010000", false),
+	} {
+		if _, err := l.check(200, body, false); err == nil {
+			t.Errorf("an answer with another %s was accepted", name)
+		}
+	}
+	if _, err := l.check(404, []byte(`{"code":"address_not_found"}`), false); err == nil {
+		t.Error("a 404 was accepted")
+	}
+}
+
+// The county-cold-local rows' ACS places give every tract of the generated
+// state its figures, which the sandbox takes beside every other place of
+// a run.
+func TestCountyACSPlacesCoverEveryTract(t *testing.T) {
+	base := sandbox.DefaultPlaces()
+	local := countyACSPlaces(base[0])
+	tracts, _ := countyLayers()
+	if len(local) != tracts.Len() {
+		t.Fatalf("%d places for %d tracts", len(local), tracts.Len())
+	}
+	all := slices.Concat(base, syntheticPlaces(base, 40), countyPlaces(), local)
+	doc, err := json.Marshal(map[string]any{"places": all})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sandbox.ParsePlaces(doc); err != nil {
+		t.Fatalf("the sandbox rejects the ACS places: %v", err)
+	}
+	for _, p := range local {
+		tract, ok := tracts.At(orb.Point{p.Lng, p.Lat})
+		if !ok || tract.Key != p.CensusTract().GEOID() || len(p.ACS) == 0 {
+			t.Errorf("%s: in tract %s, gives ACS figures for %s", p.ID, tract.Key, p.CensusTract().GEOID())
+		}
+	}
+}
+
+// The accuracy row is a figure reported, not a target met or missed, and
+// says how far each way of numbering a block face leaves the range's
+// point from the address point.
+func TestAccuracyRowReportsBothNumberings(t *testing.T) {
+	b := &bench{errOut: io.Discard}
+	b.accuracy(&addressFiles{county: addrgen.New(4_000, 400), files: addrgen.Files{PointN: 4_000, RangeN: 400}})
+	if len(b.rows) != 1 {
+		t.Fatalf("%d rows", len(b.rows))
+	}
+	r := b.rows[0]
+	if r.metCell() != "reported" || !strings.Contains(r.measured, "numbered by distance") || !strings.Contains(r.measured, "numbered in turn") ||
+		!strings.Contains(r.measured, "within 25 m") {
+		t.Errorf("row %+v; want the distances of both numberings, reported", r)
 	}
 }

@@ -8,6 +8,8 @@
 //	    [-postgres URL] [-redis URL] [-env KEY=VALUE] [-count-requests 25000] [-only warm,memory]
 //	    [-osm-features 1000000] [-osm-points 500] [-osm-runs 3]
 //	    [-polygon-tracts 5000] [-polygon-zones 100000] [-polygon-points 2000] [-polygon-runs 3]
+//	    [-address-points 1000000] [-address-ranges 100000] [-address-lookups 2000] [-address-runs 3]
+//	    [-local-lookups 5000] [-local-osm-features 250000]
 //	    [-out BENCHMARKS.md] [-keep]
 //
 // Run it from inside the module: it builds cmd/propertyd (unless -propertyd
@@ -95,6 +97,12 @@ type options struct {
 	polyZones     int           // flood zones of the generated county of the polygons rows
 	polyPoints    int           // random points each layer is read at
 	polyRuns      int           // loads of the layers, each into a fresh database: the row reports the median
+	addrPoints    int           // address points of the generated county of the addresses rows
+	addrRanges    int           // address ranges of that county (four a block)
+	addrLookups   int           // new addresses looked up one at a time in the addresses rows
+	addrRuns      int           // loads of the county's files, each into a fresh database: the row reports the median
+	localLookups  int           // new addresses looked up with every section in the county-cold-local rows
+	localFeatures int           // features of the extract the county-cold-local rows load
 	cacheMB       int
 	batchConc     int // propertyd's batch_concurrency
 	fill          int // records read to fill the cache (0: enough to overflow it)
@@ -176,6 +184,12 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	fs.IntVar(&o.polyZones, "polygon-zones", 100_000, "flood zones of the generated county the polygons rows load (200 vertices each, with its hole in zone X)")
 	fs.IntVar(&o.polyPoints, "polygon-points", 2_000, "random points each polygon layer is read at")
 	fs.IntVar(&o.polyRuns, "polygon-runs", 3, "loads of the generated layers on each engine, each into a fresh database; the polygons rows report the median")
+	fs.IntVar(&o.addrPoints, "address-points", 1_000_000, "address points of the generated county the addresses rows load (OpenAddresses CSV)")
+	fs.IntVar(&o.addrRanges, "address-ranges", 100_000, "address ranges of that county (TIGER/Line ADDRFEAT shapefile; four a block of 200 by 100 m)")
+	fs.IntVar(&o.addrLookups, "address-lookups", 2_000, "new addresses the addresses rows look up one at a time (half address points, half numbers only a range holds)")
+	fs.IntVar(&o.addrRuns, "address-runs", 3, "loads of the county's files on each engine, each into a fresh database; the addresses rows report the median")
+	fs.IntVar(&o.localLookups, "local-lookups", 5_000, "new addresses the county-cold-local rows look up with every section, -conns at a time")
+	fs.IntVar(&o.localFeatures, "local-osm-features", 250_000, "features of the generated extract around the county-cold-local rows' addresses")
 	fs.IntVar(&o.cacheMB, "cache-mb", 64, "propertyd's cache.max_mb")
 	fs.IntVar(&o.batchConc, "batch-concurrency", 0, "propertyd's batch_concurrency (0: propertyd's default)")
 	fs.IntVar(&o.fill, "fill", 0, "records read by id to fill the cache before measuring memory (0: enough to overflow cache-mb)")
@@ -240,12 +254,19 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 		small("polygon-zones", &o.polyZones, 1_000)
 		small("polygon-points", &o.polyPoints, 200)
 		small("polygon-runs", &o.polyRuns, 1)
+		small("address-points", &o.addrPoints, 20_000)
+		small("address-ranges", &o.addrRanges, 2_000)
+		small("address-lookups", &o.addrLookups, 100)
+		small("address-runs", &o.addrRuns, 1)
+		small("local-lookups", &o.localLookups, 200)
+		small("local-osm-features", &o.localFeatures, 20_000)
 		small("fill", &o.fill, 5_000)
 		small("count-requests", &o.countRequests, 2_500)
 	}
 	switch {
 	case o.duration <= 0, o.rounds < 1, o.rows < 1, o.conns < 1, o.openConns < 1, o.cold < 1, o.batches < 1, o.searches < 1, o.cacheMB < 1, o.fill < 0, o.batchConc < 0, o.countRequests < 5, o.loadRows < 2, o.osmFeatures < 10, o.osmPoints < 1, o.osmRuns < 1,
-		o.polyTracts < 1, o.polyZones < 1, o.polyPoints < 1, o.polyRuns < 1:
+		o.polyTracts < 1, o.polyZones < 1, o.polyPoints < 1, o.polyRuns < 1,
+		o.addrPoints < 1, o.addrRanges < 4, o.addrLookups < 1, o.addrRuns < 1, o.localLookups < 1, o.localFeatures < 10:
 		return options{}, errors.New("sizes and durations must be positive")
 	case o.latency <= 0:
 		return options{}, errors.New("-latency must be positive")

@@ -54,18 +54,25 @@ func extractCounts(features int) (buildings, places, addresses int) {
 // is written here, field by field, since the PBF reader the project uses
 // writes nothing; osmextract's own test of it reads it back.
 func writeExtract(path string, features int) error {
+	return writeExtractIn(path, features, extractBox)
+}
+
+// writeExtractIn is writeExtract over box (south, north, west, east)
+// rather than extractBox: the county-cold-local rows' extract covers
+// their generated county.
+func writeExtractIn(path string, features int, box [4]float64) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	w := &pbfWriter{w: bufio.NewWriterSize(f, 1<<20)}
+	w := &pbfWriter{w: bufio.NewWriterSize(f, 1<<20), box: box}
 	if err := w.header(); err != nil {
 		f.Close()
 		return err
 	}
 	buildings, places, addresses := extractCounts(features)
 	rng := rand.New(rand.NewPCG(22, 2026))
-	south, north, west, east := extractBox[0], extractBox[1], extractBox[2], extractBox[3]
+	south, north, west, east := box[0], box[1], box[2], box[3]
 	point := func() (float64, float64) {
 		return south + rng.Float64()*(north-south), west + rng.Float64()*(east-west)
 	}
@@ -147,6 +154,7 @@ const blockSize = 8000
 type pbfWriter struct {
 	w   *bufio.Writer
 	buf bytes.Buffer
+	box [4]float64 // south, north, west, east
 }
 
 // header writes the OSMHeader blob: the box, the features a reader needs
@@ -154,10 +162,10 @@ type pbfWriter struct {
 func (w *pbfWriter) header() error {
 	var bbox, hb pb
 	nano := func(v float64) int64 { return int64(math.Round(v * 1e9)) }
-	bbox.sint(1, nano(extractBox[2]))
-	bbox.sint(2, nano(extractBox[3]))
-	bbox.sint(3, nano(extractBox[1]))
-	bbox.sint(4, nano(extractBox[0]))
+	bbox.sint(1, nano(w.box[2]))
+	bbox.sint(2, nano(w.box[3]))
+	bbox.sint(3, nano(w.box[1]))
+	bbox.sint(4, nano(w.box[0]))
 	hb.bytes(1, bbox.b)
 	hb.str(4, "OsmSchema-V0.6")
 	hb.str(4, "DenseNodes")

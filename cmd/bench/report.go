@@ -26,6 +26,9 @@ type row struct {
 	// skipped, when set, says why the row was not measured (a server it
 	// needs is not configured or does not answer); the run does not fail.
 	skipped string
+	// reported, when set, marks a row that has no target to meet: a
+	// figure the table reports.
+	reported bool
 }
 
 func (r row) metCell() string {
@@ -34,6 +37,8 @@ func (r row) metCell() string {
 		return "skipped: " + r.skipped
 	case r.failure != "":
 		return "ERROR: " + r.failure
+	case r.reported:
+		return "reported"
 	case r.met:
 		return "yes"
 	}

@@ -17,7 +17,7 @@ import (
 )
 
 // scenarioNames are the scenarios in the order they run (and -only names).
-var scenarioNames = []string{"warm", "instructions", "cold", "herd", "batch", "acs-states", "search", "facts-warm", "pg-warm", "pg-cold", "fleet-herd", "pg-search", "facts-load", "pg-facts-load", "osm", "pg-osm", "polygons", "pg-polygons", "county-cold", "memory", "startup"}
+var scenarioNames = []string{"warm", "instructions", "cold", "herd", "batch", "acs-states", "search", "facts-warm", "pg-warm", "pg-cold", "fleet-herd", "pg-search", "facts-load", "pg-facts-load", "osm", "pg-osm", "polygons", "pg-polygons", "county-cold", "addresses", "pg-addresses", "county-cold-local", "pg-county-cold-local", "memory", "startup"}
 
 // optionalScenarios run only when -only names them, after the others: a
 // row whose target waits on work not done yet, kept ready to measure it.
@@ -65,6 +65,11 @@ type bench struct {
 	pgNone   string          // why there is no PostgreSQL to measure ("": none known)
 	polys    *polygonFiles   // the polygons rows' files, once written
 	county   []sandbox.Place // the addresses of the county-cold row (none unless it runs)
+	addrs    *addressFiles   // the addresses rows' files, once written
+	local    *localFiles     // the county-cold-local rows' other files, once written
+	// accuracyDone is set once the accuracy row is added (by the first
+	// addresses row measured).
+	accuracyDone bool
 }
 
 func (b *bench) logf(format string, args ...any) {
@@ -102,6 +107,8 @@ func run(ctx context.Context, o options, command string, out, errOut io.Writer) 
 		"facts-warm": b.factsWarm, "facts-load": b.factsLoad, "pg-facts-load": b.pgFactsLoad,
 		"osm": b.osm, "pg-osm": b.pgOSM,
 		"polygons": b.polygons, "pg-polygons": b.pgPolygons, "county-cold": b.countyCold,
+		"addresses": b.addresses, "pg-addresses": b.pgAddresses,
+		"county-cold-local": b.countyColdLocal, "pg-county-cold-local": b.pgCountyColdLocal,
 	}
 	for _, name := range slices.Concat(scenarioNames, optionalScenarios) {
 		if err := ctx.Err(); err != nil {
@@ -187,7 +194,11 @@ func (b *bench) setup(ctx context.Context) error {
 	if o.runs("county-cold") {
 		b.county = countyPlaces()
 	}
-	b.sb = sandbox.New(slices.Concat(b.places, b.synth, b.acs, b.county), sandbox.Options{Seed: 1})
+	var local []sandbox.Place
+	if o.runs("county-cold-local") || o.runs("pg-county-cold-local") {
+		local = countyACSPlaces(b.places[0])
+	}
+	b.sb = sandbox.New(slices.Concat(b.places, b.synth, b.acs, b.county, local), sandbox.Options{Seed: 1})
 	var err error
 	if b.sbRoot, err = b.sb.Start("127.0.0.1:0"); err != nil {
 		return err

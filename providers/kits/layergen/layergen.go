@@ -4,7 +4,8 @@
 // county layers, the NFHL's S_FLD_HAZ_AR and S_FIRM_PAN), so that loading
 // and point lookups can be measured at scale without the files themselves:
 // the store's latency test writes the layers straight into each engine, the
-// benchmark writes them as shapefiles (WriteShapefile) and loads them with
+// benchmark writes them as shapefiles (WriteShapefile, which also writes
+// layers of lines, for package addrgen's street edges) and loads them with
 // propertyd data load.
 //
 // Every layer tiles its area: a point inside a layer's box (Tracts.Inner,
@@ -24,21 +25,26 @@ import (
 	"github.com/paulmach/orb"
 )
 
-// Feature is one polygon of a layer: its key as the publisher identifies
-// it (a GEOID, a FLD_AR_ID, a FIRM_PAN), its shape as RFC 7946 orients it
-// (outer rings counter-clockwise, holes clockwise, every ring closed) and
+// Feature is one polygon or line of a layer: its key as the publisher
+// identifies it (a GEOID, a FLD_AR_ID, a FIRM_PAN, a TLID), its shape and
 // its attributes, Values[i] the value of the layer's Columns[i]: a string,
-// int64, float64, time.Time (a date) or nil.
+// int64, float64, time.Time (a date) or nil. A polygon is oriented as
+// RFC 7946 orients it (outer rings counter-clockwise, holes clockwise,
+// every ring closed); a line (a street edge of TIGER/Line's ADDRFEAT) is
+// set in Line instead, Polygon nil, and runs from its first point as the
+// publisher digitized it. A layer's features are all polygons or all
+// lines, as a shapefile holds one shape type.
 type Feature struct {
 	Key     string
 	Polygon orb.Polygon
+	Line    orb.LineString
 	Values  []any
 }
 
-// Vertices is how many points the feature's rings hold, the closing ones
-// included, as a shapefile stores them.
+// Vertices is how many points the feature's rings (or line) hold, the
+// closing ones included, as a shapefile stores them.
 func (f Feature) Vertices() int {
-	n := 0
+	n := len(f.Line)
 	for _, r := range f.Polygon {
 		n += len(r)
 	}

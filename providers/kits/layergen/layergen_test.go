@@ -148,3 +148,53 @@ func columnNames(cols []layergen.Column) []string {
 	}
 	return out
 }
+
+// TestLinesAreWrittenAsPolyLines: a layer of lines (TIGER/Line's street
+// edges) reads back as the lines written, in their order of points, and a
+// layer that mixes lines and polygons is refused rather than written as
+// a shapefile no reader takes.
+func TestLinesAreWrittenAsPolyLines(t *testing.T) {
+	cols := []layergen.Column{{Name: "TLID", Type: 'N', Width: 10}}
+	lines := []orb.LineString{{{-77.5, 39}, {-77.499, 39.0001}, {-77.498, 39}}, {{-77.4, 39.1}, {-77.4, 39.2}}}
+	base := filepath.Join(t.TempDir(), "edges")
+	n, err := layergen.WriteShapefile(base, layergen.Layer{Name: "edges", Columns: cols,
+		Each: func(yield func(layergen.Feature) error) error {
+			for i, l := range lines {
+				if err := yield(layergen.Feature{Key: "e", Line: l, Values: []any{int64(i + 1)}}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}})
+	if err != nil || n.Features != 2 || n.Vertices != 5 {
+		t.Fatalf("wrote %+v, %v; want 2 lines of 5 points", n, err)
+	}
+	r, err := geofile.Open(base+".shp", geofile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for i, want := range lines {
+		f, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := f.Geometry.(orb.LineString)
+		if ms, isMulti := f.Geometry.(orb.MultiLineString); isMulti && len(ms) == 1 {
+			got, ok = ms[0], true
+		}
+		if !ok || !orb.Equal(got, want) || f.Properties["TLID"] != int64(i+1) {
+			t.Errorf("line %d read back as %#v %v, want %v", i, f.Geometry, f.Properties, want)
+		}
+	}
+	_, err = layergen.WriteShapefile(filepath.Join(t.TempDir(), "mixed"), layergen.Layer{Name: "mixed", Columns: cols,
+		Each: func(yield func(layergen.Feature) error) error {
+			if err := yield(layergen.Feature{Key: "a", Line: lines[0], Values: []any{int64(1)}}); err != nil {
+				return err
+			}
+			return yield(layergen.Feature{Key: "b", Polygon: orb.Polygon{{{0, 0}, {1, 0}, {1, 1}, {0, 0}}}, Values: []any{int64(2)}})
+		}})
+	if err == nil {
+		t.Error("a layer of lines and polygons was written")
+	}
+}

@@ -27,7 +27,8 @@ type Written struct {
 // .dbf, .prj (NAD83) and .cpg (UTF-8), as the Census Bureau and FEMA ship
 // theirs: ESRI's Shapefile Technical Description (July 1998) for the
 // polygons, each outer ring clockwise and each hole counter-clockwise as
-// it has them, and dBase III for the attributes (C fields left-aligned, N
+// it has them, or the lines (PolyLine, shape type 3, one part each, in the
+// order of their points), and dBase III for the attributes (C fields left-aligned, N
 // fields right-aligned with their decimals, D fields YYYYMMDD, nil blank).
 // It streams: one feature is in memory at a time, whatever the layer's
 // size; the headers' counts and box are written last. A value that does
@@ -61,10 +62,18 @@ type shapeWriter struct {
 	box           orb.Bound
 	n             Written
 	buf           []byte
+	shape         uint32 // shapePolygon or shapePolyLine, from the first feature
 }
 
+// The shape types of the Shapefile Technical Description that
+// WriteShapefile writes.
+const (
+	shapePolyLine = 3
+	shapePolygon  = 5
+)
+
 func newShapeWriter(base string, cols []Column) (*shapeWriter, error) {
-	w := &shapeWriter{cols: cols, offset: 100}
+	w := &shapeWriter{cols: cols, offset: 100, shape: shapePolygon}
 	for i, ext := range []string{".shp", ".shx", ".dbf"} {
 		f, err := os.Create(base + ext)
 		if err != nil {
@@ -117,7 +126,7 @@ func (w *shapeWriter) shpHeader(length int64) []byte {
 	binary.BigEndian.PutUint32(h, 9994)
 	binary.BigEndian.PutUint32(h[24:], uint32(length/2))
 	binary.LittleEndian.PutUint32(h[28:], 1000)
-	binary.LittleEndian.PutUint32(h[32:], 5) // polygons
+	binary.LittleEndian.PutUint32(h[32:], w.shape)
 	for i, v := range []float64{w.box.Min[0], w.box.Min[1], w.box.Max[0], w.box.Max[1]} {
 		binary.LittleEndian.PutUint64(h[36+8*i:], math.Float64bits(v))
 	}
@@ -130,8 +139,20 @@ func (w *shapeWriter) write(f Feature) error {
 	if len(f.Values) != len(w.cols) {
 		return fmt.Errorf("feature %s has %d values for %d columns", f.Key, len(f.Values), len(w.cols))
 	}
+	shape, parts := uint32(shapePolygon), len(f.Polygon)
+	if f.Line != nil {
+		shape, parts = shapePolyLine, 1
+		if f.Polygon != nil || len(f.Line) < 2 {
+			return fmt.Errorf("feature %s: a line needs two points or more and no polygon", f.Key)
+		}
+	}
+	if w.n.Features == 0 {
+		w.shape = shape
+	} else if shape != w.shape {
+		return fmt.Errorf("feature %s: lines and polygons in one layer", f.Key)
+	}
 	points := f.Vertices()
-	size := 44 + 4*len(f.Polygon) + 16*points
+	size := 44 + 4*parts + 16*points
 	if w.offset+8+int64(size) > math.MaxInt32*2 {
 		return fmt.Errorf("feature %s: the .shp would pass the format's 4 GiB", f.Key)
 	}
@@ -140,13 +161,21 @@ func (w *shapeWriter) write(f Feature) error {
 	}
 	c := w.buf[:size]
 	box := f.Polygon.Bound()
-	binary.LittleEndian.PutUint32(c, 5)
+	if f.Line != nil {
+		box = f.Line.Bound()
+	}
+	binary.LittleEndian.PutUint32(c, shape)
 	for i, v := range []float64{box.Min[0], box.Min[1], box.Max[0], box.Max[1]} {
 		binary.LittleEndian.PutUint64(c[4+8*i:], math.Float64bits(v))
 	}
-	binary.LittleEndian.PutUint32(c[36:], uint32(len(f.Polygon)))
+	binary.LittleEndian.PutUint32(c[36:], uint32(parts))
 	binary.LittleEndian.PutUint32(c[40:], uint32(points))
-	at, k := 44+4*len(f.Polygon), 0
+	at, k := 44+4*parts, 0
+	put := func(pt orb.Point) {
+		binary.LittleEndian.PutUint64(c[at+16*k:], math.Float64bits(pt[0]))
+		binary.LittleEndian.PutUint64(c[at+16*k+8:], math.Float64bits(pt[1]))
+		k++
+	}
 	for i, ring := range f.Polygon {
 		binary.LittleEndian.PutUint32(c[44+4*i:], uint32(k))
 		// ESRI's orientation: the outer ring clockwise, holes not.
@@ -156,9 +185,13 @@ func (w *shapeWriter) write(f Feature) error {
 			if backwards {
 				pt = ring[len(ring)-1-n]
 			}
-			binary.LittleEndian.PutUint64(c[at+16*k:], math.Float64bits(pt[0]))
-			binary.LittleEndian.PutUint64(c[at+16*k+8:], math.Float64bits(pt[1]))
-			k++
+			put(pt)
+		}
+	}
+	if f.Line != nil {
+		binary.LittleEndian.PutUint32(c[44:], 0)
+		for _, pt := range f.Line {
+			put(pt)
 		}
 	}
 	var rh [8]byte
