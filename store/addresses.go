@@ -54,19 +54,21 @@ func (db *DB) newAddresses() addrsql.Addresses {
 // constant, so a lookup tests it once, before seeking the arm's index.
 type addrTables struct{}
 
-// The columns of a generation's tables: 0024's.
+// The columns of a generation's tables after their generation (the
+// default of each row's): 0024's.
 const (
-	addrPointColumns = `id INTEGER PRIMARY KEY, generation INTEGER NOT NULL, state TEXT NOT NULL, street TEXT NOT NULL,
-	unit TEXT NOT NULL, city TEXT NOT NULL, zip TEXT NOT NULL, lat REAL NOT NULL, lng REAL NOT NULL, key TEXT NOT NULL`
-	addrRangeColumns = `id INTEGER PRIMARY KEY, generation INTEGER NOT NULL, state TEXT NOT NULL, name TEXT NOT NULL,
-	span INTEGER NOT NULL, lo INTEGER NOT NULL, hi INTEGER NOT NULL, descending INTEGER NOT NULL, parity TEXT NOT NULL,
-	side TEXT NOT NULL, zip TEXT NOT NULL, key TEXT NOT NULL, line BLOB NOT NULL`
+	addrPointColumns = `state TEXT NOT NULL, street TEXT NOT NULL, unit TEXT NOT NULL, city TEXT NOT NULL,
+	zip TEXT NOT NULL, lat REAL NOT NULL, lng REAL NOT NULL, key TEXT NOT NULL`
+	addrRangeColumns = `state TEXT NOT NULL, name TEXT NOT NULL, span INTEGER NOT NULL, lo INTEGER NOT NULL,
+	hi INTEGER NOT NULL, descending INTEGER NOT NULL, parity TEXT NOT NULL, side TEXT NOT NULL, zip TEXT NOT NULL,
+	key TEXT NOT NULL, line BLOB NOT NULL`
 )
 
 func (addrTables) Create(ctx context.Context, c sqlshared.Conn, gen int64) error {
+	head := `(id INTEGER PRIMARY KEY, generation INTEGER NOT NULL DEFAULT ` + strconv.FormatInt(gen, 10) + `, `
 	for _, q := range []string{
-		`CREATE TABLE IF NOT EXISTS ` + addrsql.PointsTable(gen) + ` (` + addrPointColumns + `)`,
-		`CREATE TABLE IF NOT EXISTS ` + addrsql.RangesTable(gen) + ` (` + addrRangeColumns + `)`,
+		`CREATE TABLE IF NOT EXISTS ` + addrsql.PointsTable(gen) + ` ` + head + addrPointColumns + `)`,
+		`CREATE TABLE IF NOT EXISTS ` + addrsql.RangesTable(gen) + ` ` + head + addrRangeColumns + `)`,
 	} {
 		if _, err := c.Exec(ctx, q); err != nil {
 			return err

@@ -20,6 +20,7 @@ var addrDialect = &addrsql.Dialect{
 	In:     func(column, param string) string { return column + " = ANY(" + param + "::bigint[])" },
 	List:   func(generations []int64) any { return generations },
 	Copy:   true,
+	Batch:  `SET LOCAL synchronous_commit = off`,
 	Tables: addrTables{},
 }
 

@@ -2,9 +2,13 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/propertyd/propertyd/providers"
 )
@@ -70,5 +74,83 @@ func TestAddressPlansGoThroughTheirIndexes(t *testing.T) {
 				t.Logf("analyzed %v: %s plan %s", analyzed, c.name, plan)
 			}
 		}
+	}
+}
+
+// A publication waits for no reader: a transaction reading the addresses
+// served (holding its lock on address_points and address_ranges until it
+// ends, as a long lookup or a backup would) leaves a load's publication,
+// which attaches the load's tables to both, to finish at once, and the
+// reader, on its snapshot, still reads what it read. A drop of the former
+// generation, which must wait for the reader, gives up (for a later drop)
+// rather than queue the reader's successors behind it for long.
+func TestAnAddressPublicationWaitsForNoReader(t *testing.T) {
+	ctx := context.Background()
+	db, u := openFresh(t)
+	load := func(name, key string) providers.DatasetLoad {
+		t.Helper()
+		l, _, err := db.BeginDataset(ctx, providers.KindAddresses, name, "fp-"+key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.StageAddresses(ctx, &l, providers.Checkpoint{Done: 1},
+			[]providers.AddressPoint{{Street: "1 A ST", State: "DC", Key: key}}, nil); err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	first := load("oa-dc", "first")
+	if _, err := db.PublishDataset(ctx, first, providers.Dataset{}); err != nil {
+		t.Fatal(err)
+	}
+	reader, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close(ctx)
+	tx, err := reader.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	count := func() int64 {
+		var n int64
+		if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM address_points WHERE state = 'DC'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("the reader counts %d points, want 1", n)
+	}
+	second := load("oa-dc", "second")
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	start := time.Now()
+	if _, err := db.PublishDataset(pctx, second, providers.Dataset{}); err != nil {
+		t.Fatalf("the publication beside a reader: %v (after %v); want it done without waiting", err, time.Since(start))
+	}
+	if n := count(); n != 1 {
+		t.Errorf("the reader counts %d points after the publication, want the 1 it read", n)
+	}
+	got, err := db.AddressPointsAt(ctx, []int64{second.Generation}, "DC", "1 A ST", "")
+	if err != nil || len(got) != 1 || got[0].Key != "second" {
+		t.Errorf("the load published beside a reader serves %+v, %v; want its point", got, err)
+	}
+	dctx, dcancel := context.WithTimeout(ctx, time.Second)
+	defer dcancel()
+	err = db.DropAddresses(dctx, first.Generation)
+	if !errors.Is(err, providers.ErrKeep) && !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a drop of the former generation while a reader holds it: %v; want it kept for later", err)
+	}
+	if n := count(); n != 1 {
+		t.Errorf("the reader counts %d points after a drop was tried, want the 1 it read", n)
+	}
+	tx.Rollback(ctx)
+	if err := db.DropAddresses(ctx, first.Generation); err != nil {
+		t.Errorf("the drop once the reader is done: %v", err)
+	}
+	if got, _ := db.AddressPointsAt(ctx, []int64{first.Generation, second.Generation}, "DC", "1 A ST", ""); len(got) != 1 || got[0].Key != "second" {
+		t.Errorf("after the drop: %+v, want the second load's point alone", got)
 	}
 }

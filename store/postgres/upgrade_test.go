@@ -200,7 +200,8 @@ func TestAddressesServedBefore0025MoveIntoTablesOfTheirGeneration(t *testing.T) 
 		`SELECT COUNT(*) FROM address_ranges_g3 WHERE id = 12`:                                                              1,
 		`SELECT COUNT(*) FROM pg_inherits WHERE inhrelid IN ('address_points_g3'::regclass, 'address_ranges_g3'::regclass)`: 2,
 		`SELECT COUNT(*) FROM pg_indexes WHERE tablename IN ('address_points_g3', 'address_ranges_g3')`:                     2,
-		`SELECT COUNT(*) FROM pg_class WHERE relname LIKE 'address_%_0024' OR relname LIKE 'address_%staged%'`:              0,
+		`SELECT COUNT(*) FROM pg_class WHERE relnamespace = current_schema()::regnamespace
+			AND (relname LIKE 'address%0024' OR relname LIKE 'address%staged%')`: 0,
 	} {
 		if n := count(t, q); n != want {
 			t.Errorf("%s = %d after 0025, want %d", q, n, want)

@@ -50,6 +50,8 @@ type Dialect struct {
 	// Rows is how many rows one INSERT writes where the engine does not
 	// copy (0 for 1): fewer statements to step for the same values.
 	Rows int
+	// Batch, when set, is run first in the transaction of each batch.
+	Batch string
 	// Tables keeps each generation's rows in tables of its own.
 	Tables Tables
 	// Legacy names the tables of rows written before the tables of a
@@ -63,8 +65,9 @@ type Dialect struct {
 // tables of their own, named by PointsTable and RangesTable (migration
 // 0025).
 type Tables interface {
-	// Create makes generation's tables, unindexed, unless they are there
-	// (a load resumed), on c, the transaction of one of its batches.
+	// Create makes generation's tables, unindexed, the generation the
+	// default of their generation column, unless they are there (a load
+	// resumed), on c, the transaction of one of its batches.
 	Create(ctx context.Context, c sqlshared.Conn, generation int64) error
 	// Publish indexes generation's tables, creating them if its load
 	// wrote none, and makes them read through address_points and
@@ -95,10 +98,11 @@ type Copier interface {
 }
 
 // The columns a batch writes, in the order of their insert statements'
-// arguments; the ids are the tables' own.
+// arguments; the ids are the tables' own, and the generation the default
+// of its tables (Tables.Create).
 var (
-	pointColumns = []string{"generation", "state", "street", "unit", "city", "zip", "lat", "lng", "key"}
-	rangeColumns = []string{"generation", "state", "name", "span", "lo", "hi", "descending", "parity", "side",
+	pointColumns = []string{"state", "street", "unit", "city", "zip", "lat", "lng", "key"}
+	rangeColumns = []string{"state", "name", "span", "lo", "hi", "descending", "parity", "side",
 		"zip", "key", "line"}
 )
 
@@ -202,7 +206,7 @@ func (a Addresses) StageAddresses(ctx context.Context, load *providers.DatasetLo
 		if err := checkPoint(p); err != nil {
 			return providers.Invalid("points", fmt.Sprintf("point %d (%q): %s", i, p.Key, err))
 		}
-		prows[i] = []any{gen, p.State, p.Street, p.Unit, p.City, p.Zip, p.Point.Lat, p.Point.Lng, p.Key}
+		prows[i] = []any{p.State, p.Street, p.Unit, p.City, p.Zip, p.Point.Lat, p.Point.Lng, p.Key}
 	}
 	rrows := make([][]any, len(ranges))
 	for i, r := range ranges {
@@ -213,10 +217,15 @@ func (a Addresses) StageAddresses(ctx context.Context, load *providers.DatasetLo
 		if lo > hi {
 			lo, hi, desc = hi, lo, 1
 		}
-		rrows[i] = []any{gen, r.State, r.Name, spanOf(lo, hi), lo, hi, desc, string(r.Parity), string(r.Side),
+		rrows[i] = []any{r.State, r.Name, spanOf(lo, hi), lo, hi, desc, string(r.Parity), string(r.Side),
 			r.Zip, r.Key, lineWKB(r.Line)}
 	}
 	err := a.DB.Tx(ctx, func(c sqlshared.Conn) error {
+		if a.S.d.Batch != "" {
+			if _, err := c.Exec(ctx, a.S.d.Batch); err != nil {
+				return err
+			}
+		}
 		if err := a.Life.Checkpoint(ctx, c, load, cp); err != nil {
 			return err
 		}

@@ -67,14 +67,20 @@ CREATE TABLE address_ranges (
 ALTER TABLE address_ranges ALTER COLUMN line SET STORAGE EXTERNAL;
 
 -- address_stage creates the tables of generation g, unindexed and
--- unattached, unless they are there (a resumed load).
+-- unattached, g the default of their generation column (a batch copies
+-- the other columns alone), unless they are there (a resumed load).
 CREATE FUNCTION address_stage(g BIGINT) RETURNS VOID LANGUAGE plpgsql AS $$
 DECLARE
     k TEXT;
+    t TEXT;
 BEGIN
     FOREACH k IN ARRAY ARRAY['points', 'ranges'] LOOP
-        EXECUTE format('CREATE TABLE IF NOT EXISTS %I (LIKE %I INCLUDING DEFAULTS INCLUDING STORAGE, CHECK (generation = %s))',
-            'address_' || k || '_g' || g, 'address_' || k, g);
+        t := 'address_' || k || '_g' || g;
+        IF to_regclass(t) IS NULL THEN
+            EXECUTE format('CREATE TABLE %I (LIKE %I INCLUDING DEFAULTS INCLUDING STORAGE, CHECK (generation = %s))',
+                t, 'address_' || k, g);
+            EXECUTE format('ALTER TABLE %I ALTER COLUMN generation SET DEFAULT %s', t, g);
+        END IF;
     END LOOP;
 END $$;
 
