@@ -14,7 +14,11 @@ import (
 // a list of generations is one bigint[] argument, which prunes the
 // partitions of address_points and address_ranges to the generations
 // named (migration 0025). A batch is copied (COPY, binary) into its
-// generation's tables, its ids the sequences' defaults.
+// generation's tables, its ids the sequences' defaults, and its commit
+// does not wait for the server's log to reach the disk: a load commits a
+// batch every few milliseconds, and a commit the server loses in a crash
+// loses the batch's checkpoint with its rows, so the load resumes before
+// them and writes no row twice.
 var addrDialect = &addrsql.Dialect{
 	Param:  dialect.Param,
 	In:     func(column, param string) string { return column + " = ANY(" + param + "::bigint[])" },

@@ -182,11 +182,12 @@ type Addresses struct {
 
 var _ providers.AddressStore = Addresses{}
 
-// StageAddresses checks every point and range, then writes them under
-// load's generation, and load's checkpoint cp, in one transaction (see
-// providers.AddressStore): staged, read from the load's publication on.
-// It returns KindInvalid, writing nothing, for a point without a street or state or with coordinates off the globe, a
-// range without a name or state, with a number below 0, a parity other
+// StageAddresses checks every point and range, then writes them into the
+// tables of load's generation (Tables.Create makes them with its first
+// batch), and load's checkpoint cp, in one transaction (see
+// providers.AddressStore): read from the load's publication on. It
+// returns KindInvalid, writing nothing, for a point without a street or
+// state or with coordinates off the globe, a range without a name or state, with a number below 0, a parity other
 // than O, E, B, a side other than L, R, or a line of fewer than 2 points
 // or off the globe, and for text that PostgreSQL could not store (not
 // UTF-8, or holding NUL), so that both engines refuse the same rows. A
