@@ -100,7 +100,7 @@ func TestASupersededBatchStagesNothing(t *testing.T) {
 		t.Fatalf("StageAddresses of a superseded load: %v, want superseded", err)
 	}
 	var n int
-	if err := db.readers.QueryRow(`SELECT COUNT(*) FROM sqlite_schema WHERE name LIKE 'address_%_g%'`).Scan(&n); err != nil || n != 0 {
+	if err := db.readers.QueryRow(`SELECT COUNT(*) FROM sqlite_schema WHERE name GLOB 'address_*_g[0-9]*'`).Scan(&n); err != nil || n != 0 {
 		t.Errorf("%d tables of a generation (%v) after a superseded batch, want none", n, err)
 	}
 }

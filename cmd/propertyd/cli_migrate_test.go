@@ -16,7 +16,7 @@ import (
 func TestMigrateCreatesAndUpgrades(t *testing.T) {
 	dbPath := filepath.Join(t.TempDir(), "new", "folder", "p.db")
 	code, out, errs := runCLI("migrate", "-database", dbPath)
-	if code != exitOK || out != "created "+dbPath+": schema version 24\n" {
+	if code != exitOK || out != "created "+dbPath+": schema version 25\n" {
 		t.Fatalf("fresh path: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	db, err := store.Open(context.Background(), dbPath, store.Options{})
@@ -29,7 +29,7 @@ func TestMigrateCreatesAndUpgrades(t *testing.T) {
 	db.Close()
 
 	code, out, _ = runCLI("migrate", "-database", dbPath)
-	if code != exitOK || out != dbPath+": schema version 24 (up to date)\n" {
+	if code != exitOK || out != dbPath+": schema version 25 (up to date)\n" {
 		t.Fatalf("second run: exit %d, %q", code, out)
 	}
 }
@@ -79,11 +79,11 @@ func TestMigrateOnPostgres(t *testing.T) {
 	u := pgtest.Schema(t)
 	name := engine.Describe(u)
 	code, out, errs := runCLI("migrate", "-database", u)
-	if code != exitOK || out != "created "+name+": schema version 24\n" {
+	if code != exitOK || out != "created "+name+": schema version 25\n" {
 		t.Fatalf("fresh schema: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	code, out, _ = runCLI("migrate", "-database", u)
-	if code != exitOK || out != name+": schema version 24 (up to date)\n" {
+	if code != exitOK || out != name+": schema version 25 (up to date)\n" {
 		t.Fatalf("second run: exit %d, %q", code, out)
 	}
 	pgtest.Exec(t, u, "INSERT INTO schema_migrations (version, name) VALUES (9999, '9999_future.sql')")

@@ -40,8 +40,8 @@ func TestTheNameChoosesTheEngine(t *testing.T) {
 		t.Fatalf("Open of a file path: %v", err)
 	}
 	db.Close()
-	if v, exists := Version(ctx, path); v != 24 || !exists {
-		t.Fatalf("Version after Open = %d, %v; want 24 and existing", v, exists)
+	if v, exists := Version(ctx, path); v != 25 || !exists {
+		t.Fatalf("Version after Open = %d, %v; want 25 and existing", v, exists)
 	}
 }
 
