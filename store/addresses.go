@@ -12,8 +12,9 @@ import (
 // addrDialect is SQLite's statements for address points and ranges: a
 // list of generations is one argument, a JSON array the lookup reads with
 // json_each, which SQLite takes as the values of an IN (migration 0024).
-// A batch is inserted addrRows rows a statement on one prepared statement
-// of the writer (ExecMany), which costs SQLite no parse a row.
+// A batch is inserted a row at a time on one prepared statement of the
+// writer (ExecMany), which costs SQLite no parse a row: fifty rows an
+// INSERT cost as much CPU (5.5 s against 5.5 s, a million points).
 var addrDialect = &addrsql.Dialect{
 	Param: factDialect.Param,
 	In:    func(column, param string) string { return column + " IN (SELECT value FROM json_each(" + param + "))" },
@@ -29,13 +30,9 @@ var addrDialect = &addrsql.Dialect{
 		b.WriteByte(']')
 		return b.String()
 	},
-	Rows:   addrRows,
 	Tables: addrTables{},
 	Legacy: []string{"address_points_0024", "address_ranges_0024"},
 }
-
-// addrRows is how many rows one INSERT of a batch writes.
-const addrRows = 50
 
 var addrStatements = addrsql.Build(addrDialect)
 

@@ -45,11 +45,8 @@ type Dialect struct {
 	// List is that argument: generations as In reads them.
 	List func(generations []int64) any
 	// Copy, when set, writes a batch's rows by copy (a sqlshared.Conn
-	// that is a Copier) rather than by INSERT.
+	// that is a Copier) rather than one INSERT a row.
 	Copy bool
-	// Rows is how many rows one INSERT writes where the engine does not
-	// copy (0 for 1): fewer statements to step for the same values.
-	Rows int
 	// Batch, when set, is run first in the transaction of each batch.
 	Batch string
 	// Tables keeps each generation's rows in tables of its own.
@@ -255,9 +252,8 @@ func (s *Statements) Publish(ctx context.Context, c sqlshared.Conn, generation i
 	return s.d.Tables.Publish(ctx, c, generation)
 }
 
-// put writes rows into table: by copy where the engine copies, else
-// Dialect.Rows rows an INSERT on one prepared statement (and the rest on
-// one of fewer rows).
+// put writes rows into table: by copy where the engine copies, else an
+// INSERT a row on one prepared statement.
 func (s *Statements) put(ctx context.Context, c sqlshared.Conn, table string, cols []string, rows [][]any) error {
 	if len(rows) == 0 {
 		return nil
@@ -265,31 +261,8 @@ func (s *Statements) put(ctx context.Context, c sqlshared.Conn, table string, co
 	if cp, ok := c.(Copier); ok && s.d.Copy {
 		return cp.CopyRows(ctx, table, cols, rows)
 	}
-	per := max(s.d.Rows, 1)
-	for len(rows) > 0 {
-		n := min(per, len(rows))
-		full := len(rows) / n * n
-		args := make([][]any, 0, full/n)
-		for i := 0; i < full; i += n {
-			a := make([]any, 0, n*len(cols))
-			for _, r := range rows[i : i+n] {
-				a = append(a, r...)
-			}
-			args = append(args, a)
-		}
-		if err := c.ExecMany(ctx, s.insert(table, cols, n), args); err != nil {
-			return err
-		}
-		rows = rows[full:]
-	}
-	return nil
-}
-
-// insert is the statement that writes n rows into table.
-func (s *Statements) insert(table string, cols []string, n int) string {
-	one := `(?` + strings.Repeat(", ?", len(cols)-1) + `)`
-	return sqlshared.Bind(`INSERT INTO `+table+` (`+strings.Join(cols, ", ")+`) VALUES `+one+
-		strings.Repeat(", "+one, n-1), s.d.Param)
+	return c.ExecMany(ctx, sqlshared.Bind(`INSERT INTO `+table+` (`+strings.Join(cols, ", ")+`) VALUES (?`+
+		strings.Repeat(", ?", len(cols)-1)+`)`, s.d.Param), rows)
 }
 
 // checkText says what is wrong with the text field name, "" for nothing;
