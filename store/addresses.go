@@ -75,15 +75,18 @@ func (addrTables) Create(ctx context.Context, c sqlshared.Conn, gen int64) error
 }
 
 // Publish builds each table's index in one sorted pass: the lookups' of
-// 0024 less the generation, the same on every row.
+// 0024 less the generation, the same on every row, and led by the street
+// (the name) rather than the state, which a lookup names as well: the
+// sort then tells most keys apart by their first column, which the state
+// rarely does (a million points indexed in 1.0-1.35 s against 1.2-1.7 s).
 func (t addrTables) Publish(ctx context.Context, c sqlshared.Conn, gen int64) error {
 	if err := t.Create(ctx, c, gen); err != nil {
 		return err
 	}
 	p, r := addrsql.PointsTable(gen), addrsql.RangesTable(gen)
 	for _, q := range []string{
-		`CREATE INDEX IF NOT EXISTS ` + p + `_street ON ` + p + ` (state, street, unit)`,
-		`CREATE INDEX IF NOT EXISTS ` + r + `_street ON ` + r + ` (state, name, span, lo, hi)`,
+		`CREATE INDEX IF NOT EXISTS ` + p + `_street ON ` + p + ` (street, state, unit)`,
+		`CREATE INDEX IF NOT EXISTS ` + r + `_street ON ` + r + ` (name, state, span, lo, hi)`,
 	} {
 		if _, err := c.Exec(ctx, q); err != nil {
 			return err

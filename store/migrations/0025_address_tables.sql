@@ -2,8 +2,8 @@
 -- own (store/internal/addrsql, store/addresses.go): address_points_g<N>
 -- and address_ranges_g<N>, 0024's columns, rowid tables that the load of
 -- generation N creates and appends to, unindexed, a batch a transaction.
--- Its publication builds their indexes (state, street, unit) and (state,
--- name, span, lo, hi), each one sorted pass over keys alone, lists N in
+-- Its publication builds their indexes (street, state, unit) and (name,
+-- state, span, lo, hi), each one sorted pass over keys alone, lists N in
 -- address_generations, and writes the views address_points and
 -- address_ranges again with an arm for N, in the transaction that serves
 -- it. A generation is dropped by taking it out of the views and dropping
@@ -15,7 +15,12 @@
 -- s of a load of a million points (5.8 s) holding the writer. An index
 -- needs no generation once the table is the generation's; each arm of the
 -- views names its generation as a constant, which a lookup tests once
--- before seeking the arm's index.
+-- before seeking the arm's index. The indexes are led by the street (the
+-- name), not the state: a lookup names both, and a sort tells most keys
+-- apart by the street alone (SQLite compares a key's first column before
+-- the rest, PostgreSQL a prefix of it), which the state, the same on most
+-- rows, does not: SQLite indexed a million points in 1.0-1.35 s against
+-- 1.2-1.7 s, PostgreSQL in 1.6-2.5 s against 2.8-6.0 s.
 --
 -- The rows 0024 published stay where they are, renamed
 -- address_points_0024 and address_ranges_0024 (their indexes with them),

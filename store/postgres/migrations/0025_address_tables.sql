@@ -86,10 +86,13 @@ END $$;
 
 -- address_publish builds the indexes of generation g's tables (creating
 -- them if its load wrote none) and attaches them, each step unless it is
--- done: a point is sought by state, street and unit, a number's ranges by
--- state, name and span, then a run of starts (0024), the generation, the
--- same on every row, left to the partitions. The sort of each index is
--- given the memory to stay off disk.
+-- done: a point is sought by street, state and unit, a number's ranges by
+-- name, state and span, then a run of starts (0024), the generation, the
+-- same on every row, left to the partitions. The street (the name) leads,
+-- as on SQLite: the sort's abbreviated keys, a prefix of the first
+-- column, tell most streets apart and hardly any state (a million points
+-- in 1.6-2.5 s against 2.8-6.0 s). The sort of each index is given the
+-- memory to stay off disk.
 CREATE FUNCTION address_publish(g BIGINT) RETURNS VOID LANGUAGE plpgsql AS $$
 DECLARE
     p TEXT := 'address_points_g' || g;
@@ -97,8 +100,8 @@ DECLARE
 BEGIN
     PERFORM address_stage(g);
     PERFORM set_config('maintenance_work_mem', '256MB', true);
-    EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %I (state, street, unit)', p || '_street', p);
-    EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %I (state, name, span, lo, hi)', r || '_street', r);
+    EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %I (street, state, unit)', p || '_street', p);
+    EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %I (name, state, span, lo, hi)', r || '_street', r);
     IF NOT EXISTS (SELECT 1 FROM pg_inherits WHERE inhrelid = p::regclass) THEN
         EXECUTE format('ALTER TABLE address_points ATTACH PARTITION %I FOR VALUES IN (%s)', p, g);
     END IF;
