@@ -47,8 +47,8 @@ func (db *DB) newAddresses() addrsql.Addresses {
 // rowid tables a load appends to, indexed by its publication, which then
 // lists the generation in address_generations and writes the views
 // address_points and address_ranges again, one arm a generation published
-// (and one for the rows of 0024). Each arm names its generation as a
-// constant, so a lookup tests it once, before seeking the arm's index.
+// (addrViews). Each arm names its generation as a constant, so a lookup
+// tests it once, before seeking the arm's index.
 type addrTables struct{}
 
 // The columns of a generation's tables after their generation (the
@@ -123,8 +123,16 @@ func (addrTables) Drop(ctx context.Context, db sqlshared.DB, gen int64) error {
 }
 
 // addrViews writes the views address_points and address_ranges again:
-// the rows of 0024, then one arm for each generation published.
+// one arm for each generation published, and one for the rows of 0024
+// while it holds any (or no generation is published: a view needs an
+// arm). Every arm costs each lookup's preparation and a seek: a fresh
+// database's never read 0024's empty tables.
 func addrViews(ctx context.Context, c sqlshared.Conn) error {
+	var legacy bool
+	if _, err := sqlshared.QueryRow(ctx, c, `SELECT EXISTS (SELECT 1 FROM address_points_0024)
+		OR EXISTS (SELECT 1 FROM address_ranges_0024)`, nil, &legacy); err != nil {
+		return err
+	}
 	rows, err := c.Query(ctx, `SELECT generation FROM address_generations ORDER BY generation`)
 	if err != nil {
 		return err
@@ -146,16 +154,21 @@ func addrViews(ctx context.Context, c sqlshared.Conn) error {
 		points = `state, street, unit, city, zip, lat, lng, key`
 		ranges = `state, name, span, lo, hi, descending, parity, side, zip, key, line`
 	)
-	p := `CREATE VIEW address_points (id, generation, ` + points + `) AS
-	SELECT id, generation, ` + points + ` FROM address_points_0024`
-	r := `CREATE VIEW address_ranges (id, generation, ` + ranges + `) AS
-	SELECT id, generation, ` + ranges + ` FROM address_ranges_0024`
+	var p, r []string
+	if legacy || len(gens) == 0 {
+		p = append(p, `SELECT id, generation, `+points+` FROM address_points_0024`)
+		r = append(r, `SELECT id, generation, `+ranges+` FROM address_ranges_0024`)
+	}
+	// The generation a constant of the column's affinity: with another
+	// (a bare number) SQLite does not flatten the view into a lookup.
 	for _, g := range gens {
 		n := strconv.FormatInt(g, 10)
-		p += "\n\tUNION ALL SELECT id, CAST(" + n + " AS INTEGER), " + points + " FROM " + addrsql.PointsTable(g)
-		r += "\n\tUNION ALL SELECT id, CAST(" + n + " AS INTEGER), " + ranges + " FROM " + addrsql.RangesTable(g)
+		p = append(p, `SELECT id, CAST(`+n+` AS INTEGER), `+points+` FROM `+addrsql.PointsTable(g))
+		r = append(r, `SELECT id, CAST(`+n+` AS INTEGER), `+ranges+` FROM `+addrsql.RangesTable(g))
 	}
-	for _, q := range []string{`DROP VIEW IF EXISTS address_points`, `DROP VIEW IF EXISTS address_ranges`, p, r} {
+	for _, q := range []string{`DROP VIEW IF EXISTS address_points`, `DROP VIEW IF EXISTS address_ranges`,
+		`CREATE VIEW address_points (id, generation, ` + points + `) AS ` + strings.Join(p, "\n\tUNION ALL "),
+		`CREATE VIEW address_ranges (id, generation, ` + ranges + `) AS ` + strings.Join(r, "\n\tUNION ALL ")} {
 		if _, err := c.Exec(ctx, q); err != nil {
 			return err
 		}

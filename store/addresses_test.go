@@ -14,13 +14,24 @@ import (
 // A lookup seeks an index in each table it reads: a point by state,
 // street and unit, a number's ranges by state, name and each span, then
 // a short run of starts (migration 0024), in the tables of each
-// generation published (0025) and in the rows of 0024, never scanning a
-// table; the generation, a constant of each generation's arm of the
+// generation published (0025) and in the rows of 0024 an upgraded
+// database keeps, never scanning a table; the generation, a constant of each generation's arm of the
 // views, is tested once an arm. A drop's statements of 0024's rows each
 // read their range of ids through the key.
 func TestAddressLookupsSeekTheirIndexes(t *testing.T) {
 	db := openInternal(t)
 	ctx := context.Background()
+	// Rows 0024 published, as an upgraded database keeps them: their
+	// tables are an arm of the views while they hold any.
+	for _, q := range []string{
+		`INSERT INTO address_points_0024 (generation, state, street, unit, city, zip, lat, lng, key) VALUES (9, 'DC', '1 A ST', '', '', '', 0, 0, '')`,
+		`INSERT INTO address_ranges_0024 (generation, state, name, span, lo, hi, descending, parity, side, zip, key, line)
+			VALUES (9, 'DC', 'A ST', 0, 1, 9, 0, 'O', 'L', '', '', x'00')`,
+	} {
+		if _, err := db.writer.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var gens []int64
 	for _, name := range []string{"oa", "nad"} {
 		load, _, err := db.BeginDataset(ctx, providers.KindAddresses, name, "fp")
@@ -102,5 +113,30 @@ func TestASupersededBatchStagesNothing(t *testing.T) {
 	var n int
 	if err := db.readers.QueryRow(`SELECT COUNT(*) FROM sqlite_schema WHERE name GLOB 'address_*_g[0-9]*'`).Scan(&n); err != nil || n != 0 {
 		t.Errorf("%d tables of a generation (%v) after a superseded batch, want none", n, err)
+	}
+}
+
+// A database that holds no row of 0024 reads the tables of its
+// generations alone: each arm of the views costs every lookup's
+// preparation and a seek.
+func TestAFreshDatabaseLooksUpInTheGenerationsAlone(t *testing.T) {
+	db := openInternal(t)
+	ctx := context.Background()
+	load, _, err := db.BeginDataset(ctx, providers.KindAddresses, "oa", "fp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.StageAddresses(ctx, &load, providers.Checkpoint{Done: 1}, []providers.AddressPoint{{Street: "1 A ST", State: "DC"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.PublishDataset(ctx, load, providers.Dataset{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.readers.QueryRow("SELECT COUNT(*) FROM address_points").Scan(new(int)); err != nil {
+		t.Fatal(err)
+	}
+	plan := strings.Join(queryPlan(t, db, addrStatements.Planned()["pointsAt"], "DC", "1 A ST", "", fmt.Sprintf("[%d]", load.Generation)), " | ")
+	if strings.Contains(plan, "_0024") || !strings.Contains(plan, fmt.Sprintf("SEARCH address_points_g%d USING INDEX", load.Generation)) {
+		t.Errorf("pointsAt plan %q does not read generation %d's table alone", plan, load.Generation)
 	}
 }

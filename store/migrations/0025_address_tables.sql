@@ -24,8 +24,8 @@
 --
 -- The rows 0024 published stay where they are, renamed
 -- address_points_0024 and address_ranges_0024 (their indexes with them),
--- the first arm of the views, until their generations are dropped, a few
--- thousand ids a transaction. The rows it staged for loads not yet
+-- an arm of the views while they hold any; their generations are dropped
+-- a few thousand ids a transaction. The rows it staged for loads not yet
 -- published are dropped with its staged tables, and those loads with
 -- them: a load in progress across the upgrade starts again from its
 -- first row.
