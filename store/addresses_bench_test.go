@@ -35,7 +35,8 @@ type addressStore interface {
 // lookup. The targets: 200,000 points/s; p50 < 1 ms, p99 < 5 ms.
 //
 // A stage's op is one whole load (the time in StageAddresses and in the
-// publication, which indexes the rows; publish-s is the latter); the
+// publication, which indexes the rows, holding SQLite's writer
+// meanwhile; publish-s is the latter); the
 // lookups' ops are one lookup each:
 //
 //	PROPERTYD_BENCH_ADDRESSES=1000000 go test -run '^$' -bench Addresses -benchtime 2000x ./store/

@@ -496,3 +496,14 @@ func TestFactsAndExtractsServedBefore0023AreDatasets(t *testing.T) {
 		t.Errorf("the retired generation after 0023: %+v", ret)
 	}
 }
+
+// The address points and ranges served before 0025 are found after it,
+// beside a generation loaded since, and dropped with their generation; a
+// load in progress across it begins again.
+func TestAddressesServedBefore0025AreKept(t *testing.T) {
+	var stmts []stmt
+	for _, s := range storetest.Before0025 {
+		stmts = append(stmts, stmt{s.SQL, s.Args})
+	}
+	storetest.AddressesKeptThrough0025(t, upgradedFrom(t, 24, stmts...))
+}

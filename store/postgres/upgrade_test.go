@@ -4,6 +4,7 @@ import (
 	"context"
 	"io/fs"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -182,4 +183,29 @@ func TestFactsAndExtractsServedBefore0023AreDatasets(t *testing.T) {
 	if ret, _ := db.RetiredGenerations(ctx, "flood"); len(ret) != 1 || ret[0].Generation != 7 || ret[0].Name != "" {
 		t.Errorf("the retired generation after 0023: %+v", ret)
 	}
+}
+
+// The address points and ranges served before 0025 move into tables of
+// their generation, indexed and attached, and are found after it, as on
+// SQLite; 0024's tables are gone.
+func TestAddressesServedBefore0025MoveIntoTablesOfTheirGeneration(t *testing.T) {
+	var stmts []stmt
+	for _, s := range storetest.Before0025 {
+		stmts = append(stmts, stmt{strings.Replace(s.SQL, "?", "$1", 1), s.Args})
+	}
+	db := upgradedFrom(t, 24, stmts...)
+	count := countIn(db)
+	for q, want := range map[string]int64{
+		`SELECT COUNT(*) FROM address_points_g3 WHERE id = 11`:                                                              1,
+		`SELECT COUNT(*) FROM address_ranges_g3 WHERE id = 12`:                                                              1,
+		`SELECT COUNT(*) FROM pg_inherits WHERE inhrelid IN ('address_points_g3'::regclass, 'address_ranges_g3'::regclass)`: 2,
+		`SELECT COUNT(*) FROM pg_indexes WHERE tablename IN ('address_points_g3', 'address_ranges_g3')`:                     2,
+		`SELECT COUNT(*) FROM pg_class WHERE relnamespace = current_schema()::regnamespace
+			AND (relname LIKE 'address%0024' OR relname LIKE 'address%staged%')`: 0,
+	} {
+		if n := count(t, q); n != want {
+			t.Errorf("%s = %d after 0025, want %d", q, n, want)
+		}
+	}
+	storetest.AddressesKeptThrough0025(t, db)
 }

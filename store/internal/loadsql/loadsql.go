@@ -82,9 +82,9 @@ type Lifecycle struct {
 }
 
 // Publisher makes what a load staged under generation readable, on c, the
-// transaction of its publication: the address points and ranges are
-// staged unindexed and indexed in one sorted pass here
-// (store/internal/addrsql).
+// transaction of its publication: the tables of a generation's address
+// points and ranges, written unindexed, are indexed, one sorted pass
+// each, and made read with the rest here (store/internal/addrsql).
 type Publisher func(ctx context.Context, c sqlshared.Conn, generation int64) error
 
 var _ providers.DatasetStore = Lifecycle{}

@@ -495,3 +495,70 @@ func testAddressesDrop(t *testing.T, open Opener) {
 		t.Errorf("a drop of generation 0: %v, want invalid", err)
 	}
 }
+
+// Before0025 are the rows an engine's test writes, with their arguments,
+// into a database of schema 24 before AddressesKeptThrough0025 upgrades
+// it: the addresses dataset oa-dc served at generation 3, with a point
+// and a range (its line the little-endian WKB linestring the store
+// writes, two points) published, and the load of oa-md in progress at
+// generation 4, 5,000 rows done, a point of it staged. The columns are
+// 0021's and 0024's.
+var Before0025 = []struct {
+	SQL  string
+	Args []any
+}{
+	{`UPDATE dataset_generations SET n = 4`, nil},
+	{`INSERT INTO datasets (kind, name, generation, fingerprint, row_count, loaded_at)
+		VALUES ('addresses', 'oa-dc', 3, 'f1', 2, '2026-12-01T00:00:00.000Z')`, nil},
+	{`INSERT INTO address_points (id, generation, state, street, unit, city, zip, lat, lng, key)
+		VALUES (11, 3, 'DC', '1600 PENNSYLVANIA AVE NW', '', 'WASHINGTON', '20500', 38.8977, -77.0366, 'p1')`, nil},
+	{`INSERT INTO address_ranges (id, generation, state, name, span, lo, hi, descending, parity, side, zip, key, line)
+		VALUES (12, 3, 'DC', 'PENNSYLVANIA AVE NW', 0, 1600, 1698, 0, 'E', 'L', '20500', 'r1', ?)`, []any{[]byte{1, 2, 0, 0, 0, 2, 0, 0, 0,
+		0, 0, 0, 0, 0, 0, 0x54, 0xc0, 0, 0, 0, 0, 0, 0, 0x43, 0x40, // (-80, 38)
+		0, 0, 0, 0, 0, 0, 0x54, 0xc0, 0, 0, 0, 0, 0, 0x80, 0x43, 0x40}}}, // (-80, 39)
+	{`INSERT INTO dataset_loads (kind, name, generation, fingerprint, done, started_at)
+		VALUES ('addresses', 'oa-md', 4, 'f2', 5000, '2026-12-01T00:00:00.000Z')`, nil},
+	{`INSERT INTO address_points_staged (generation, state, street, unit, city, zip, lat, lng, key)
+		VALUES (4, 'MD', '1 MAIN ST', '', '', '', 39, -77, 'staged')`, nil},
+}
+
+// AddressesKeptThrough0025 checks, on db, a database written before
+// migration 0025 (the Before0025 rows) after it: the points and ranges
+// served are found as before, beside those of a generation loaded
+// since, and dropped with their generation; the load that was in
+// progress starts again from its first row (its staged rows went with
+// 0024's staged tables), under a new generation.
+func AddressesKeptThrough0025(t *testing.T, db Store) {
+	ctx := context.Background()
+	old := []int64{3}
+	if got := pointKeys(pointsAt(t, db, old, "DC", "1600 PENNSYLVANIA AVE NW", "")); !reflect.DeepEqual(got, []string{"p1"}) {
+		t.Fatalf("the point served before 0025: %v, want [p1]", got)
+	}
+	rs := rangesOn(t, db, old, "DC", "PENNSYLVANIA AVE NW", 1650)
+	if len(rs) != 1 || rs[0].Key != "r1" || rs[0].Generation != 3 || rs[0].From != 1600 || rs[0].To != 1698 ||
+		!reflect.DeepEqual(rs[0].Line, []providers.Point{{Lat: 38, Lng: -80}, {Lat: 39, Lng: -80}}) {
+		t.Fatalf("the range served before 0025: %+v, want r1 of generation 3 as written", rs)
+	}
+	md, _, err := db.BeginDataset(ctx, providers.KindAddresses, "oa-md", "f2")
+	if err != nil || md.Resumed || md.Generation <= 4 || md.Done != 0 {
+		t.Fatalf("the load in progress before 0025 = %+v, %v; want it begun again under a new generation", md, err)
+	}
+	stage(t, db, &md, providers.Checkpoint{Done: 1}, []providers.AddressPoint{{Street: "1 MAIN ST", State: "MD", Key: "new"}}, nil)
+	publish(t, db, md)
+	both := []int64{3, md.Generation}
+	if got := pointKeys(pointsAt(t, db, both, "MD", "1 MAIN ST", "")); !reflect.DeepEqual(got, []string{"new"}) {
+		t.Errorf("1 MAIN ST, MD after the load begun again: %v, want its own point alone (not the one staged before 0025)", got)
+	}
+	if err := db.DropAddresses(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	if got := pointsAt(t, db, both, "DC", "1600 PENNSYLVANIA AVE NW", ""); len(got) != 0 {
+		t.Errorf("the point of generation 3 after its drop: %+v", got)
+	}
+	if got := rangesOn(t, db, both, "DC", "PENNSYLVANIA AVE NW", 1650); len(got) != 0 {
+		t.Errorf("the range of generation 3 after its drop: %+v", got)
+	}
+	if got := pointKeys(pointsAt(t, db, both, "MD", "1 MAIN ST", "")); !reflect.DeepEqual(got, []string{"new"}) {
+		t.Errorf("the drop of generation 3 took generation %d's point: %v", md.Generation, got)
+	}
+}
