@@ -8,7 +8,7 @@ run:
 # tests that skipped and why (no PostgreSQL or Redis to test against, ...),
 # then "N passed, N failed"; the exit status is go test's.
 test:
-	go run ./cmd/testsummary -count=1 ./...
+	go run ./cmd/testsummary -count=1 -timeout 30m ./...
 
 # Compile every package and write the binaries: bin/propertyd (the
 # commands of README's "Command line") and bin/sandbox.
