@@ -292,12 +292,19 @@ func (g *Geocoder) Geocode(ctx context.Context, a providers.Address) (providers.
 
 // locate fills in the county, FIPS code and census tract of a match: from
 // the boundaries when they hold its point, else from rev at its point
-// (none when rev finds no county there, as the geocoder's answer would
-// have none). The match keeps its own State, as the geocoder's does.
+// (none when rev is nil, or finds no county there, as the geocoder's
+// answer would have none). The match keeps its own State, as the
+// geocoder's does.
 func (g *Geocoder) locate(ctx context.Context, rev providers.ReverseGeocoder, loc *providers.Location) error {
-	at, ok, err := g.Local.At(ctx, loc.Point)
-	if err != nil {
-		return err
+	var (
+		at  providers.Location
+		ok  bool
+		err error
+	)
+	if g.Local != nil {
+		if at, ok, err = g.Local.At(ctx, loc.Point); err != nil {
+			return err
+		}
 	}
 	if !ok {
 		if rev == nil {
@@ -324,20 +331,6 @@ func (g *Geocoder) Locate(ctx context.Context, loc *providers.Location, remote b
 	var rev providers.ReverseGeocoder
 	if r, ok := g.Next.(providers.ReverseGeocoder); ok && remote {
 		rev = r
-	}
-	if g.Local == nil {
-		if rev == nil {
-			return nil
-		}
-		at, err := run(ctx, g.Around, rev.Reverse, loc.Point)
-		if err != nil {
-			if providers.CodeOf(err) == providers.CodeLocationNotFound {
-				return nil
-			}
-			return err
-		}
-		loc.County, loc.FIPSCode, loc.CensusTract = at.County, at.FIPSCode, at.CensusTract
-		return nil
 	}
 	return g.locate(ctx, rev, loc)
 }

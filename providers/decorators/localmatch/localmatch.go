@@ -40,6 +40,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/propertyd/propertyd/providers"
@@ -77,6 +78,10 @@ type Geocoder struct {
 	served *dataload.Served
 	next   providers.Geocoder
 	only   bool
+	// states are the states of each generation served, read from its
+	// meta once: a generation is one publication, whose meta never
+	// changes, so a lookup parses no JSON.
+	states sync.Map // int64 -> []string (nil: every state)
 
 	local, remote atomic.Int64
 }
@@ -126,7 +131,7 @@ func (g *Geocoder) Match(ctx context.Context, a providers.Address) (loc provider
 		return providers.Location{}, false, nil // the geocoder's to refuse, in its words
 	}
 	var cands []providers.Location
-	_, err = g.served.ReadWhere(ctx, holds(n.State), func(ds []providers.Dataset) error {
+	_, err = g.served.ReadWhere(ctx, g.holds(n.State), func(ds []providers.Dataset) error {
 		var err error
 		cands, err = g.candidates(ctx, ds, n)
 		return err
@@ -155,14 +160,25 @@ func (g *Geocoder) Match(ctx context.Context, a providers.Address) (loc provider
 // holds keeps the addresses datasets of state (a dataset whose meta names
 // no state is kept: the store is asked rather than missing what is
 // loaded).
-func holds(state string) func(providers.Dataset) bool {
+func (g *Geocoder) holds(state string) func(providers.Dataset) bool {
 	return func(d providers.Dataset) bool {
-		var m addrfile.Meta
-		if json.Unmarshal(d.Meta, &m) != nil || len(m.States) == 0 {
-			return true
-		}
-		return slices.Contains(m.States, state)
+		states := g.statesOf(d)
+		return states == nil || slices.Contains(states, state)
 	}
+}
+
+// statesOf is the states d's meta names (nil for none it can read), parsed
+// the first time its generation is seen.
+func (g *Geocoder) statesOf(d providers.Dataset) []string {
+	if v, ok := g.states.Load(d.Generation); ok {
+		return v.([]string)
+	}
+	var m addrfile.Meta
+	if json.Unmarshal(d.Meta, &m) != nil || len(m.States) == 0 {
+		m.States = nil
+	}
+	g.states.Store(d.Generation, m.States)
+	return m.States
 }
 
 // candidates are the matches of n in the datasets ds: address points,
